@@ -1,0 +1,70 @@
+/**
+ * Migrations describe tables as data; each database renders them into its own DDL. This keeps one
+ * description of the schema while letting each database use its own types, index syntax and
+ * table options.
+ */
+export type ColumnKind = "id" | "reference" | "integer" | "string" | "text" | "longText" | "timestamp" | "boolean";
+
+export interface ColumnSpec {
+  readonly kind: ColumnKind;
+  readonly notNull?: boolean;
+  /** A literal SQL default, already valid on every database (`0`, `1`). */
+  readonly default?: string;
+  /** Length for `string` columns; 255 when omitted. */
+  readonly length?: number;
+}
+
+export interface IndexSpec {
+  readonly name: string;
+  readonly columns: readonly string[];
+  readonly unique?: boolean;
+}
+
+export interface ForeignKeySpec {
+  readonly column: string;
+  readonly references: string;
+  readonly onDeleteCascade: boolean;
+}
+
+export interface TableSpec {
+  readonly name: string;
+  readonly columns: Readonly<Record<string, ColumnSpec>>;
+  readonly indexes: readonly IndexSpec[];
+  readonly foreignKeys?: readonly ForeignKeySpec[];
+}
+
+/** A migration step: a table to create, or a raw statement per database. */
+export type MigrationStep = { readonly createTable: TableSpec } | { readonly sql: Readonly<Record<"sqlite" | "postgres" | "mysql", string>> };
+
+export interface Migration {
+  /** Sortable and unique, e.g. `"001_create_tables"`. Never renamed once released. */
+  readonly version: string;
+  readonly steps: readonly MigrationStep[];
+}
+
+/** Renders a {@link TableSpec} for one database. */
+export interface DdlRenderer {
+  createTable(table: TableSpec): string[];
+}
+
+/** Shared rendering of a column list; `typeOf` supplies the database's type names. */
+export function renderColumns(table: TableSpec, typeOf: (column: ColumnSpec) => string): string[] {
+  const lines = Object.entries(table.columns).map(([name, column]) => {
+    let line = `${name} ${typeOf(column)}`;
+    if (column.kind !== "id" && column.notNull) line += " NOT NULL";
+    if (column.default !== undefined) line += ` DEFAULT ${column.default}`;
+    return line;
+  });
+  for (const fk of table.foreignKeys ?? []) {
+    lines.push(`FOREIGN KEY (${fk.column}) REFERENCES ${fk.references}${fk.onDeleteCascade ? " ON DELETE CASCADE" : ""}`);
+  }
+  return lines;
+}
+
+/** `CREATE [UNIQUE] INDEX` statements, for databases that take indexes outside `CREATE TABLE`. */
+export function renderSeparateIndexes(table: TableSpec): string[] {
+  return table.indexes.map(
+    (index) =>
+      `CREATE ${index.unique ? "UNIQUE " : ""}INDEX IF NOT EXISTS ${index.name} ON ${table.name} (${index.columns.join(", ")})`,
+  );
+}

@@ -1,0 +1,58 @@
+import { sql } from "kysely";
+import type { Database } from "./connection.js";
+import type { Db } from "./dialect.js";
+import { MIGRATIONS } from "./migrations/index.js";
+import type { Migration, MigrationStep } from "./migrations/table-spec.js";
+
+const MIGRATIONS_TABLE = "firm_queue_schema_migrations";
+
+/**
+ * Apply the migrations this database has not seen yet, oldest first, and return their versions.
+ * A lock held for the whole run makes a second migrator (another process) wait, then find
+ * nothing left to do; running it again is a no-op.
+ */
+export async function migrate(database: Database, onApplied?: (version: string) => void): Promise<string[]> {
+  const { adapter } = database;
+  return adapter.withMigrationLock(database.db, async (connection) => {
+    await createMigrationsTable(database, connection);
+    const applied = new Set(
+      (await connection.selectFrom(MIGRATIONS_TABLE).select("version").execute()).map((row) => row.version),
+    );
+    const done: string[] = [];
+    for (const migration of MIGRATIONS) {
+      if (applied.has(migration.version)) continue;
+      await adapter.inMigrationTransaction(connection, (trx) => applyMigration(database, trx, migration));
+      done.push(migration.version);
+      onApplied?.(migration.version);
+    }
+    return done;
+  });
+}
+
+/** Versions applied to this database, and versions this build knows but has not applied. */
+export async function migrationStatus(database: Database): Promise<{ applied: string[]; pending: string[] }> {
+  await createMigrationsTable(database, database.db);
+  const rows = await database.db.selectFrom(MIGRATIONS_TABLE).select("version").orderBy("version").execute();
+  const applied = rows.map((row) => row.version);
+  const pending = MIGRATIONS.map((migration) => migration.version).filter((version) => !applied.includes(version));
+  return { applied, pending };
+}
+
+async function createMigrationsTable(database: Database, connection: Db): Promise<void> {
+  const timestamp = { sqlite: "TEXT", postgres: "TIMESTAMP(6) WITH TIME ZONE", mysql: "DATETIME(6)" }[database.dialect.name];
+  await sql
+    .raw(`CREATE TABLE IF NOT EXISTS ${MIGRATIONS_TABLE} (version VARCHAR(255) NOT NULL PRIMARY KEY, applied_at ${timestamp} NOT NULL)`)
+    .execute(connection);
+}
+
+async function applyMigration(database: Database, trx: Db, migration: Migration): Promise<void> {
+  for (const step of migration.steps) {
+    for (const statement of statementsOf(database, step)) await sql.raw(statement).execute(trx);
+  }
+  await trx.insertInto(MIGRATIONS_TABLE).values({ version: migration.version, applied_at: new Date() }).execute();
+}
+
+function statementsOf(database: Database, step: MigrationStep): string[] {
+  if ("createTable" in step) return database.adapter.ddl.createTable(step.createTable);
+  return [step.sql[database.dialect.name]];
+}

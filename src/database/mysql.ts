@@ -1,0 +1,106 @@
+import { Kysely, MysqlDialect, sql, type SelectQueryBuilder } from "kysely";
+import type { DatabaseAdapter } from "./adapter.js";
+import type { Db, Dialect } from "./dialect.js";
+import { renderColumns, type ColumnSpec, type TableSpec } from "./migrations/table-spec.js";
+import type { Schema } from "./schema.js";
+import { retryTransient } from "./transient-errors.js";
+import { FirmQueueError } from "../errors.js";
+
+/** ER_LOCK_DEADLOCK and ER_LOCK_WAIT_TIMEOUT. */
+const TRANSIENT_ERRNOS = new Set([1213, 1205]);
+
+function isTransient(error: unknown): boolean {
+  return TRANSIENT_ERRNOS.has((error as { errno?: number })?.errno ?? 0);
+}
+
+export const mysqlDialect: Dialect = {
+  name: "mysql",
+  beginClaimTx<T>(db: Db, work: (trx: Db) => Promise<T>): Promise<T> {
+    return retryTransient(isTransient, () => db.transaction().execute(work));
+  },
+  withSkipLocked<DB, TB extends keyof DB, O>(query: SelectQueryBuilder<DB, TB, O>): SelectQueryBuilder<DB, TB, O> {
+    return query.forUpdate().skipLocked();
+  },
+};
+
+const TYPES: Record<ColumnSpec["kind"], string> = {
+  id: "BIGINT NOT NULL AUTO_INCREMENT PRIMARY KEY",
+  reference: "BIGINT",
+  integer: "INT",
+  string: "VARCHAR(255)",
+  text: "TEXT",
+  longText: "LONGTEXT",
+  timestamp: "DATETIME(6)",
+  boolean: "BOOLEAN",
+};
+
+function createTable(table: TableSpec): string[] {
+  const columns = renderColumns(table, (column) =>
+    column.kind === "string" && column.length ? `VARCHAR(${column.length})` : TYPES[column.kind],
+  );
+  // MySQL 8 has no CREATE INDEX IF NOT EXISTS, so indexes go inside CREATE TABLE.
+  const indexes = table.indexes.map(
+    (index) => `${index.unique ? "UNIQUE " : ""}INDEX ${index.name} (${index.columns.join(", ")})`,
+  );
+  // Binary collation: queue names, job names and keys compare case-sensitively, as on the other databases.
+  return [
+    `CREATE TABLE IF NOT EXISTS ${table.name} (\n  ${[...columns, ...indexes].join(",\n  ")}\n) ` +
+      "ENGINE=InnoDB DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_bin",
+  ];
+}
+
+const MIGRATION_LOCK = "firm_queue_migrations";
+
+export const mysqlAdapter: DatabaseAdapter = {
+  dialect: mysqlDialect,
+  ddl: { createTable },
+  async open(url, options) {
+    const { createPool } = await import("mysql2");
+    const pool = createPool({
+      uri: url.url.replace(/^mariadb:/i, "mysql:"),
+      connectionLimit: options.poolSize,
+      // DATETIME has no zone: read and write it as UTC whatever Node's TZ is.
+      timezone: "Z",
+      dateStrings: false,
+      supportBigNumbers: true,
+      charset: "utf8mb4",
+    });
+    // READ COMMITTED avoids the gap locks that make concurrent claimers deadlock under REPEATABLE READ.
+    pool.on("connection", (connection) => {
+      connection.query("SET SESSION TRANSACTION ISOLATION LEVEL READ COMMITTED");
+    });
+    const db = new Kysely<Schema>({ dialect: new MysqlDialect({ pool }) });
+    await requireMariadb(db);
+    return db;
+  },
+  withMigrationLock(db, work) {
+    return db.connection().execute(async (connection) => {
+      await sql`SELECT GET_LOCK(${MIGRATION_LOCK}, 300)`.execute(connection);
+      try {
+        return await work(connection);
+      } finally {
+        await sql`SELECT RELEASE_LOCK(${MIGRATION_LOCK})`.execute(connection);
+      }
+    });
+  },
+  // MySQL commits DDL implicitly; each CREATE ... IF NOT EXISTS is safe to run again instead.
+  inMigrationTransaction: (connection, work) => work(connection),
+};
+
+/**
+ * The claim path needs SKIP LOCKED (MariaDB 10.6) and INSERT … RETURNING (MariaDB 10.5). MySQL
+ * itself has no INSERT … RETURNING; say so plainly rather than fail later in the middle of work.
+ */
+async function requireMariadb(db: Db): Promise<void> {
+  const { rows } = await sql<{ version: string }>`SELECT VERSION() AS version`.execute(db);
+  const version = rows[0]?.version ?? "";
+  const match = /^(\d+)\.(\d+)/.exec(version);
+  const [major, minor] = match ? [Number(match[1]), Number(match[2])] : [0, 0];
+  const isMariadb = /mariadb/i.test(version);
+  if (!isMariadb || major < 10 || (major === 10 && minor < 6)) {
+    await db.destroy();
+    throw new FirmQueueError(
+      `firm-queue's mysql:// support needs MariaDB 10.6 or newer (SKIP LOCKED, INSERT … RETURNING); the server reports version ${version}`,
+    );
+  }
+}

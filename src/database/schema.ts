@@ -1,0 +1,146 @@
+import type { ColumnType, Generated } from "kysely";
+
+/**
+ * Kysely's view of the eleven tables. Timestamps are written as `Date`; they read back as `Date`
+ * on PostgreSQL and MySQL and as ISO-8601 text on SQLite, so models convert with `toDate`.
+ */
+type Timestamp = ColumnType<Date | string, Date, Date>;
+type NullableTimestamp = ColumnType<Date | string | null, Date | null | undefined, Date | null>;
+type Id = Generated<number>;
+type CreatedAt = ColumnType<Date | string, Date, never>;
+
+export interface JobsTable {
+  id: Id;
+  queue_name: string;
+  class_name: string;
+  arguments: string | null;
+  priority: ColumnType<number, number | undefined, number>;
+  attempts: ColumnType<number, number | undefined, number>;
+  active_job_id: string | null;
+  scheduled_at: NullableTimestamp;
+  finished_at: NullableTimestamp;
+  concurrency_key: string | null;
+  created_at: CreatedAt;
+  updated_at: Timestamp;
+}
+
+export interface ReadyExecutionsTable {
+  id: Id;
+  job_id: number;
+  queue_name: string;
+  priority: ColumnType<number, number | undefined, number>;
+  created_at: CreatedAt;
+}
+
+export interface ClaimedExecutionsTable {
+  id: Id;
+  job_id: number;
+  process_id: number | null;
+  created_at: CreatedAt;
+}
+
+export interface ScheduledExecutionsTable {
+  id: Id;
+  job_id: number;
+  queue_name: string;
+  priority: ColumnType<number, number | undefined, number>;
+  scheduled_at: Timestamp;
+  created_at: CreatedAt;
+}
+
+export interface BlockedExecutionsTable {
+  id: Id;
+  job_id: number;
+  queue_name: string;
+  priority: ColumnType<number, number | undefined, number>;
+  concurrency_key: string;
+  expires_at: Timestamp;
+  created_at: CreatedAt;
+}
+
+export interface FailedExecutionsTable {
+  id: Id;
+  job_id: number;
+  error: string | null;
+  created_at: CreatedAt;
+}
+
+export interface PausesTable {
+  id: Id;
+  queue_name: string;
+  created_at: CreatedAt;
+}
+
+export interface ProcessesTable {
+  id: Id;
+  kind: string;
+  last_heartbeat_at: Timestamp;
+  supervisor_id: number | null;
+  pid: number;
+  hostname: string | null;
+  metadata: string | null;
+  name: string;
+  created_at: CreatedAt;
+}
+
+export interface RecurringTasksTable {
+  id: Id;
+  key: string;
+  schedule: string;
+  command: string | null;
+  class_name: string | null;
+  arguments: string | null;
+  queue_name: string | null;
+  priority: ColumnType<number | null, number | null | undefined, number | null>;
+  /** Stored as 0/1 on SQLite and MySQL, a boolean on PostgreSQL. */
+  static: ColumnType<boolean | number, boolean, boolean>;
+  description: string | null;
+  created_at: CreatedAt;
+  updated_at: Timestamp;
+}
+
+export interface RecurringExecutionsTable {
+  id: Id;
+  job_id: number;
+  task_key: string;
+  run_at: Timestamp;
+  created_at: CreatedAt;
+}
+
+export interface SemaphoresTable {
+  id: Id;
+  key: string;
+  value: ColumnType<number, number | undefined, number>;
+  expires_at: Timestamp;
+  created_at: CreatedAt;
+  updated_at: Timestamp;
+}
+
+export interface SchemaMigrationsTable {
+  version: string;
+  applied_at: ColumnType<Date | string, Date, never>;
+}
+
+/** Every table firm-queue owns, by name. */
+export interface Schema {
+  firm_queue_jobs: JobsTable;
+  firm_queue_ready_executions: ReadyExecutionsTable;
+  firm_queue_claimed_executions: ClaimedExecutionsTable;
+  firm_queue_scheduled_executions: ScheduledExecutionsTable;
+  firm_queue_blocked_executions: BlockedExecutionsTable;
+  firm_queue_failed_executions: FailedExecutionsTable;
+  firm_queue_pauses: PausesTable;
+  firm_queue_processes: ProcessesTable;
+  firm_queue_recurring_tasks: RecurringTasksTable;
+  firm_queue_recurring_executions: RecurringExecutionsTable;
+  firm_queue_semaphores: SemaphoresTable;
+  firm_queue_schema_migrations: SchemaMigrationsTable;
+}
+
+/** Read a timestamp column whatever the driver returned. */
+export function toDate(value: Date | string): Date;
+export function toDate(value: Date | string | null): Date | null;
+export function toDate(value: Date | string | null): Date | null {
+  if (value === null) return null;
+  return value instanceof Date ? value : new Date(value);
+}

@@ -1,0 +1,111 @@
+import { Kysely, SqliteDialect, sql, type SelectQueryBuilder } from "kysely";
+import type BetterSqlite3 from "better-sqlite3";
+import type { DatabaseAdapter } from "./adapter.js";
+import type { Db, Dialect } from "./dialect.js";
+import { renderColumns, renderSeparateIndexes, type ColumnSpec, type TableSpec } from "./migrations/table-spec.js";
+import type { Schema } from "./schema.js";
+import { retryTransient } from "./transient-errors.js";
+
+/** SQLITE_BUSY: the busy timeout ran out while another connection held the write lock. */
+function isBusy(error: unknown): boolean {
+  const code = (error as { code?: unknown })?.code;
+  return typeof code === "string" && code.startsWith("SQLITE_BUSY");
+}
+
+export const sqliteDialect: Dialect = {
+  name: "sqlite",
+  beginClaimTx<T>(db: Db, work: (trx: Db) => Promise<T>): Promise<T> {
+    return retryTransient(isBusy, () =>
+      db.connection().execute(async (connection) => {
+        await sql`BEGIN IMMEDIATE`.execute(connection);
+        try {
+          const result = await work(connection);
+          await sql`COMMIT`.execute(connection);
+          return result;
+        } catch (error) {
+          await sql`ROLLBACK`.execute(connection).catch(() => undefined);
+          throw error;
+        }
+      }),
+    );
+  },
+  withSkipLocked<DB, TB extends keyof DB, O>(query: SelectQueryBuilder<DB, TB, O>): SelectQueryBuilder<DB, TB, O> {
+    return query;
+  },
+};
+
+const TYPES: Record<ColumnSpec["kind"], string> = {
+  // AUTOINCREMENT stops SQLite from handing a deleted job's id to a new job.
+  id: "INTEGER PRIMARY KEY AUTOINCREMENT",
+  reference: "INTEGER",
+  integer: "INTEGER",
+  string: "TEXT",
+  text: "TEXT",
+  longText: "TEXT",
+  // ISO-8601 UTC text: sorts and compares in time order.
+  timestamp: "TEXT",
+  boolean: "INTEGER",
+};
+
+function createTable(table: TableSpec): string[] {
+  const columns = renderColumns(table, (column) => TYPES[column.kind]);
+  return [`CREATE TABLE IF NOT EXISTS ${table.name} (\n  ${columns.join(",\n  ")}\n)`, ...renderSeparateIndexes(table)];
+}
+
+export const sqliteAdapter: DatabaseAdapter = {
+  dialect: sqliteDialect,
+  ddl: { createTable },
+  async open(url) {
+    const { default: Database } = await import("better-sqlite3");
+    const raw = new Database(url.filename!);
+    raw.pragma("journal_mode = WAL");
+    raw.pragma("busy_timeout = 5000");
+    raw.pragma("foreign_keys = ON");
+    raw.pragma("synchronous = NORMAL");
+    return new Kysely<Schema>({ dialect: new SqliteDialect({ database: bindableDatabase(raw) }) });
+  },
+  withMigrationLock: (db, work) => sqliteDialect.beginClaimTx(db, work),
+  // The migration lock is already one IMMEDIATE transaction around every migration.
+  inMigrationTransaction: (connection, work) => work(connection),
+};
+
+type Statement = ReturnType<BetterSqlite3.Database["prepare"]>;
+const STATEMENT_CACHE_SIZE = 200;
+
+/**
+ * better-sqlite3 binds neither `Date` nor `boolean`. This wrapper stores dates as ISO-8601 UTC
+ * text and booleans as 0/1, so models write the same values on every database. It also reuses
+ * prepared statements, which Kysely would otherwise prepare again for every query.
+ */
+function bindableDatabase(raw: BetterSqlite3.Database) {
+  const cache = new Map<string, Statement>();
+  const prepare = (text: string): Statement => {
+    let statement = cache.get(text);
+    if (statement === undefined) {
+      statement = raw.prepare(text);
+      if (cache.size >= STATEMENT_CACHE_SIZE) cache.delete(cache.keys().next().value!);
+      cache.set(text, statement);
+    }
+    return statement;
+  };
+  return {
+    close: () => raw.close(),
+    prepare(text: string) {
+      const statement = prepare(text);
+      return {
+        reader: statement.reader,
+        all: (parameters: ReadonlyArray<unknown>) => statement.all(toBindable(parameters)),
+        run: (parameters: ReadonlyArray<unknown>) => statement.run(toBindable(parameters)),
+        iterate: (parameters: ReadonlyArray<unknown>) => statement.iterate(toBindable(parameters)),
+      };
+    },
+  };
+}
+
+function toBindable(parameters: ReadonlyArray<unknown>): unknown[] {
+  return parameters.map((value) => {
+    if (value instanceof Date) return value.toISOString();
+    if (typeof value === "boolean") return value ? 1 : 0;
+    return value;
+  });
+}

@@ -1,0 +1,68 @@
+import type { Database } from "./database/connection.js";
+import type { Db } from "./database/dialect.js";
+import { toMilliseconds } from "./duration.js";
+import { ConfigurationError } from "./errors.js";
+import {
+  ENQUEUE_OPTION_KEYS,
+  checkPriority,
+  checkQueueName,
+  rejectUnknownKeys,
+  type EnqueueOptions,
+  type ResolvedJobOptions,
+} from "./job-definition.js";
+import { dispatchJobs } from "./models/job-dispatch.js";
+import { insertJobs, type NewJob } from "./models/job.js";
+import { serializeArguments } from "./serialization.js";
+
+/** One job to write: its name, arguments, and the options that decide queue, priority and time. */
+export interface EnqueueRequest {
+  readonly name: string;
+  readonly args: unknown;
+  readonly defaults: ResolvedJobOptions;
+  readonly options?: EnqueueOptions;
+}
+
+/**
+ * Write jobs and route them (ready or scheduled) in one transaction, returning their ids in
+ * order. Every argument is serialized and every option checked before anything is written, so
+ * a bad request leaves the database untouched.
+ */
+export async function enqueueJobs(database: Database, requests: readonly EnqueueRequest[], transaction?: Db): Promise<number[]> {
+  const now = new Date();
+  const jobs = requests.map((request) => prepareJob(request, now));
+  if (jobs.length === 0) return [];
+  const write = async (trx: Db) => {
+    const ids = await insertJobs(trx, jobs, now);
+    await dispatchJobs(trx, jobs.map((job, index) => ({ ...job, id: ids[index]! })), now);
+    return ids;
+  };
+  if (transaction) return write(transaction);
+  return database.dialect.beginClaimTx(database.db, write);
+}
+
+function prepareJob(request: EnqueueRequest, now: Date): NewJob {
+  const options = request.options ?? {};
+  rejectUnknownKeys(options, ENQUEUE_OPTION_KEYS, `enqueue("${request.name}") option`);
+  return {
+    className: request.name,
+    queueName: options.queue === undefined ? request.defaults.queue : checkQueueName(options.queue, "enqueue option queue"),
+    priority: options.priority === undefined ? request.defaults.priority : checkPriority(options.priority, "enqueue option priority"),
+    scheduledAt: scheduledAt(options, now),
+    arguments: serializeArguments(request.name, request.args),
+    concurrencyKey: null,
+  };
+}
+
+function scheduledAt(options: EnqueueOptions, now: Date): Date {
+  if (options.at !== undefined && options.wait !== undefined) {
+    throw new ConfigurationError("enqueue options wait and at cannot be used together");
+  }
+  if (options.at !== undefined) {
+    if (!(options.at instanceof Date) || Number.isNaN(options.at.getTime())) {
+      throw new ConfigurationError(`enqueue option at must be a valid Date, got ${String(options.at)}`);
+    }
+    return options.at;
+  }
+  if (options.wait !== undefined) return new Date(now.getTime() + toMilliseconds(options.wait, "enqueue option wait"));
+  return now;
+}

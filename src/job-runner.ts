@@ -1,0 +1,89 @@
+import type { Database } from "./database/connection.js";
+import { toDate } from "./database/schema.js";
+import { UnknownJobError } from "./errors.js";
+import type { JobContext } from "./job-definition.js";
+import type { JobRegistry } from "./job-registry.js";
+import type { Logger } from "./logger.js";
+import { failClaimedJob, finishClaimedJob, releaseClaims } from "./models/claimed-execution.js";
+import { describeError } from "./models/failed-execution.js";
+import type { JobRow } from "./models/job.js";
+import { deserializeArguments } from "./serialization.js";
+
+/** How one claimed job ended, seen from the process that ran it. */
+export type RunOutcome = "finished" | "failed" | "released" | "lost";
+
+/** Why a job's AbortSignal fired because its worker is shutting down. */
+export class ShutdownSignal extends Error {
+  constructor() {
+    super("The worker is shutting down");
+    this.name = "ShutdownSignal";
+  }
+}
+
+/** Runs claimed jobs for one process and records how each ended. */
+export class JobRunner {
+  constructor(
+    private readonly database: Database,
+    private readonly registry: JobRegistry,
+    private readonly processId: number,
+    private readonly preserveFinishedJobs: boolean,
+    private readonly logger: Logger,
+  ) {}
+
+  /**
+   * Run the job's handler and record the outcome. A handler that stops because the worker is
+   * shutting down puts the job back in line; "lost" means the claim was taken away meanwhile
+   * (crash recovery decided this process was gone), so the outcome was not recorded.
+   */
+  async run(job: JobRow, signal: AbortSignal): Promise<RunOutcome> {
+    const jobId = Number(job.id);
+    const fields = { jobId, job: job.class_name, queue: job.queue_name, attempt: job.attempts + 1 };
+    const started = performance.now();
+    let failure: unknown;
+    let succeeded = false;
+    try {
+      await this.perform(job, signal);
+      succeeded = true;
+    } catch (error) {
+      failure = error;
+    }
+    const ms = Math.round(performance.now() - started);
+    if (succeeded) {
+      const recorded = await finishClaimedJob(this.database, jobId, this.processId, this.preserveFinishedJobs);
+      if (!recorded) return this.lost(fields);
+      this.logger.debug("job finished", { ...fields, ms });
+      return "finished";
+    }
+    if (signal.aborted && signal.reason instanceof ShutdownSignal) {
+      await releaseClaims(this.database, this.processId, [jobId]);
+      this.logger.info("job stopped for shutdown; back in its queue", { ...fields, ms });
+      return "released";
+    }
+    const recorded = await failClaimedJob(this.database, jobId, this.processId, describeError(failure));
+    if (!recorded) return this.lost(fields);
+    this.logger.warn("job failed", { ...fields, ms, error: failure });
+    return "failed";
+  }
+
+  private async perform(job: JobRow, signal: AbortSignal): Promise<void> {
+    const definition = this.registry.get(job.class_name);
+    if (definition === undefined) throw new UnknownJobError(job.class_name, this.registry.names());
+    const args = deserializeArguments(job.arguments);
+    const context: JobContext = {
+      jobId: Number(job.id),
+      name: job.class_name,
+      queue: job.queue_name,
+      priority: job.priority,
+      attempt: job.attempts + 1,
+      enqueuedAt: toDate(job.created_at),
+      signal,
+      logger: this.logger,
+    };
+    await definition.handler(args, context);
+  }
+
+  private lost(fields: Record<string, unknown>): RunOutcome {
+    this.logger.warn("job's claim was taken from this process before it ended; its outcome was not recorded", fields);
+    return "lost";
+  }
+}

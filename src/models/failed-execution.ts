@@ -1,0 +1,41 @@
+import type { Db } from "../database/dialect.js";
+
+/** An error as stored in failed executions: enough to understand a failure at 3 a.m. */
+export interface StoredError {
+  readonly name: string;
+  readonly message: string;
+  readonly stack?: string;
+}
+
+/** Turn anything a handler threw into a {@link StoredError}. */
+export function describeError(error: unknown): StoredError {
+  if (error instanceof Error) {
+    const stored: StoredError = { name: error.name, message: error.message };
+    return error.stack ? { ...stored, stack: error.stack } : stored;
+  }
+  return { name: "NonError", message: typeof error === "string" ? error : safeJson(error) };
+}
+
+export function parseStoredError(text: string | null): StoredError | null {
+  if (text === null) return null;
+  try {
+    return JSON.parse(text) as StoredError;
+  } catch {
+    return { name: "Error", message: text };
+  }
+}
+
+export async function insertFailedExecution(trx: Db, jobId: number, error: StoredError, now: Date): Promise<void> {
+  await trx
+    .insertInto("firm_queue_failed_executions")
+    .values({ job_id: jobId, error: JSON.stringify(error), created_at: now })
+    .execute();
+}
+
+function safeJson(value: unknown): string {
+  try {
+    return JSON.stringify(value) ?? String(value);
+  } catch {
+    return String(value);
+  }
+}

@@ -1,0 +1,66 @@
+import type { Db } from "../database/dialect.js";
+import { toDate } from "../database/schema.js";
+import { deserializeArguments } from "../serialization.js";
+import { parseStoredError, type StoredError } from "./failed-execution.js";
+
+/** Where a job is in its life. */
+export type JobState = "ready" | "scheduled" | "blocked" | "claimed" | "failed" | "finished";
+
+/** A job as `firm.getJob()` shows it. */
+export interface JobInfo {
+  readonly id: number;
+  readonly name: string;
+  readonly queue: string;
+  readonly priority: number;
+  readonly arguments: unknown;
+  /** Attempts that have ended (finished, failed or lost with their process). */
+  readonly attempts: number;
+  readonly state: JobState;
+  readonly scheduledAt: Date | null;
+  readonly finishedAt: Date | null;
+  readonly createdAt: Date;
+  readonly concurrencyKey: string | null;
+  /** The error that put the job in failed executions. */
+  readonly error?: StoredError;
+}
+
+/**
+ * Read one job and its state in a single query: the job row joined with each execution table
+ * (a job has at most one execution row at a time).
+ */
+export async function findJobInfo(db: Db, jobId: number): Promise<JobInfo | null> {
+  const row = await db
+    .selectFrom("firm_queue_jobs as j")
+    .leftJoin("firm_queue_ready_executions as r", "r.job_id", "j.id")
+    .leftJoin("firm_queue_claimed_executions as c", "c.job_id", "j.id")
+    .leftJoin("firm_queue_scheduled_executions as s", "s.job_id", "j.id")
+    .leftJoin("firm_queue_blocked_executions as b", "b.job_id", "j.id")
+    .leftJoin("firm_queue_failed_executions as f", "f.job_id", "j.id")
+    .selectAll("j")
+    .select(["r.id as ready_id", "c.id as claimed_id", "s.id as scheduled_id", "b.id as blocked_id", "f.id as failed_id", "f.error as failure"])
+    .where("j.id", "=", jobId)
+    .executeTakeFirst();
+  if (!row) return null;
+  const state: JobState =
+    row.failed_id !== null ? "failed"
+    : row.claimed_id !== null ? "claimed"
+    : row.ready_id !== null ? "ready"
+    : row.blocked_id !== null ? "blocked"
+    : row.scheduled_id !== null ? "scheduled"
+    : "finished";
+  const error = parseStoredError(row.failure);
+  return {
+    id: Number(row.id),
+    name: row.class_name,
+    queue: row.queue_name,
+    priority: row.priority,
+    arguments: deserializeArguments(row.arguments),
+    attempts: row.attempts,
+    state,
+    scheduledAt: toDate(row.scheduled_at),
+    finishedAt: toDate(row.finished_at),
+    createdAt: toDate(row.created_at),
+    concurrencyKey: row.concurrency_key,
+    ...(error ? { error } : {}),
+  };
+}

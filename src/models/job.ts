@@ -1,0 +1,85 @@
+import type { Selectable } from "kysely";
+import type { Db } from "../database/dialect.js";
+import type { JobsTable } from "../database/schema.js";
+
+/** A jobs row as read from the database. */
+export type JobRow = Selectable<JobsTable>;
+
+/** What enqueue knows about a job before it has an id. */
+export interface NewJob {
+  readonly queueName: string;
+  readonly className: string;
+  /** JSON text from `serializeArguments`. */
+  readonly arguments: string;
+  readonly priority: number;
+  /** When the job may run; `now` for jobs due at once. */
+  readonly scheduledAt: Date;
+  readonly concurrencyKey: string | null;
+}
+
+/** Rows per INSERT: keeps every database under its bound-parameter limit. */
+const INSERT_CHUNK = 1000;
+
+/**
+ * Insert jobs and return their ids in input order: one multi-row INSERT per 1000 jobs. Ids come
+ * back through RETURNING; one statement's ids ascend in row order, so sorting them restores it
+ * whatever order the database returns them in.
+ */
+export async function insertJobs(trx: Db, jobs: readonly NewJob[], now: Date): Promise<number[]> {
+  const ids: number[] = [];
+  for (let start = 0; start < jobs.length; start += INSERT_CHUNK) {
+    const chunk = jobs.slice(start, start + INSERT_CHUNK);
+    const rows = await trx
+      .insertInto("firm_queue_jobs")
+      .values(
+        chunk.map((job) => ({
+          queue_name: job.queueName,
+          class_name: job.className,
+          arguments: job.arguments,
+          priority: job.priority,
+          scheduled_at: job.scheduledAt,
+          concurrency_key: job.concurrencyKey,
+          created_at: now,
+          updated_at: now,
+        })),
+      )
+      .returning("id")
+      .execute();
+    ids.push(...rows.map((row) => Number(row.id)).sort((a, b) => a - b));
+  }
+  return ids;
+}
+
+/** Load jobs by id, in (priority, id) order. */
+export async function findJobs(db: Db, ids: readonly number[]): Promise<JobRow[]> {
+  if (ids.length === 0) return [];
+  return db
+    .selectFrom("firm_queue_jobs")
+    .selectAll()
+    .where("id", "in", ids)
+    .orderBy("priority")
+    .orderBy("id")
+    .execute();
+}
+
+/** Record a finished attempt: either keep the row with `finished_at`, or delete it. */
+export async function markJobFinished(trx: Db, jobId: number, now: Date, preserve: boolean): Promise<void> {
+  if (preserve) {
+    await trx
+      .updateTable("firm_queue_jobs")
+      .set((eb) => ({ finished_at: now, updated_at: now, attempts: eb("attempts", "+", 1) }))
+      .where("id", "=", jobId)
+      .execute();
+  } else {
+    await trx.deleteFrom("firm_queue_jobs").where("id", "=", jobId).execute();
+  }
+}
+
+/** Count a failed attempt. */
+export async function incrementAttempts(trx: Db, jobId: number, now: Date): Promise<void> {
+  await trx
+    .updateTable("firm_queue_jobs")
+    .set((eb) => ({ updated_at: now, attempts: eb("attempts", "+", 1) }))
+    .where("id", "=", jobId)
+    .execute();
+}

@@ -1,0 +1,72 @@
+import { sql } from "kysely";
+import type { Database } from "../database/connection.js";
+import type { Db } from "../database/dialect.js";
+import type { ClaimTarget } from "./queue-selector.js";
+
+/** A job about to become ready: what the ready row copies from the job for fast polling. */
+export interface ReadyJob {
+  readonly id: number;
+  readonly queueName: string;
+  readonly priority: number;
+}
+
+/** Make jobs ready to be claimed: one multi-row INSERT. */
+export async function insertReadyExecutions(trx: Db, jobs: readonly ReadyJob[], now: Date): Promise<void> {
+  if (jobs.length === 0) return;
+  await trx
+    .insertInto("firm_queue_ready_executions")
+    .values(jobs.map((job) => ({ job_id: job.id, queue_name: job.queueName, priority: job.priority, created_at: now })))
+    .execute();
+}
+
+/**
+ * Claim up to `limit` ready jobs of one target for `processId`, in (priority, job id) order, in one
+ * short transaction: select (skipping rows other claimers hold), record the claims, delete the
+ * ready rows. Paused queues are never claimed. Returns the claimed job ids.
+ */
+export async function claimReadyExecutions(
+  database: Database,
+  target: ClaimTarget,
+  limit: number,
+  processId: number,
+  now: Date,
+): Promise<number[]> {
+  const { dialect } = database;
+  return dialect.beginClaimTx(database.db, async (trx) => {
+    let query = trx
+      .selectFrom("firm_queue_ready_executions")
+      .select("job_id")
+      .where("queue_name", "not in", trx.selectFrom("firm_queue_pauses").select("queue_name"))
+      .orderBy("priority")
+      .orderBy("job_id")
+      .limit(limit);
+    if (target.queue !== undefined) query = query.where("queue_name", "=", target.queue);
+    if (target.exclude.length > 0) query = query.where("queue_name", "not in", target.exclude);
+    const rows = await dialect.withSkipLocked(query).execute();
+    if (rows.length === 0) return [];
+    const jobIds = rows.map((row) => Number(row.job_id));
+    await trx
+      .insertInto("firm_queue_claimed_executions")
+      .values(jobIds.map((jobId) => ({ job_id: jobId, process_id: processId, created_at: now })))
+      .execute();
+    await trx.deleteFrom("firm_queue_ready_executions").where("job_id", "in", jobIds).execute();
+    return jobIds;
+  });
+}
+
+/** Names of queues that have ready jobs and start with `prefix`, in name (code unit) order. */
+export async function readyQueueNamesWithPrefix(db: Db, prefix: string): Promise<string[]> {
+  const pattern = `${prefix.replace(/[!%_]/g, (char) => `!${char}`)}%`;
+  const rows = await db
+    .selectFrom("firm_queue_ready_executions")
+    .select("queue_name")
+    .distinct()
+    .where(sql<boolean>`queue_name LIKE ${pattern} ESCAPE '!'`)
+    .execute();
+  // SQLite's LIKE ignores ASCII case and collations sort differently per database: filter and
+  // sort here so every database selects the same queues in the same order.
+  return rows
+    .map((row) => row.queue_name)
+    .filter((name) => name.startsWith(prefix))
+    .sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+}

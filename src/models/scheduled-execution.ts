@@ -1,0 +1,39 @@
+import type { Database } from "../database/connection.js";
+import type { Db } from "../database/dialect.js";
+import type { DispatchableJob } from "./job-dispatch.js";
+
+/** Park jobs until their time comes: one multi-row INSERT. */
+export async function insertScheduledExecutions(trx: Db, jobs: readonly DispatchableJob[], now: Date): Promise<void> {
+  if (jobs.length === 0) return;
+  await trx
+    .insertInto("firm_queue_scheduled_executions")
+    .values(
+      jobs.map((job) => ({
+        job_id: job.id,
+        queue_name: job.queueName,
+        priority: job.priority,
+        scheduled_at: job.scheduledAt,
+        created_at: now,
+      })),
+    )
+    .execute();
+}
+
+/**
+ * Take up to `limit` scheduled jobs that are due, oldest schedule first and then by priority,
+ * and delete their scheduled rows; the caller makes them ready in the same transaction.
+ */
+export async function takeDueScheduledExecutions(database: Database, trx: Db, limit: number, now: Date): Promise<number[]> {
+  const query = trx
+    .selectFrom("firm_queue_scheduled_executions")
+    .select("job_id")
+    .where("scheduled_at", "<=", now)
+    .orderBy("scheduled_at")
+    .orderBy("priority")
+    .orderBy("job_id")
+    .limit(limit);
+  const rows = await database.dialect.withSkipLocked(query).execute();
+  const jobIds = rows.map((row) => Number(row.job_id));
+  if (jobIds.length > 0) await trx.deleteFrom("firm_queue_scheduled_executions").where("job_id", "in", jobIds).execute();
+  return jobIds;
+}

@@ -1,0 +1,99 @@
+import { DeserializationError, SerializationError } from "./errors.js";
+
+/**
+ * Job arguments are stored as JSON text. Plain JSON values pass through unchanged; `Date` and
+ * `bigint`, which JSON cannot hold, are written as small tagged objects `{ "$firm": tag, "v": … }`.
+ * A plain object that happens to own a `$firm` key is wrapped the same way, so any plain value
+ * round-trips exactly. Everything else is refused before anything is written.
+ */
+const TAG = "$firm";
+
+type Tagged = { [TAG]: "date" | "bigint" | "object"; v: unknown };
+
+/** Encode job arguments as JSON text, or throw {@link SerializationError} naming the bad path. */
+export function serializeArguments(jobName: string, value: unknown): string {
+  const encoded = encode(value === undefined ? null : value, "arguments", jobName, new Set());
+  return JSON.stringify(encoded);
+}
+
+/** Decode JSON text written by {@link serializeArguments}. */
+export function deserializeArguments(text: string | null): unknown {
+  if (text === null) return null;
+  try {
+    return decode(JSON.parse(text));
+  } catch (error) {
+    throw new DeserializationError(`Stored job arguments are not valid: ${(error as Error).message}`, { cause: error });
+  }
+}
+
+function encode(value: unknown, path: string, jobName: string, ancestors: Set<object>): unknown {
+  switch (typeof value) {
+    case "string":
+    case "boolean":
+      return value;
+    case "number":
+      if (!Number.isFinite(value)) throw new SerializationError(jobName, path, `is ${value}, which JSON cannot hold`);
+      return value;
+    case "bigint":
+      return { [TAG]: "bigint", v: value.toString() };
+    case "undefined":
+      throw new SerializationError(jobName, path, "is undefined, which JSON cannot hold in this position");
+    case "function":
+    case "symbol":
+      throw new SerializationError(jobName, path, `is a ${typeof value}, which cannot be stored`);
+  }
+  if (value === null) return null;
+  const object = value as object;
+  if (ancestors.has(object)) throw new SerializationError(jobName, path, "refers back to itself (a cycle)");
+  if (object instanceof Date) {
+    if (Number.isNaN(object.getTime())) throw new SerializationError(jobName, path, "is an invalid Date");
+    return { [TAG]: "date", v: object.toISOString() };
+  }
+  ancestors.add(object);
+  try {
+    if (Array.isArray(object)) return object.map((item, index) => encode(item, `${path}[${index}]`, jobName, ancestors));
+    const prototype = Object.getPrototypeOf(object);
+    if (prototype !== Object.prototype && prototype !== null) {
+      const kind = (object as { constructor?: { name?: string } }).constructor?.name ?? "object with a custom prototype";
+      throw new SerializationError(jobName, path, `is a ${kind}; only plain objects, arrays, strings, numbers, booleans, null, Date and bigint can be stored`);
+    }
+    if (Object.getOwnPropertySymbols(object).length > 0) {
+      throw new SerializationError(jobName, path, "has symbol keys, which cannot be stored");
+    }
+    const out: Record<string, unknown> = {};
+    for (const [key, item] of Object.entries(object)) {
+      // An absent optional property is common in typed code; it is dropped, as JSON.stringify does.
+      if (item === undefined) continue;
+      out[key] = encode(item, `${path}.${key}`, jobName, ancestors);
+    }
+    return Object.hasOwn(out, TAG) ? { [TAG]: "object", v: out } : out;
+  } finally {
+    ancestors.delete(object);
+  }
+}
+
+function decode(value: unknown): unknown {
+  if (value === null || typeof value !== "object") return value;
+  if (Array.isArray(value)) return value.map(decode);
+  const record = value as Record<string, unknown>;
+  if (Object.hasOwn(record, TAG)) {
+    const tagged = record as Tagged;
+    switch (tagged[TAG]) {
+      case "date":
+        return new Date(String(tagged.v));
+      case "bigint":
+        return BigInt(String(tagged.v));
+      case "object":
+        return decodeEntries(tagged.v as Record<string, unknown>);
+      default:
+        throw new Error(`unknown tag ${JSON.stringify(tagged[TAG])}`);
+    }
+  }
+  return decodeEntries(record);
+}
+
+function decodeEntries(record: Record<string, unknown>): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const [key, item] of Object.entries(record)) out[key] = decode(item);
+  return out;
+}
