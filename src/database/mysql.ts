@@ -1,4 +1,4 @@
-import { Kysely, MysqlDialect, sql, type SelectQueryBuilder } from "kysely";
+import { Kysely, MysqlAdapter, MysqlDialect, sql, type SelectQueryBuilder } from "kysely";
 import type { DatabaseAdapter } from "./adapter.js";
 import type { Db, Dialect } from "./dialect.js";
 import { renderColumns, type ColumnSpec, type TableSpec } from "./migrations/table-spec.js";
@@ -37,10 +37,10 @@ const TYPES: Record<ColumnSpec["kind"], string> = {
 function createTable(table: TableSpec): string[] {
   const columns = renderColumns(table, (column) =>
     column.kind === "string" && column.length ? `VARCHAR(${column.length})` : TYPES[column.kind],
-  );
+  backtick);
   // MySQL 8 has no CREATE INDEX IF NOT EXISTS, so indexes go inside CREATE TABLE.
   const indexes = table.indexes.map(
-    (index) => `${index.unique ? "UNIQUE " : ""}INDEX ${index.name} (${index.columns.join(", ")})`,
+    (index) => `${index.unique ? "UNIQUE " : ""}INDEX ${index.name} (${index.columns.map(backtick).join(", ")})`,
   );
   // Binary collation: queue names, job names and keys compare case-sensitively, as on the other databases.
   return [
@@ -48,6 +48,8 @@ function createTable(table: TableSpec): string[] {
       "ENGINE=InnoDB DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_bin",
   ];
 }
+
+const backtick = (name: string) => `\`${name}\``;
 
 const MIGRATION_LOCK = "firm_queue_migrations";
 
@@ -69,7 +71,7 @@ export const mysqlAdapter: DatabaseAdapter = {
     pool.on("connection", (connection) => {
       connection.query("SET SESSION TRANSACTION ISOLATION LEVEL READ COMMITTED");
     });
-    const db = new Kysely<Schema>({ dialect: new MysqlDialect({ pool }) });
+    const db = new Kysely<Schema>({ dialect: new MariadbDialect({ pool }) });
     await requireMariadb(db);
     return db;
   },
@@ -86,6 +88,19 @@ export const mysqlAdapter: DatabaseAdapter = {
   // MySQL commits DDL implicitly; each CREATE ... IF NOT EXISTS is safe to run again instead.
   inMigrationTransaction: (connection, work) => work(connection),
 };
+
+/** MariaDB answers INSERT … RETURNING with rows; Kysely's MySQL adapter assumes it cannot. */
+class MariadbAdapter extends MysqlAdapter {
+  override get supportsReturning(): boolean {
+    return true;
+  }
+}
+
+class MariadbDialect extends MysqlDialect {
+  override createAdapter(): MariadbAdapter {
+    return new MariadbAdapter();
+  }
+}
 
 /**
  * The claim path needs SKIP LOCKED (MariaDB 10.6) and INSERT … RETURNING (MariaDB 10.5). MySQL

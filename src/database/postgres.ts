@@ -1,7 +1,7 @@
 import { Kysely, PostgresDialect, sql, type SelectQueryBuilder } from "kysely";
 import type { DatabaseAdapter } from "./adapter.js";
 import type { Db, Dialect } from "./dialect.js";
-import { renderColumns, renderSeparateIndexes, type ColumnSpec, type TableSpec } from "./migrations/table-spec.js";
+import { doubleQuote, renderColumns, renderSeparateIndexes, type ColumnSpec, type TableSpec } from "./migrations/table-spec.js";
 import type { Schema } from "./schema.js";
 import { retryTransient } from "./transient-errors.js";
 
@@ -37,8 +37,8 @@ const TYPES: Record<ColumnSpec["kind"], string> = {
 function createTable(table: TableSpec): string[] {
   const columns = renderColumns(table, (column) =>
     column.kind === "string" && column.length ? `VARCHAR(${column.length})` : TYPES[column.kind],
-  );
-  return [`CREATE TABLE IF NOT EXISTS ${table.name} (\n  ${columns.join(",\n  ")}\n)`, ...renderSeparateIndexes(table)];
+  doubleQuote);
+  return [`CREATE TABLE IF NOT EXISTS ${table.name} (\n  ${columns.join(",\n  ")}\n)`, ...renderSeparateIndexes(table, doubleQuote)];
 }
 
 /** An arbitrary constant naming firm-queue's advisory lock for migrations. */

@@ -2,7 +2,7 @@ import { Kysely, SqliteDialect, sql, type SelectQueryBuilder } from "kysely";
 import type BetterSqlite3 from "better-sqlite3";
 import type { DatabaseAdapter } from "./adapter.js";
 import type { Db, Dialect } from "./dialect.js";
-import { renderColumns, renderSeparateIndexes, type ColumnSpec, type TableSpec } from "./migrations/table-spec.js";
+import { doubleQuote, renderColumns, renderSeparateIndexes, type ColumnSpec, type TableSpec } from "./migrations/table-spec.js";
 import type { Schema } from "./schema.js";
 import { retryTransient } from "./transient-errors.js";
 
@@ -48,8 +48,8 @@ const TYPES: Record<ColumnSpec["kind"], string> = {
 };
 
 function createTable(table: TableSpec): string[] {
-  const columns = renderColumns(table, (column) => TYPES[column.kind]);
-  return [`CREATE TABLE IF NOT EXISTS ${table.name} (\n  ${columns.join(",\n  ")}\n)`, ...renderSeparateIndexes(table)];
+  const columns = renderColumns(table, (column) => TYPES[column.kind], doubleQuote);
+  return [`CREATE TABLE IF NOT EXISTS ${table.name} (\n  ${columns.join(",\n  ")}\n)`, ...renderSeparateIndexes(table, doubleQuote)];
 }
 
 export const sqliteAdapter: DatabaseAdapter = {

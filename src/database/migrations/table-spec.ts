@@ -47,24 +47,29 @@ export interface DdlRenderer {
   createTable(table: TableSpec): string[];
 }
 
+/** Quote an identifier: some column names (`key`) are reserved words in MySQL. */
+export type QuoteIdentifier = (name: string) => string;
+
+export const doubleQuote: QuoteIdentifier = (name) => `"${name}"`;
+
 /** Shared rendering of a column list; `typeOf` supplies the database's type names. */
-export function renderColumns(table: TableSpec, typeOf: (column: ColumnSpec) => string): string[] {
+export function renderColumns(table: TableSpec, typeOf: (column: ColumnSpec) => string, quote: QuoteIdentifier): string[] {
   const lines = Object.entries(table.columns).map(([name, column]) => {
-    let line = `${name} ${typeOf(column)}`;
+    let line = `${quote(name)} ${typeOf(column)}`;
     if (column.kind !== "id" && column.notNull) line += " NOT NULL";
     if (column.default !== undefined) line += ` DEFAULT ${column.default}`;
     return line;
   });
   for (const fk of table.foreignKeys ?? []) {
-    lines.push(`FOREIGN KEY (${fk.column}) REFERENCES ${fk.references}${fk.onDeleteCascade ? " ON DELETE CASCADE" : ""}`);
+    lines.push(`FOREIGN KEY (${quote(fk.column)}) REFERENCES ${fk.references}${fk.onDeleteCascade ? " ON DELETE CASCADE" : ""}`);
   }
   return lines;
 }
 
 /** `CREATE [UNIQUE] INDEX` statements, for databases that take indexes outside `CREATE TABLE`. */
-export function renderSeparateIndexes(table: TableSpec): string[] {
+export function renderSeparateIndexes(table: TableSpec, quote: QuoteIdentifier): string[] {
   return table.indexes.map(
     (index) =>
-      `CREATE ${index.unique ? "UNIQUE " : ""}INDEX IF NOT EXISTS ${index.name} ON ${table.name} (${index.columns.join(", ")})`,
+      `CREATE ${index.unique ? "UNIQUE " : ""}INDEX IF NOT EXISTS ${index.name} ON ${table.name} (${index.columns.map(quote).join(", ")})`,
   );
 }

@@ -1,0 +1,40 @@
+import { existsSync } from "node:fs";
+import { resolve } from "node:path";
+import { pathToFileURL } from "node:url";
+import { createJiti } from "jiti";
+import { ConfigurationError } from "./errors.js";
+import { FirmQueue } from "./firm-queue.js";
+
+/**
+ * Import the modules that define an application's jobs (`.js`, `.mjs` or `.ts`, TypeScript
+ * without a build step) and return the FirmQueue instance they define jobs on: a module's
+ * default export or its export named `firm`. Modules that only define jobs on an instance
+ * exported elsewhere are fine; exactly one instance must be found.
+ */
+export async function loadJobModules(paths: readonly string[], cwd: string = process.cwd()): Promise<FirmQueue> {
+  if (paths.length === 0) throw new ConfigurationError("No job modules given: pass --require <path> naming the module that defines your jobs");
+  const jiti = createJiti(pathToFileURL(resolve(cwd, "firm-queue-loader")).href, { interopDefault: false, tryNative: true });
+  const instances = new Set<FirmQueue>();
+  for (const path of paths) {
+    const absolute = resolve(cwd, path);
+    if (!existsSync(absolute)) throw new ConfigurationError(`Job module not found: ${path} (looked at ${absolute})`);
+    let exports: Record<string, unknown>;
+    try {
+      exports = (await jiti.import(absolute)) as Record<string, unknown>;
+    } catch (error) {
+      throw new ConfigurationError(`Could not load job module ${path}: ${(error as Error).message}`, { cause: error });
+    }
+    for (const candidate of [exports?.firm, exports?.default]) {
+      if (FirmQueue.isFirmQueue(candidate)) instances.add(candidate);
+    }
+  }
+  if (instances.size === 0) {
+    throw new ConfigurationError(
+      `None of ${paths.join(", ")} exports a FirmQueue instance: export it as the default export or as "firm"`,
+    );
+  }
+  if (instances.size > 1) {
+    throw new ConfigurationError(`${paths.join(", ")} export ${instances.size} different FirmQueue instances; export exactly one`);
+  }
+  return [...instances][0]!;
+}

@@ -1,0 +1,85 @@
+import { afterAll, afterEach, beforeAll, describe } from "vitest";
+import { FirmQueue, silentLogger, type FirmQueueOptions } from "../../src/index.js";
+import type { Db, DialectName } from "../../src/database/dialect.js";
+import { createTestDatabase, testDialects, type TestDatabase } from "./test-database.js";
+
+/** Tables emptied between tests, children before parents. */
+const TABLES = [
+  "firm_queue_jobs", // executions and recurring executions cascade from jobs
+  "firm_queue_pauses",
+  "firm_queue_processes",
+  "firm_queue_semaphores",
+  "firm_queue_recurring_tasks",
+] as const;
+
+/**
+ * One database per test file and dialect, migrated once. Each test gets fresh FirmQueue
+ * instances from `env.firm()`; they are closed and every table is emptied after the test.
+ */
+export class TestEnv {
+  private database: TestDatabase | undefined;
+  private readonly open: FirmQueue[] = [];
+  private admin: FirmQueue | undefined;
+
+  constructor(readonly dialect: DialectName) {}
+
+  get url(): string {
+    if (!this.database) throw new Error("TestEnv used outside its describe block");
+    return this.database.url;
+  }
+
+  /** A new FirmQueue on this test's database (silent unless options say otherwise). */
+  firm(options: FirmQueueOptions = {}): FirmQueue {
+    const firm = new FirmQueue({ databaseUrl: this.url, logger: silentLogger, ...options });
+    this.open.push(firm);
+    return firm;
+  }
+
+  /** A raw Kysely handle on the test database, for assertions. */
+  async db(): Promise<Db> {
+    return (await this.admin!.database()).db;
+  }
+
+  async setup(): Promise<void> {
+    this.database = await createTestDatabase(this.dialect);
+    this.admin = new FirmQueue({ databaseUrl: this.url, logger: silentLogger });
+    await this.admin.migrate();
+  }
+
+  async reset(): Promise<void> {
+    await Promise.all(this.open.splice(0).map((firm) => firm.close()));
+    const db = await this.db();
+    for (const table of TABLES) await db.deleteFrom(table).execute();
+  }
+
+  async teardown(): Promise<void> {
+    await this.admin?.close();
+    await this.database?.drop();
+  }
+}
+
+/** `describe` once per database under test, each with its own {@link TestEnv}. */
+export function describeEachDatabase(title: string, body: (env: TestEnv) => void): void {
+  describe.each(testDialects())(`${title} [%s]`, (dialect) => {
+    const env = new TestEnv(dialect);
+    beforeAll(() => env.setup());
+    afterEach(() => env.reset());
+    afterAll(() => env.teardown());
+    body(env);
+  });
+}
+
+/** Count rows of a table. */
+export async function countRows(db: Db, table: Parameters<Db["selectFrom"]>[0]): Promise<number> {
+  const row = await db.selectFrom(table as "firm_queue_jobs").select((eb) => eb.fn.countAll<number>().as("count")).executeTakeFirstOrThrow();
+  return Number(row.count);
+}
+
+/** Poll `check` until it returns true or `timeout` ms pass. */
+export async function waitFor(check: () => Promise<boolean> | boolean, timeout = 10_000, what = "condition"): Promise<void> {
+  const deadline = Date.now() + timeout;
+  while (!(await check())) {
+    if (Date.now() > deadline) throw new Error(`Timed out after ${timeout} ms waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
