@@ -1,3 +1,4 @@
+import { resolve } from "node:path";
 import type { Kysely } from "kysely";
 import { redactUrl } from "../errors.js";
 import type { DatabaseAdapter } from "./adapter.js";
@@ -22,17 +23,49 @@ const ADAPTERS: Record<DialectName, () => Promise<DatabaseAdapter>> = {
   mysql: async () => (await import("./mysql.js")).mysqlAdapter,
 };
 
+/**
+ * SQLite files opened in this process, shared by every FirmQueue on the same file. Two
+ * connections to one file in one process would deadlock: better-sqlite3 waits for the write
+ * lock synchronously, so the connection holding it could never get to commit.
+ */
+const sharedSqlite = new Map<string, { database: Promise<Kysely<Schema>>; users: number }>();
+
 /** Open a pool on `url` (see `parseDatabaseUrl` for the accepted forms). */
 export async function openDatabase(url: string, options: { poolSize: number }): Promise<Database> {
   const parsed = parseDatabaseUrl(url);
   const adapter = await ADAPTERS[parsed.dialect]();
-  const db = await adapter.open(parsed, options);
+  const shareKey = parsed.dialect === "sqlite" && parsed.filename !== ":memory:" ? resolve(parsed.filename!) : undefined;
+  let db: Kysely<Schema>;
+  let release: () => Promise<void>;
+  if (shareKey === undefined) {
+    db = await adapter.open(parsed, options);
+    release = () => db.destroy();
+  } else {
+    let entry = sharedSqlite.get(shareKey);
+    if (!entry) {
+      entry = { database: adapter.open(parsed, options), users: 0 };
+      sharedSqlite.set(shareKey, entry);
+    }
+    entry.users++;
+    const shared = entry;
+    try {
+      db = await shared.database;
+    } catch (error) {
+      if (--shared.users === 0) sharedSqlite.delete(shareKey);
+      throw error;
+    }
+    release = async () => {
+      if (--shared.users > 0) return;
+      sharedSqlite.delete(shareKey);
+      await db.destroy();
+    };
+  }
   let closed: Promise<void> | undefined;
   return {
     db,
     dialect: adapter.dialect,
     adapter,
     displayUrl: redactUrl(url),
-    close: () => (closed ??= db.destroy()),
+    close: () => (closed ??= release()),
   };
 }

@@ -12,6 +12,7 @@ export interface JobInfo {
   readonly name: string;
   readonly queue: string;
   readonly priority: number;
+  /** The decoded arguments; the raw stored text if it cannot be decoded. */
   readonly arguments: unknown;
   /** Attempts that have ended (finished, failed or lost with their process). */
   readonly attempts: number;
@@ -54,7 +55,7 @@ export async function findJobInfo(db: Db, jobId: number): Promise<JobInfo | null
     name: row.class_name,
     queue: row.queue_name,
     priority: row.priority,
-    arguments: deserializeArguments(row.arguments),
+    arguments: readableArguments(row.arguments),
     attempts: row.attempts,
     state,
     scheduledAt: toDate(row.scheduled_at),
@@ -63,4 +64,13 @@ export async function findJobInfo(db: Db, jobId: number): Promise<JobInfo | null
     concurrencyKey: row.concurrency_key,
     ...(error ? { error } : {}),
   };
+}
+
+/** Looking at a job must work even when its stored arguments are damaged. */
+function readableArguments(text: string | null): unknown {
+  try {
+    return deserializeArguments(text);
+  } catch {
+    return text;
+  }
 }

@@ -1,0 +1,123 @@
+// A throwaway MariaDB server for tests (the "mysql" dialect): fresh data dir in
+// a temp dir, random loopback port, passwordless root, durability traded for speed.
+
+import { writeFileSync } from "node:fs";
+import { connect } from "node:net";
+import { dirname, join } from "node:path";
+import { canRunAs, findExecutable, launch, pathDirs } from "./common.mjs";
+
+/** @typedef {import("./types.js").ServerOptions} ServerOptions */
+/** @typedef {import("./types.js").RunningServer} RunningServer */
+
+// sbin dirs are often not on a normal user's PATH, but that is where mariadbd lives.
+const SBIN_DIRS = ["/usr/sbin", "/usr/local/sbin", "/opt/homebrew/sbin"];
+
+/** @returns {{ server: string, installDb: string } | null} */
+export function mariadbBinaries() {
+  const server = findExecutable("mariadbd", [...pathDirs(), ...SBIN_DIRS]);
+  if (!server) return null;
+  // mariadb-install-db sits in bin/ (packages) or scripts/ (tarballs).
+  const installDb = findExecutable("mariadb-install-db", [...pathDirs(), "/usr/bin", dirname(server), join(dirname(dirname(server)), "scripts")]);
+  return installDb ? { server, installDb } : null;
+}
+
+/** Whether startMariadb() can work on this machine. */
+export function mariadbAvailable() {
+  return mariadbBinaries() !== null && canRunAs("mysql");
+}
+
+// Options for both the bootstrap (mariadb-install-db passes unknown options on
+// to mariadbd) and the server, so the data files are created the way they are used.
+// --no-defaults must come first: never read the machine's /etc/mysql config.
+const COMMON_OPTIONS = ["--no-defaults"];
+
+/** @param {string} dir @param {number} port */
+function serverOptions(dir, port) {
+  return [
+    ...COMMON_OPTIONS,
+    `--datadir=${join(dir, "data")}`,
+    `--socket=${join(dir, "mariadb.sock")}`,
+    `--pid-file=${join(dir, "mariadb.pid")}`,
+    `--port=${port}`,
+    "--bind-address=127.0.0.1",
+    // No DNS lookups (there may be no DNS at all); accounts match by IP.
+    "--skip-name-resolve",
+    "--skip-log-bin",
+    // Crash safety is worthless for data deleted after the run.
+    "--innodb-flush-log-at-trx-commit=2",
+    "--innodb-doublewrite=0",
+    // On shutdown, skip flushing pages to data files we are about to delete.
+    "--innodb-fast-shutdown=2",
+    "--max-connections=300",
+    // Tests drop connections abruptly; never let that block 127.0.0.1.
+    "--max-connect-errors=1000000",
+    "--character-set-server=utf8mb4",
+    `--init-file=${join(dir, "root-over-tcp.sql")}`,
+  ];
+}
+
+// mariadb-install-db's "normal" root already includes root@127.0.0.1 on
+// current versions; say it explicitly so a URL like mysql://root@127.0.0.1:PORT/
+// keeps working whatever the version's defaults are. Run as the server's
+// --init-file (before it accepts connections): the bootstrap's --extra-file
+// runs without grant tables and rejects CREATE USER.
+const ROOT_OVER_TCP = `
+CREATE USER IF NOT EXISTS 'root'@'127.0.0.1';
+GRANT ALL PRIVILEGES ON *.* TO 'root'@'127.0.0.1' WITH GRANT OPTION;
+`;
+
+/**
+ * @param {ServerOptions} [options]
+ * @returns {Promise<RunningServer>}
+ */
+export async function startMariadb(options) {
+  const binaries = mariadbBinaries();
+  if (!binaries) throw new Error("MariaDB not found: need mariadbd (PATH or /usr/sbin) and mariadb-install-db (Debian: apt-get install mariadb-server).");
+
+  return launch(
+    {
+      label: "MariaDB",
+      prefix: "firm-queue-mariadb-",
+      user: "mysql",
+      init: async (dir, tool) => {
+        writeFileSync(join(dir, "root-over-tcp.sql"), ROOT_OVER_TCP);
+        await tool(binaries.installDb, [
+          ...COMMON_OPTIONS,
+          `--datadir=${join(dir, "data")}`,
+          // "normal": a passwordless root. The default ("socket") only lets
+          // the OS root user in, through the Unix socket.
+          "--auth-root-authentication-method=normal",
+          "--skip-test-db",
+          "--skip-name-resolve",
+          "--innodb-doublewrite=0",
+        ]);
+      },
+      command: binaries.server,
+      args: (port, dir) => serverOptions(dir, port),
+      isReady: greets,
+      shutdownSignal: "SIGTERM",
+      url: (port) => `mysql://root@127.0.0.1:${port}/`,
+    },
+    options,
+  );
+}
+
+/**
+ * True once the server sends its protocol greeting (protocol version 10) on a
+ * fresh TCP connection; an error packet or silence means not ready yet.
+ * @param {number} port
+ * @returns {Promise<boolean>}
+ */
+function greets(port) {
+  return new Promise((resolve) => {
+    const socket = connect({ port, host: "127.0.0.1" });
+    const done = (/** @type {boolean} */ ready) => {
+      socket.destroy();
+      resolve(ready);
+    };
+    socket.setTimeout(1000, () => done(false));
+    socket.once("error", () => done(false));
+    // Packet: 3-byte length, 1-byte sequence, then the payload's first byte.
+    socket.once("data", (data) => done(data.length > 4 && data[4] === 10));
+  });
+}

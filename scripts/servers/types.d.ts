@@ -1,0 +1,20 @@
+// Types shared by the server scripts (JSDoc in the .mjs files and the .d.mts
+// declarations both point here). Types only: nothing imports this at run time.
+
+export interface ServerOptions {
+  /** How long to wait for the server to accept connections. Default 30 000 ms. */
+  timeoutMs?: number;
+  /** Where to create the server's temp dir. Default: the OS temp dir. */
+  parentDir?: string;
+}
+
+export interface RunningServer {
+  /** Admin URL: superuser, no password, on 127.0.0.1. */
+  url: string;
+  /** The server's log, inside its temp dir (gone after stop()). */
+  logFile: string;
+  /** Settles when the server process is gone, whatever the reason. */
+  exited: Promise<void>;
+  /** Shuts the server down and removes its temp dir. Safe to call twice. */
+  stop(): Promise<void>;
+}

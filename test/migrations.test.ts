@@ -1,0 +1,78 @@
+import { sql } from "kysely";
+import { expect, it } from "vitest";
+import { FirmQueue, silentLogger } from "../src/index.js";
+import { MIGRATIONS } from "../src/database/migrations/index.js";
+import { describeEachDatabase } from "./support/harness.js";
+import { createTestDatabase } from "./support/test-database.js";
+import { runCli } from "./support/processes.js";
+
+const TABLES = [
+  "firm_queue_jobs",
+  "firm_queue_ready_executions",
+  "firm_queue_claimed_executions",
+  "firm_queue_scheduled_executions",
+  "firm_queue_blocked_executions",
+  "firm_queue_failed_executions",
+  "firm_queue_semaphores",
+  "firm_queue_pauses",
+  "firm_queue_processes",
+  "firm_queue_recurring_tasks",
+  "firm_queue_recurring_executions",
+];
+
+describeEachDatabase("migrations", (env) => {
+  it("create the eleven tables; running again changes nothing", async () => {
+    const firm = env.firm();
+    expect(await firm.migrate()).toEqual([]);
+    const { db } = await firm.database();
+    for (const table of TABLES) {
+      await expect(sql.raw(`SELECT COUNT(*) FROM ${table}`).execute(db), table).resolves.toBeDefined();
+    }
+    const versions = await db.selectFrom("firm_queue_schema_migrations").select("version").execute();
+    expect(versions.map((row) => row.version)).toEqual(MIGRATIONS.map((migration) => migration.version));
+  });
+
+  it("deleting a job cascades to its executions", async () => {
+    const firm = env.firm();
+    const job = firm.defineJob("cascade", async () => {});
+    const id = await job.enqueue(null);
+    const { db } = await firm.database();
+    await db.deleteFrom("firm_queue_jobs").where("id", "=", id).execute();
+    const left = await db.selectFrom("firm_queue_ready_executions").select("id").where("job_id", "=", id).execute();
+    expect(left).toEqual([]);
+  });
+
+  it("a job has at most one row per execution table (unique job_id)", async () => {
+    const firm = env.firm();
+    const job = firm.defineJob("unique", async () => {});
+    const id = await job.enqueue(null);
+    const { db } = await firm.database();
+    await expect(
+      db.insertInto("firm_queue_ready_executions").values({ job_id: id, queue_name: "default", priority: 0, created_at: new Date() }).execute(),
+    ).rejects.toThrow();
+  });
+
+  it("concurrent migrators, in one process and in several, leave one consistent schema", async () => {
+    const fresh = await createTestDatabase(env.dialect);
+    try {
+      const instances = Array.from({ length: 3 }, () => new FirmQueue({ databaseUrl: fresh.url, logger: silentLogger }));
+      const [inProcess, cli1, cli2] = await Promise.all([
+        Promise.all(instances.map((firm) => firm.migrate())),
+        runCli(["migrate", "--database-url", fresh.url]),
+        runCli(["migrate", "--database-url", fresh.url]),
+      ]);
+      expect(cli1.code, cli1.stderr).toBe(0);
+      expect(cli2.code, cli2.stderr).toBe(0);
+      // Exactly one migrator applied each migration; the others found nothing to do.
+      const appliedByCli = [cli1, cli2].filter((result) => result.stdout.includes("Applied")).length;
+      const appliedInProcess = inProcess.filter((applied) => applied.length > 0).length;
+      expect(appliedByCli + appliedInProcess).toBe(1);
+      const { db } = await instances[0]!.database();
+      const versions = await db.selectFrom("firm_queue_schema_migrations").select("version").execute();
+      expect(versions.length).toBe(MIGRATIONS.length);
+      await Promise.all(instances.map((firm) => firm.close()));
+    } finally {
+      await fresh.drop();
+    }
+  });
+});

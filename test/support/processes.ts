@@ -1,0 +1,44 @@
+import { spawn, type ChildProcess } from "node:child_process";
+import { existsSync } from "node:fs";
+import { fileURLToPath } from "node:url";
+
+export const ROOT = fileURLToPath(new URL("../..", import.meta.url));
+export const CLI = fileURLToPath(new URL("../../dist/cli.js", import.meta.url));
+
+export interface Finished {
+  readonly code: number | null;
+  readonly signal: NodeJS.Signals | null;
+  readonly stdout: string;
+  readonly stderr: string;
+}
+
+/** A child process whose output is collected; `finished` resolves when it exits. */
+export interface Spawned {
+  readonly child: ChildProcess;
+  readonly finished: Promise<Finished>;
+  output(): string;
+}
+
+/** Run the built CLI (`npm test` builds it first) with extra environment variables. */
+export function spawnCli(args: readonly string[], env: Record<string, string | undefined> = {}): Spawned {
+  if (!existsSync(CLI)) throw new Error(`${CLI} is missing: run "npm run build" (npm test does it for you)`);
+  return spawnNode([CLI, ...args], env);
+}
+
+export function spawnNode(args: readonly string[], env: Record<string, string | undefined> = {}): Spawned {
+  const child = spawn(process.execPath, args, { cwd: ROOT, env: { ...process.env, ...env }, stdio: ["ignore", "pipe", "pipe"] });
+  let stdout = "";
+  let stderr = "";
+  child.stdout!.on("data", (chunk: Buffer) => (stdout += chunk.toString()));
+  child.stderr!.on("data", (chunk: Buffer) => (stderr += chunk.toString()));
+  const finished = new Promise<Finished>((resolve, reject) => {
+    child.on("error", reject);
+    child.on("close", (code, signal) => resolve({ code, signal, stdout, stderr }));
+  });
+  return { child, finished, output: () => stdout + stderr };
+}
+
+/** Run the CLI to completion. */
+export function runCli(args: readonly string[], env: Record<string, string | undefined> = {}): Promise<Finished> {
+  return spawnCli(args, env).finished;
+}
