@@ -1,8 +1,9 @@
 import type { Database } from "../database/connection.js";
 import type { Db } from "../database/dialect.js";
-import { insertFailedExecution, type StoredError } from "./failed-execution.js";
+import { recordFailedAttempt } from "./failed-attempt.js";
+import type { StoredError } from "./failed-execution.js";
 import { dispatchStoredJobsNow } from "./job-dispatch.js";
-import { incrementAttempts, markJobFinished } from "./job.js";
+import { markJobFinished } from "./job.js";
 
 /**
  * Give up the claim `processId` holds on a job. Returns false when the claim is no longer there
@@ -52,15 +53,13 @@ export async function finishClaimedJob(database: Database, jobId: number, proces
 }
 
 /**
- * Record a failed attempt, if `processId` still holds the claim: the attempt is counted and the
- * job moves to failed executions with the error. Returns false (and changes nothing) otherwise.
+ * Record a failed attempt (see `recordFailedAttempt`), if `processId` still holds the claim.
+ * Returns false (and changes nothing) otherwise.
  */
 export async function failClaimedJob(database: Database, jobId: number, processId: number, error: StoredError): Promise<boolean> {
   return database.dialect.beginClaimTx(database.db, async (trx) => {
     if (!(await removeClaim(trx, jobId, processId))) return false;
-    const now = new Date();
-    await incrementAttempts(trx, jobId, now);
-    await insertFailedExecution(trx, jobId, error, now);
+    await recordFailedAttempt(trx, jobId, error, new Date());
     return true;
   });
 }
