@@ -47,6 +47,20 @@ describeEachDatabase("CLI", (env) => {
     expect((await firm.getJob(ids[1]!))?.state).toBe("ready");
   });
 
+  it("loads plain .mjs modules and several --require modules", async () => {
+    const firm = env.firm();
+    const plain = await firm.enqueue("plain", null);
+    const record = await firm.enqueue("record", null);
+    const both = await runCli(["drain", "-r", "test/fixtures/plain-module.mjs", "-r", "test/fixtures/greeter.ts"], { FIRM_QUEUE_DATABASE_URL: env.url });
+    // Two modules, two FirmQueue instances: ambiguous, so refused.
+    expect(both.code).toBe(1);
+    expect(both.stderr).toContain("2 different FirmQueue instances");
+    const result = await runCli(["drain", "-r", "test/fixtures/plain-module.mjs"], { FIRM_QUEUE_DATABASE_URL: env.url });
+    expect(result.code, result.stderr).toBe(0);
+    expect((await firm.getJob(plain))?.state).toBe("finished");
+    expect((await firm.getJob(record))?.error?.name).toBe("UnknownJobError");
+  });
+
   it("start runs jobs until SIGTERM, then exits 0 leaving no process rows", async () => {
     const firm = env.firm();
     const id = await firm.enqueue("record", null);

@@ -32,6 +32,15 @@ describeEachDatabase("migrations", (env) => {
     expect(versions.map((row) => row.version)).toEqual(MIGRATIONS.map((migration) => migration.version));
   });
 
+  it.runIf(env.dialect === "sqlite")("SQLite connections use WAL, a busy timeout, foreign keys and synchronous NORMAL", async () => {
+    const { db } = await env.firm().database();
+    const pragma = async (name: string) => Object.values((await sql.raw(`PRAGMA ${name}`).execute(db)).rows[0] as object)[0];
+    expect(await pragma("journal_mode")).toBe("wal");
+    expect(await pragma("busy_timeout")).toBe(5000);
+    expect(await pragma("foreign_keys")).toBe(1);
+    expect(await pragma("synchronous")).toBe(1);
+  });
+
   it("deleting a job cascades to its executions", async () => {
     const firm = env.firm();
     const job = firm.defineJob("cascade", async () => {});
