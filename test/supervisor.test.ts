@@ -33,8 +33,13 @@ describeEachDatabase("in-process supervisor", (env) => {
     const firm = env.firm();
     let sawAbort = false;
     const job = firm.defineJob("cooperative", async (_args, context) => {
-      await new Promise((resolve) => setTimeout(resolve, 100));
+      // Wrap up when asked (or give up waiting after 5 s), then end normally.
+      await new Promise((resolve) => {
+        context.signal.addEventListener("abort", resolve);
+        setTimeout(resolve, 5000);
+      });
       sawAbort = context.signal.aborted;
+      await new Promise((resolve) => setTimeout(resolve, 50));
     });
     const id = await job.enqueue(null);
     const supervisor = await firm.start({ workers: [{ pollingInterval: 10 }], shutdownTimeout: 2000 });
