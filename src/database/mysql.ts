@@ -1,9 +1,9 @@
-import { Kysely, MysqlAdapter, MysqlDialect, sql, type SelectQueryBuilder } from "kysely";
+import { Kysely, MysqlAdapter, MysqlDialect, sql } from "kysely";
 import type { DatabaseAdapter } from "./adapter.js";
 import type { Db, Dialect } from "./dialect.js";
+import { rowLockingDialect } from "./row-locking-dialect.js";
 import { renderColumns, type ColumnSpec, type TableSpec } from "./migrations/table-spec.js";
 import type { Schema } from "./schema.js";
-import { retryTransient } from "./transient-errors.js";
 import { FirmQueueError } from "../errors.js";
 
 /** ER_LOCK_DEADLOCK and ER_LOCK_WAIT_TIMEOUT. */
@@ -13,15 +13,7 @@ function isTransient(error: unknown): boolean {
   return TRANSIENT_ERRNOS.has((error as { errno?: number })?.errno ?? 0);
 }
 
-export const mysqlDialect: Dialect = {
-  name: "mysql",
-  beginClaimTx<T>(db: Db, work: (trx: Db) => Promise<T>): Promise<T> {
-    return retryTransient(isTransient, () => db.transaction().execute(work));
-  },
-  withSkipLocked<DB, TB extends keyof DB, O>(query: SelectQueryBuilder<DB, TB, O>): SelectQueryBuilder<DB, TB, O> {
-    return query.forUpdate().skipLocked();
-  },
-};
+export const mysqlDialect: Dialect = rowLockingDialect("mysql", isTransient);
 
 const TYPES: Record<ColumnSpec["kind"], string> = {
   id: "BIGINT NOT NULL AUTO_INCREMENT PRIMARY KEY",
