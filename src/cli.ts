@@ -5,6 +5,7 @@ import { FirmQueueError } from "./errors.js";
 import { FirmQueue } from "./firm-queue.js";
 import { loadJobModules } from "./module-loader.js";
 import { toMilliseconds } from "./duration.js";
+import { registerFailedCommands } from "./cli-failed.js";
 
 const { version } = createRequire(import.meta.url)("../package.json") as { version: string };
 
@@ -116,6 +117,11 @@ async function firmFor(options: CommonOptions, { jobsRequired }: { jobsRequired:
   }
   return firm;
 }
+
+registerFailedCommands(program, {
+  commonOptions: () => [databaseUrlOption(), requireOption()],
+  firmFor: (options: CommonOptions) => firmFor(options, { jobsRequired: false }),
+});
 
 program.parseAsync(process.argv).catch((error: unknown) => {
   if (error instanceof FirmQueueError) {

@@ -13,6 +13,11 @@ export interface FirmQueueOptions {
   readonly databaseUrl?: string;
   /** Keep finished jobs (with `finished_at`) instead of deleting them. Default true. */
   readonly preserveFinishedJobs?: boolean;
+  /**
+   * The dispatcher deletes finished jobs older than this (in small batches), and it is the
+   * default `olderThan` of `clearFinishedJobs()`. `false` keeps them forever. Default 1 day.
+   */
+  readonly clearFinishedJobsAfter?: Duration | false;
   /** Most database connections this instance opens (PostgreSQL, MySQL). Default 10. */
   readonly poolSize?: number;
   /** Where to log; default one line per event on stderr. */
@@ -25,12 +30,14 @@ export interface FirmQueueOptions {
 export interface ResolvedOptions {
   readonly databaseUrl: string;
   readonly preserveFinishedJobs: boolean;
+  /** Milliseconds, or null for never. */
+  readonly clearFinishedJobsAfter: number | null;
   readonly poolSize: number;
   readonly logger: Logger;
 }
 
 export const DEFAULT_DATABASE_URL = "sqlite:firm-queue.sqlite3";
-const OPTION_KEYS = new Set(["databaseUrl", "preserveFinishedJobs", "poolSize", "logger", "logLevel"]);
+const OPTION_KEYS = new Set(["databaseUrl", "preserveFinishedJobs", "clearFinishedJobsAfter", "poolSize", "logger", "logLevel"]);
 
 export function resolveOptions(options: FirmQueueOptions = {}): ResolvedOptions {
   rejectUnknownKeys(options, OPTION_KEYS, "FirmQueue option");
@@ -39,6 +46,7 @@ export function resolveOptions(options: FirmQueueOptions = {}): ResolvedOptions 
   return Object.freeze({
     databaseUrl: options.databaseUrl ?? process.env.FIRM_QUEUE_DATABASE_URL ?? DEFAULT_DATABASE_URL,
     preserveFinishedJobs: checkBoolean(options.preserveFinishedJobs ?? true, "preserveFinishedJobs"),
+    clearFinishedJobsAfter: options.clearFinishedJobsAfter === false ? null : toMilliseconds(options.clearFinishedJobsAfter ?? "1d", "clearFinishedJobsAfter"),
     poolSize: positiveInteger(options.poolSize ?? 10, "poolSize"),
     logger: options.logger ?? consoleLogger(logLevel),
   });
@@ -60,6 +68,10 @@ export interface DispatcherOptions {
   readonly pollingInterval?: Duration;
   /** Scheduled jobs promoted per transaction. Default 500. */
   readonly batchSize?: number;
+  /** Least time between two passes deleting old finished jobs (`clearFinishedJobsAfter`). Default 5 min. */
+  readonly clearFinishedJobsInterval?: Duration;
+  /** Finished jobs deleted per transaction. Default 500. */
+  readonly clearFinishedJobsBatchSize?: number;
 }
 
 /** Options of `firm.start()`. */
@@ -85,6 +97,8 @@ export interface ResolvedWorker {
 export interface ResolvedDispatcher {
   readonly pollingInterval: number;
   readonly batchSize: number;
+  readonly clearFinishedJobsInterval: number;
+  readonly clearFinishedJobsBatchSize: number;
 }
 
 export interface ResolvedStartOptions {
@@ -97,7 +111,7 @@ export interface ResolvedStartOptions {
 
 const START_KEYS = new Set(["mode", "workers", "dispatchers", "shutdownTimeout", "processHeartbeatInterval"]);
 const WORKER_KEYS = new Set(["queues", "concurrency", "pollingInterval"]);
-const DISPATCHER_KEYS = new Set(["pollingInterval", "batchSize"]);
+const DISPATCHER_KEYS = new Set(["pollingInterval", "batchSize", "clearFinishedJobsInterval", "clearFinishedJobsBatchSize"]);
 
 export function resolveStartOptions(options: StartOptions = {}): ResolvedStartOptions {
   rejectUnknownKeys(options, START_KEYS, "start option");
@@ -130,6 +144,11 @@ function resolveDispatcher(dispatcher: DispatcherOptions, where: string): Resolv
   return Object.freeze({
     pollingInterval: positive(toMilliseconds(dispatcher.pollingInterval ?? 1000, `${where}.pollingInterval`), `${where}.pollingInterval`),
     batchSize: positiveInteger(dispatcher.batchSize ?? 500, `${where}.batchSize`),
+    clearFinishedJobsInterval: positive(
+      toMilliseconds(dispatcher.clearFinishedJobsInterval ?? 300_000, `${where}.clearFinishedJobsInterval`),
+      `${where}.clearFinishedJobsInterval`,
+    ),
+    clearFinishedJobsBatchSize: positiveInteger(dispatcher.clearFinishedJobsBatchSize ?? 500, `${where}.clearFinishedJobsBatchSize`),
   });
 }
 

@@ -1,4 +1,5 @@
 import type { Database } from "./database/connection.js";
+import type { FinishedJobCleanup } from "./finished-job-cleanup.js";
 import type { Logger } from "./logger.js";
 import { dispatchStoredJobsNow } from "./models/job-dispatch.js";
 import { takeDueScheduledExecutions } from "./models/scheduled-execution.js";
@@ -42,6 +43,8 @@ export class Dispatcher extends Poller {
     private readonly database: Database,
     private readonly logger: Logger,
     private readonly onError: (error: unknown) => void,
+    /** Deletes old finished jobs between dispatches; none when `clearFinishedJobsAfter` is false. */
+    private readonly cleanup?: FinishedJobCleanup,
   ) {
     super();
   }
@@ -49,8 +52,9 @@ export class Dispatcher extends Poller {
   protected async poll(): Promise<number> {
     const promoted = await dispatchScheduledBatch(this.database, this.settings.batchSize);
     if (promoted > 0) this.logger.debug("scheduled jobs are due and now ready", { count: promoted });
+    const moreToClean = (await this.cleanup?.runIfDue()) ?? false;
     // A full batch means more may be due already: go again at once.
-    return promoted === this.settings.batchSize ? 0 : this.settings.pollingInterval;
+    return promoted === this.settings.batchSize || moreToClean ? 0 : this.settings.pollingInterval;
   }
 
   protected onPollError(error: unknown): number {

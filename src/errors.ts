@@ -59,6 +59,49 @@ export class ClosedError extends FirmQueueError {
   }
 }
 
+/**
+ * Throw this (or a subclass) from a handler to say "retrying cannot help": the attempt fails and
+ * the job goes straight to failed executions, whatever attempts its retry policy has left.
+ */
+export class UnrecoverableError extends FirmQueueError {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    Object.defineProperty(this, UNRECOVERABLE, { value: true });
+  }
+}
+
+const UNRECOVERABLE = Symbol.for("firm-queue.unrecoverable");
+
+/**
+ * Whether `error` means "do not retry": an {@link UnrecoverableError}, even one thrown by another
+ * copy of this package (a job module loaded through a different path).
+ */
+export function isUnrecoverable(error: unknown): boolean {
+  return error instanceof UnrecoverableError || (typeof error === "object" && error !== null && (error as Record<symbol, unknown>)[UNRECOVERABLE] === true);
+}
+
+/** A job ran past its definition's `timeout`: its AbortSignal fired with this, and the attempt failed. */
+export class TimeoutError extends FirmQueueError {
+  constructor(jobName: string, jobId: number, timeoutMs: number) {
+    super(`Job ${jobId} ("${jobName}") ran longer than its timeout of ${timeoutMs} ms`);
+  }
+}
+
+/** A failed-job operation named a job that is not in failed executions. */
+export class JobNotFailedError extends FirmQueueError {
+  constructor(jobId: number, state: string) {
+    super(`Job ${jobId} is ${state}, not failed; nothing was changed`);
+  }
+}
+
+/** A job cannot be discarded (or retried) while a worker runs it. */
+export class JobRunningError extends FirmQueueError {
+  constructor(jobId: number, processId: number | null, action: "discarded" | "retried") {
+    const by = processId === null ? "" : ` by process ${processId}`;
+    super(`Job ${jobId} is running (claimed${by}); it cannot be ${action} while that attempt runs. Nothing was changed`);
+  }
+}
+
 /** Hide the password of a URL before it reaches a message or a log line. */
 export function redactUrl(url: string): string {
   return url.replace(/^([a-z0-9+.-]+:\/\/[^:/@]*:)[^@/]*@/i, "$1***@");

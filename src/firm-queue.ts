@@ -11,6 +11,8 @@ import { JobRegistry } from "./job-registry.js";
 import { findJobInfo, type JobInfo } from "./models/job-info.js";
 import type { Db } from "./database/dialect.js";
 import { QueueOperations } from "./queue-operations.js";
+import { FailedJobOperations } from "./failed-job-operations.js";
+import { clearFinishedJobs, type ClearFinishedJobsOptions } from "./clear-finished-jobs.js";
 import { AsyncSupervisor, type Supervisor } from "./supervisor/async-supervisor.js";
 
 const BRAND = Symbol.for("firm-queue.instance");
@@ -23,8 +25,10 @@ const BRAND = Symbol.for("firm-queue.instance");
 export class FirmQueue {
   /** The options this instance runs with, defaults filled in. */
   readonly options: ResolvedOptions;
-  /** Pause, resume and list queues. */
+  /** Pause, resume, list and clear queues. */
   readonly queues: QueueOperations;
+  /** See, retry and discard jobs that ran out of attempts. */
+  readonly failedJobs: FailedJobOperations;
   private readonly registry = new JobRegistry();
   private readonly supervisors = new Set<Supervisor>();
   private opening: Promise<Database> | undefined;
@@ -33,6 +37,7 @@ export class FirmQueue {
   constructor(options: FirmQueueOptions = {}) {
     this.options = resolveOptions(options);
     this.queues = new QueueOperations(() => this.database());
+    this.failedJobs = new FailedJobOperations(() => this.database());
     Object.defineProperty(this, BRAND, { value: true });
   }
 
@@ -95,6 +100,15 @@ export class FirmQueue {
     return dispatchAllDue(await this.database(), positiveInteger(options.batchSize ?? 500, "dispatch option batchSize"));
   }
 
+  /**
+   * Delete finished jobs that finished more than `olderThan` ago (a duration, or a Date to delete
+   * those finished before it; default: the `clearFinishedJobsAfter` option), optionally only of
+   * one job `name`, `batchSize` per transaction (default 500). Returns how many were deleted.
+   */
+  async clearFinishedJobs(options: ClearFinishedJobsOptions = {}): Promise<number> {
+    return clearFinishedJobs(await this.database(), options, this.options.clearFinishedJobsAfter);
+  }
+
   /** Start workers and dispatchers. Stop them with the returned supervisor's `stop()`. */
   async start(options?: StartOptions): Promise<Supervisor> {
     const settings = resolveStartOptions(options);
@@ -102,6 +116,7 @@ export class FirmQueue {
       database: await this.database(),
       registry: this.registry,
       preserveFinishedJobs: this.options.preserveFinishedJobs,
+      clearFinishedJobsAfter: this.options.clearFinishedJobsAfter,
       logger: this.options.logger,
     });
     this.supervisors.add(supervisor);

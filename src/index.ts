@@ -1,13 +1,18 @@
 export { FirmQueue } from "./firm-queue.js";
 export { Job } from "./job.js";
 export type { FirmQueueOptions, StartOptions, WorkerOptions, DispatcherOptions } from "./configuration.js";
-export type { JobContext, JobHandler, JobOptions, EnqueueOptions } from "./job-definition.js";
+export type { JobContext, JobHandler, JobOptions, EnqueueOptions, ResolvedJobOptions } from "./job-definition.js";
 export type { JobInfo, JobState } from "./models/job-info.js";
 export type { QueueInfo } from "./models/queue-stats.js";
 export type { StoredError } from "./models/failed-execution.js";
 export type { Supervisor } from "./supervisor/async-supervisor.js";
 export type { DrainOptions } from "./drain.js";
 export type { Duration } from "./duration.js";
+export type { Backoff, RetryOptions, RetryPolicy } from "./retry-policy.js";
+export type { FailedJobInfo, FailedJobFilter } from "./models/failed-jobs.js";
+export type { FailedJobOperations, ListFailedJobsOptions, BatchOptions } from "./failed-job-operations.js";
+export type { QueueOperations } from "./queue-operations.js";
+export type { ClearFinishedJobsOptions } from "./clear-finished-jobs.js";
 export type { Logger, LogLevel } from "./logger.js";
 export { consoleLogger, silentLogger } from "./logger.js";
 export {
@@ -20,4 +25,8 @@ export {
   DuplicateJobError,
   JobNotFoundError,
   ClosedError,
+  UnrecoverableError,
+  TimeoutError,
+  JobNotFailedError,
+  JobRunningError,
 } from "./errors.js";

@@ -1,7 +1,8 @@
 import type { Kysely } from "kysely";
-import type { Duration } from "./duration.js";
+import { toMilliseconds, type Duration } from "./duration.js";
 import { ConfigurationError } from "./errors.js";
 import type { Logger } from "./logger.js";
+import { resolveRetryPolicy, type RetryOptions, type RetryPolicy } from "./retry-policy.js";
 
 /** What a handler learns about the job it runs. */
 export interface JobContext {
@@ -13,7 +14,10 @@ export interface JobContext {
   /** 1 for the first attempt, 2 for the first retry, … */
   readonly attempt: number;
   readonly enqueuedAt: Date;
-  /** Fires when the worker shuts down; a handler that stops early is run again later. */
+  /**
+   * Fires when the worker shuts down (a handler that stops early is run again later), or when the
+   * definition's `timeout` passes (`signal.reason` is then a TimeoutError and the attempt failed).
+   */
   readonly signal: AbortSignal;
   readonly logger: Logger;
 }
@@ -27,6 +31,13 @@ export interface JobOptions {
   readonly queue?: string;
   /** Smaller runs first. Default 0. */
   readonly priority?: number;
+  /** What to do when an attempt fails: how many attempts, how long between them, which errors. */
+  readonly retry?: RetryOptions;
+  /**
+   * Longest an attempt may run. Past it the handler's AbortSignal fires and the attempt fails with
+   * a TimeoutError (retried per `retry`). Default: no limit.
+   */
+  readonly timeout?: Duration;
 }
 
 /** Options for one `enqueue` call. */
@@ -48,9 +59,12 @@ export interface EnqueueOptions {
 export interface ResolvedJobOptions {
   readonly queue: string;
   readonly priority: number;
+  readonly retry: RetryPolicy;
+  /** Milliseconds, or null for no limit. */
+  readonly timeout: number | null;
 }
 
-const JOB_OPTION_KEYS = new Set(["queue", "priority"]);
+const JOB_OPTION_KEYS = new Set(["queue", "priority", "retry", "timeout"]);
 export const ENQUEUE_OPTION_KEYS = new Set(["queue", "priority", "wait", "at", "transaction"]);
 
 /** Check `defineJob` options and fill in defaults; unknown keys and bad values name themselves. */
@@ -59,7 +73,17 @@ export function resolveJobOptions(name: string, options: JobOptions | undefined)
   return Object.freeze({
     queue: checkQueueName(options?.queue ?? "default", `defineJob("${name}") option queue`),
     priority: checkPriority(options?.priority ?? 0, `defineJob("${name}") option priority`),
+    retry: resolveRetryPolicy(options?.retry, `defineJob("${name}")`),
+    timeout: resolveTimeout(options?.timeout, `defineJob("${name}") option timeout`),
   });
+}
+
+function resolveTimeout(timeout: Duration | undefined, what: string): number | null {
+  if (timeout === undefined) return null;
+  const ms = toMilliseconds(timeout, what);
+  // setTimeout cannot wait longer than this; a longer timeout would fire at once.
+  if (ms < 1 || ms > 2 ** 31 - 1) throw new ConfigurationError(`${what} must be from 1 ms to about 24 days, got ${JSON.stringify(timeout)}`);
+  return ms;
 }
 
 export function checkJobName(name: unknown): string {

@@ -8,8 +8,16 @@ export interface RegisteredJob {
   readonly options: ResolvedJobOptions;
 }
 
+/**
+ * How model code reaches a job's definition by name (a {@link JobRegistry} is one): recording a
+ * failed attempt needs the job's retry policy.
+ */
+export interface DefinitionLookup {
+  get(name: string): RegisteredJob | undefined;
+}
+
 /** The jobs defined on one FirmQueue instance, by name. */
-export class JobRegistry {
+export class JobRegistry implements DefinitionLookup {
   private readonly jobs = new Map<string, RegisteredJob>();
 
   add(job: RegisteredJob): void {

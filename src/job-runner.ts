@@ -1,12 +1,13 @@
 import type { Database } from "./database/connection.js";
 import { toDate } from "./database/schema.js";
-import { UnknownJobError } from "./errors.js";
+import { TimeoutError, UnknownJobError } from "./errors.js";
 import type { JobContext } from "./job-definition.js";
 import type { JobRegistry } from "./job-registry.js";
 import type { Logger } from "./logger.js";
 import { failClaimedJob, finishClaimedJob, releaseClaims } from "./models/claimed-execution.js";
-import { describeError } from "./models/failed-execution.js";
+import type { FailedAttemptOutcome } from "./models/failed-attempt.js";
 import type { JobRow } from "./models/job.js";
+import { runWithTimeout } from "./job-timeout.js";
 import { deserializeArguments } from "./serialization.js";
 
 /** How one claimed job ended, seen from the process that ran it. */
@@ -59,27 +60,56 @@ export class JobRunner {
       this.logger.info("job stopped for shutdown; back in its queue", { ...fields, ms });
       return "released";
     }
-    const recorded = await failClaimedJob(this.database, jobId, this.processId, describeError(failure));
-    if (!recorded) return this.lost(fields);
-    this.logger.warn("job failed", { ...fields, ms, error: failure });
+    const outcome = await failClaimedJob(this.database, jobId, this.processId, failure, this.registry);
+    if (!outcome) return this.lost(fields);
+    this.logFailure(outcome, { ...fields, ms, error: failure });
     return "failed";
+  }
+
+  private logFailure({ decision, maxAttempts, retryAt }: FailedAttemptOutcome, fields: Record<string, unknown>): void {
+    switch (decision.action) {
+      case "retry":
+        this.logger.warn("job attempt failed; retry scheduled", { ...fields, maxAttempts, retryInMs: decision.delayMs, retryAt: retryAt?.toISOString() });
+        return;
+      case "discard":
+        this.logger.warn("job attempt failed with an error its discardOn matches; job discarded (recorded as finished)", fields);
+        return;
+      case "fail":
+        if (decision.policyError !== undefined) {
+          this.logger.error("job's retry policy threw while judging a failure; the job is failed instead of retried", { ...fields, policyError: decision.policyError });
+        }
+        this.logger.error(`job failed (${decision.reason}); moved to failed jobs`, { ...fields, maxAttempts });
+        return;
+    }
   }
 
   private async perform(job: JobRow, signal: AbortSignal): Promise<void> {
     const definition = this.registry.get(job.class_name);
     if (definition === undefined) throw new UnknownJobError(job.class_name, this.registry.names());
     const args = deserializeArguments(job.arguments);
-    const context: JobContext = {
+    const context: Omit<JobContext, "signal"> = {
       jobId: Number(job.id),
       name: job.class_name,
       queue: job.queue_name,
       priority: job.priority,
       attempt: job.attempts + 1,
       enqueuedAt: toDate(job.created_at),
-      signal,
       logger: this.logger,
     };
-    await definition.handler(args, context);
+    const { timeout } = definition.options;
+    await runWithTimeout(
+      (handlerSignal) => definition.handler(args, { ...context, signal: handlerSignal }),
+      signal,
+      timeout,
+      () => new TimeoutError(context.name, context.jobId, timeout!),
+      (end) =>
+        this.logger.warn("a timed-out handler has now ended; its outcome was ignored (the attempt already failed)", {
+          jobId: context.jobId,
+          job: context.name,
+          attempt: context.attempt,
+          ...(end.ok ? { result: "returned" } : { result: "threw", error: end.error }),
+        }),
+    );
   }
 
   private lost(fields: Record<string, unknown>): RunOutcome {

@@ -47,6 +47,16 @@ describe("durations", () => {
 });
 
 describe("options", () => {
+  it("reads clearFinishedJobsAfter: default 1 day, a duration, or false for never", () => {
+    const make = (clearFinishedJobsAfter?: unknown) =>
+      new FirmQueue({ databaseUrl: "sqlite::memory:", logger: silentLogger, ...(clearFinishedJobsAfter === undefined ? {} : { clearFinishedJobsAfter }) } as never);
+    expect(make().options.clearFinishedJobsAfter).toBe(86_400_000);
+    expect(make("2h").options.clearFinishedJobsAfter).toBe(7_200_000);
+    expect(make(false).options.clearFinishedJobsAfter).toBeNull();
+    expect(() => make(true)).toThrow("clearFinishedJobsAfter must be");
+    expect(() => make("a week")).toThrow("clearFinishedJobsAfter must be");
+  });
+
   it("rejects unknown FirmQueue options by name", () => {
     expect(() => new FirmQueue({ databaseURL: "sqlite:x" } as never)).toThrow('Unknown FirmQueue option "databaseURL"');
   });
@@ -77,11 +87,13 @@ describe("options", () => {
   it("checks start options and fills defaults", () => {
     const resolved = resolveStartOptions({});
     expect(resolved.workers).toEqual([{ queues: "*", concurrency: 3, pollingInterval: 100 }]);
-    expect(resolved.dispatchers).toEqual([{ pollingInterval: 1000, batchSize: 500 }]);
+    expect(resolved.dispatchers).toEqual([{ pollingInterval: 1000, batchSize: 500, clearFinishedJobsInterval: 300_000, clearFinishedJobsBatchSize: 500 }]);
     expect(resolved.shutdownTimeout).toBe(5000);
     expect(() => resolveStartOptions({ workers: [{ concurrency: 0 }] })).toThrow("workers[0].concurrency must be a whole number");
     expect(() => resolveStartOptions({ workers: [{ queue: "x" } as never] })).toThrow('Unknown workers[0] option "queue"');
     expect(() => resolveStartOptions({ workers: [{ queues: [] }] })).toThrow("queues must name at least one queue");
     expect(() => resolveStartOptions({ dispatchers: [{ pollingInterval: "soon" }] })).toThrow("dispatchers[0].pollingInterval must be");
+    expect(() => resolveStartOptions({ dispatchers: [{ clearFinishedJobsInterval: 0 }] })).toThrow("dispatchers[0].clearFinishedJobsInterval must be more than 0");
+    expect(() => resolveStartOptions({ dispatchers: [{ clearFinishedJobsBatchSize: -1 }] })).toThrow("dispatchers[0].clearFinishedJobsBatchSize must be a whole number");
   });
 });

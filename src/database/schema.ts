@@ -22,6 +22,8 @@ export interface JobsTable {
   concurrency_key: string | null;
   created_at: CreatedAt;
   updated_at: Timestamp;
+  /** JSON of the most recent failed attempt's error (migration 002). */
+  last_error: string | null;
 }
 
 export interface ReadyExecutionsTable {

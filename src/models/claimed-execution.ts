@@ -1,7 +1,7 @@
 import type { Database } from "../database/connection.js";
 import type { Db } from "../database/dialect.js";
-import { recordFailedAttempt } from "./failed-attempt.js";
-import type { StoredError } from "./failed-execution.js";
+import type { DefinitionLookup } from "../job-registry.js";
+import { recordFailedAttempt, type FailedAttemptOutcome } from "./failed-attempt.js";
 import { dispatchStoredJobsNow } from "./job-dispatch.js";
 import { markJobFinished } from "./job.js";
 
@@ -53,13 +53,19 @@ export async function finishClaimedJob(database: Database, jobId: number, proces
 }
 
 /**
- * Record a failed attempt (see `recordFailedAttempt`), if `processId` still holds the claim.
- * Returns false (and changes nothing) otherwise.
+ * Record a failed attempt (see `recordFailedAttempt`: retried, failed or discarded per the job's
+ * retry policy), if `processId` still holds the claim. Returns null (and changes nothing)
+ * otherwise.
  */
-export async function failClaimedJob(database: Database, jobId: number, processId: number, error: StoredError): Promise<boolean> {
+export async function failClaimedJob(
+  database: Database,
+  jobId: number,
+  processId: number,
+  error: unknown,
+  definitions: DefinitionLookup,
+): Promise<FailedAttemptOutcome | null> {
   return database.dialect.beginClaimTx(database.db, async (trx) => {
-    if (!(await removeClaim(trx, jobId, processId))) return false;
-    await recordFailedAttempt(trx, jobId, error, new Date());
-    return true;
+    if (!(await removeClaim(trx, jobId, processId))) return null;
+    return recordFailedAttempt(trx, jobId, error, new Date(), definitions);
   });
 }

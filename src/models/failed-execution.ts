@@ -9,9 +9,9 @@ export interface StoredError {
 
 /** Turn anything a handler threw into a {@link StoredError}. */
 export function describeError(error: unknown): StoredError {
-  if (error instanceof Error) {
+  if (error instanceof Error || looksStored(error)) {
     const stored: StoredError = { name: error.name, message: error.message };
-    return error.stack ? { ...stored, stack: error.stack } : stored;
+    return typeof error.stack === "string" ? { ...stored, stack: error.stack } : stored;
   }
   return { name: "NonError", message: typeof error === "string" ? error : safeJson(error) };
 }
@@ -25,11 +25,14 @@ export function parseStoredError(text: string | null): StoredError | null {
   }
 }
 
-export async function insertFailedExecution(trx: Db, jobId: number, error: StoredError, now: Date): Promise<void> {
-  await trx
-    .insertInto("firm_queue_failed_executions")
-    .values({ job_id: jobId, error: JSON.stringify(error), created_at: now })
-    .execute();
+/** Move a job to failed executions; `errorJson` is a {@link StoredError} as JSON. */
+export async function insertFailedExecution(trx: Db, jobId: number, errorJson: string, now: Date): Promise<void> {
+  await trx.insertInto("firm_queue_failed_executions").values({ job_id: jobId, error: errorJson, created_at: now }).execute();
+}
+
+/** An error already described (a {@link StoredError}), or an error-like object from another realm. */
+function looksStored(value: unknown): value is { name: string; message: string; stack?: unknown } {
+  return typeof value === "object" && value !== null && typeof (value as StoredError).name === "string" && typeof (value as StoredError).message === "string";
 }
 
 function safeJson(value: unknown): string {

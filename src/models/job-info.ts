@@ -21,8 +21,13 @@ export interface JobInfo {
   readonly finishedAt: Date | null;
   readonly createdAt: Date;
   readonly concurrencyKey: string | null;
-  /** The error that put the job in failed executions. */
+  /** The error that put the job in failed executions (state `failed` only). */
   readonly error?: StoredError;
+  /**
+   * The error of the job's most recent failed attempt, whatever its state now: a job waiting for
+   * a retry, a job that succeeded after failing, a discarded job. Absent when no attempt failed.
+   */
+  readonly lastError?: StoredError;
 }
 
 /**
@@ -50,6 +55,7 @@ export async function findJobInfo(db: Db, jobId: number): Promise<JobInfo | null
     : row.scheduled_id !== null ? "scheduled"
     : "finished";
   const error = parseStoredError(row.failure);
+  const lastError = parseStoredError(row.last_error);
   return {
     id: Number(row.id),
     name: row.class_name,
@@ -63,6 +69,7 @@ export async function findJobInfo(db: Db, jobId: number): Promise<JobInfo | null
     createdAt: toDate(row.created_at),
     concurrencyKey: row.concurrency_key,
     ...(error ? { error } : {}),
+    ...(lastError ? { lastError } : {}),
   };
 }
 

@@ -75,11 +75,33 @@ export async function markJobFinished(trx: Db, jobId: number, now: Date, preserv
   }
 }
 
-/** Count a failed attempt. */
-export async function incrementAttempts(trx: Db, jobId: number, now: Date): Promise<void> {
+/**
+ * Count a failed attempt and keep its error as the job's last error. `changes` moves the job on:
+ * a new `scheduledAt` for a retry, `finishedAt` for a discarded job.
+ */
+export async function recordAttemptFailure(
+  trx: Db,
+  jobId: number,
+  errorJson: string,
+  now: Date,
+  changes: { readonly scheduledAt?: Date; readonly finishedAt?: Date } = {},
+): Promise<void> {
   await trx
     .updateTable("firm_queue_jobs")
-    .set((eb) => ({ updated_at: now, attempts: eb("attempts", "+", 1) }))
+    .set((eb) => ({
+      updated_at: now,
+      attempts: eb("attempts", "+", 1),
+      last_error: errorJson,
+      ...(changes.scheduledAt ? { scheduled_at: changes.scheduledAt } : {}),
+      ...(changes.finishedAt ? { finished_at: changes.finishedAt } : {}),
+    }))
     .where("id", "=", jobId)
     .execute();
+}
+
+/** Delete jobs by id; their executions go with them (ON DELETE CASCADE). Returns how many went. */
+export async function deleteJobs(trx: Db, jobIds: readonly number[]): Promise<number> {
+  if (jobIds.length === 0) return 0;
+  const result = await trx.deleteFrom("firm_queue_jobs").where("id", "in", jobIds).executeTakeFirst();
+  return Number(result.numDeletedRows);
 }

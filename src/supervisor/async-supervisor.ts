@@ -2,6 +2,7 @@ import { randomBytes } from "node:crypto";
 import type { ResolvedStartOptions } from "../configuration.js";
 import type { Database } from "../database/connection.js";
 import { Dispatcher } from "../dispatcher.js";
+import { FinishedJobCleanup } from "../finished-job-cleanup.js";
 import type { JobRegistry } from "../job-registry.js";
 import type { Logger } from "../logger.js";
 import { releaseClaims } from "../models/claimed-execution.js";
@@ -15,6 +16,8 @@ export interface SupervisorDependencies {
   readonly database: Database;
   readonly registry: JobRegistry;
   readonly preserveFinishedJobs: boolean;
+  /** Ms after which dispatchers delete finished jobs; null for never. */
+  readonly clearFinishedJobsAfter: number | null;
   readonly logger: Logger;
 }
 
@@ -84,7 +87,12 @@ export class AsyncSupervisor implements Supervisor {
     }
     for (const dispatcher of this.settings.dispatchers) {
       const processId = await this.register("Dispatcher", { batchSize: dispatcher.batchSize });
-      const role = new Dispatcher(dispatcher, database, logger, (error) => logger.error("dispatcher error", { processId, error }));
+      const { clearFinishedJobsAfter: after } = this.deps;
+      const cleanup =
+        after === null
+          ? undefined
+          : new FinishedJobCleanup({ after, interval: dispatcher.clearFinishedJobsInterval, batchSize: dispatcher.clearFinishedJobsBatchSize }, database, logger);
+      const role = new Dispatcher(dispatcher, database, logger, (error) => logger.error("dispatcher error", { processId, error }), cleanup);
       this.dispatchers.push(role);
       this.run(role, processId);
     }

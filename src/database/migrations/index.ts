@@ -1,5 +1,6 @@
 import { createTables } from "./001-create-tables.js";
+import { addJobsLastError } from "./002-add-jobs-last-error.js";
 import type { Migration } from "./table-spec.js";
 
 /** Every migration, oldest first. Append only: a released migration is never edited. */
-export const MIGRATIONS: readonly Migration[] = [createTables];
+export const MIGRATIONS: readonly Migration[] = [createTables, addJobsLastError];

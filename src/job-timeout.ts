@@ -1,0 +1,45 @@
+/** How a handler that outlived its timeout ended, later, in the background. */
+export type LateEnd = { readonly ok: true } | { readonly ok: false; readonly error: unknown };
+
+/**
+ * Run `work` with `signal` (the worker's shutdown signal) and, when `timeoutMs` is set, a
+ * deadline. Past the deadline the signal handed to `work` fires with `timeoutError()` as its
+ * reason and this rejects with that error at once, without waiting for `work`: a handler that
+ * ignores its signal keeps running in the background, but its result no longer counts.
+ * `onLateEnd` hears how such a handler eventually ended.
+ */
+export async function runWithTimeout(
+  work: (signal: AbortSignal) => unknown,
+  signal: AbortSignal,
+  timeoutMs: number | null,
+  timeoutError: () => Error,
+  onLateEnd: (end: LateEnd) => void,
+): Promise<void> {
+  if (timeoutMs === null) {
+    await work(signal);
+    return;
+  }
+  const deadline = new AbortController();
+  const combined = AbortSignal.any([signal, deadline.signal]);
+  const running = Promise.resolve().then(() => work(combined));
+  let timedOut = false;
+  // Also keeps a late rejection from becoming an unhandled rejection.
+  running.then(
+    () => timedOut && onLateEnd({ ok: true }),
+    (error: unknown) => timedOut && onLateEnd({ ok: false, error }),
+  );
+  let timer: NodeJS.Timeout | undefined;
+  const expired = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => {
+      timedOut = true;
+      const error = timeoutError();
+      deadline.abort(error);
+      reject(error);
+    }, timeoutMs);
+  });
+  try {
+    await Promise.race([running, expired]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
