@@ -60,6 +60,11 @@ export interface DispatcherOptions {
   readonly pollingInterval?: Duration;
   /** Scheduled jobs promoted per transaction. Default 500. */
   readonly batchSize?: number;
+  /**
+   * How often to run concurrency maintenance: delete expired semaphores, then unblock jobs
+   * whose key has a free slot. Default 10 minutes (and once at start); `false` turns it off.
+   */
+  readonly concurrencyMaintenanceInterval?: Duration | false;
 }
 
 /** Options of `firm.start()`. */
@@ -85,6 +90,8 @@ export interface ResolvedWorker {
 export interface ResolvedDispatcher {
   readonly pollingInterval: number;
   readonly batchSize: number;
+  /** Milliseconds, or false when maintenance is off. */
+  readonly concurrencyMaintenanceInterval: number | false;
 }
 
 export interface ResolvedStartOptions {
@@ -97,7 +104,8 @@ export interface ResolvedStartOptions {
 
 const START_KEYS = new Set(["mode", "workers", "dispatchers", "shutdownTimeout", "processHeartbeatInterval"]);
 const WORKER_KEYS = new Set(["queues", "concurrency", "pollingInterval"]);
-const DISPATCHER_KEYS = new Set(["pollingInterval", "batchSize"]);
+const DISPATCHER_KEYS = new Set(["pollingInterval", "batchSize", "concurrencyMaintenanceInterval"]);
+const DEFAULT_CONCURRENCY_MAINTENANCE_INTERVAL = 600_000;
 
 export function resolveStartOptions(options: StartOptions = {}): ResolvedStartOptions {
   rejectUnknownKeys(options, START_KEYS, "start option");
@@ -130,7 +138,13 @@ function resolveDispatcher(dispatcher: DispatcherOptions, where: string): Resolv
   return Object.freeze({
     pollingInterval: positive(toMilliseconds(dispatcher.pollingInterval ?? 1000, `${where}.pollingInterval`), `${where}.pollingInterval`),
     batchSize: positiveInteger(dispatcher.batchSize ?? 500, `${where}.batchSize`),
+    concurrencyMaintenanceInterval: maintenanceInterval(dispatcher.concurrencyMaintenanceInterval, `${where}.concurrencyMaintenanceInterval`),
   });
+}
+
+function maintenanceInterval(value: Duration | false | undefined, what: string): number | false {
+  if (value === false) return false;
+  return positive(toMilliseconds(value ?? DEFAULT_CONCURRENCY_MAINTENANCE_INTERVAL, what), what);
 }
 
 export function positiveInteger(value: unknown, what: string): number {

@@ -5,6 +5,8 @@ import { dispatchAllDue } from "./dispatcher.js";
 import { drainQueues, type DrainOptions } from "./drain.js";
 import { enqueueJobs } from "./enqueue.js";
 import { ClosedError, ConfigurationError } from "./errors.js";
+import type { BlockingConcurrencyOptions, DiscardingConcurrencyOptions } from "./concurrency-options.js";
+import { ConcurrencyRules } from "./concurrency-rules.js";
 import { checkJobName, resolveJobOptions, type EnqueueOptions, type JobHandler, type JobOptions } from "./job-definition.js";
 import { Job } from "./job.js";
 import { JobRegistry } from "./job-registry.js";
@@ -26,12 +28,15 @@ export class FirmQueue {
   /** Pause, resume and list queues. */
   readonly queues: QueueOperations;
   private readonly registry = new JobRegistry();
+  /** The concurrency limits of this instance's job definitions, for every path that makes jobs ready. */
+  private readonly concurrencyRules: ConcurrencyRules;
   private readonly supervisors = new Set<Supervisor>();
   private opening: Promise<Database> | undefined;
   private closed = false;
 
   constructor(options: FirmQueueOptions = {}) {
     this.options = resolveOptions(options);
+    this.concurrencyRules = new ConcurrencyRules((name) => this.registry.concurrencyOf(name), this.options.logger);
     this.queues = new QueueOperations(() => this.database());
     Object.defineProperty(this, BRAND, { value: true });
   }
@@ -43,14 +48,27 @@ export class FirmQueue {
 
   /**
    * Define a job: `handler` runs with the job's arguments and a context (job id, attempt, an
-   * AbortSignal that fires on shutdown). Returns the handle to enqueue it with.
+   * AbortSignal that fires on shutdown). Returns the handle to enqueue it with. Its `enqueue`
+   * resolves to the job id, or to `number | null` when the definition's concurrency limit
+   * discards jobs on conflict.
    */
-  defineJob<Args = unknown>(name: string, handler: JobHandler<Args>, options?: JobOptions): Job<Args> {
+  defineJob<Args = unknown>(
+    name: string,
+    handler: JobHandler<Args>,
+    options: JobOptions<Args> & { readonly concurrency: DiscardingConcurrencyOptions<Args> },
+  ): Job<Args, number | null>;
+  defineJob<Args = unknown>(
+    name: string,
+    handler: JobHandler<Args>,
+    options?: JobOptions<Args> & { readonly concurrency?: BlockingConcurrencyOptions<Args> },
+  ): Job<Args>;
+  defineJob<Args = unknown>(name: string, handler: JobHandler<Args>, options?: JobOptions<Args>): Job<Args, number | null>;
+  defineJob<Args = unknown>(name: string, handler: JobHandler<Args>, options?: JobOptions<Args>): Job<Args, number | null> {
     checkJobName(name);
     if (typeof handler !== "function") throw new ConfigurationError(`defineJob("${name}") needs a handler function`);
     const resolved = resolveJobOptions(name, options);
     this.registry.add({ name, handler: handler as JobHandler<unknown>, options: resolved });
-    return new Job<Args>(name, resolved, () => this.database());
+    return new Job<Args, number | null>(name, resolved, () => this.database(), this.concurrencyRules);
   }
 
   /** Names of the jobs defined on this instance. */
@@ -60,12 +78,16 @@ export class FirmQueue {
 
   /**
    * Enqueue a job by name, for code that does not hold its definition (a web app enqueuing work a
-   * separate worker service defines). Defaults come from the definition when there is one here.
+   * separate worker service defines). Defaults, and the concurrency key, come from the
+   * definition when there is one here; a job whose definition is not known here gets no
+   * concurrency key, so it is not limited. Null when this process's definition discards on
+   * conflict and no slot was free.
    */
-  async enqueue(name: string, args: unknown, options?: EnqueueOptions): Promise<number> {
+  async enqueue(name: string, args: unknown, options?: EnqueueOptions): Promise<number | null> {
     checkJobName(name);
     const defaults = this.registry.get(name)?.options ?? resolveJobOptions(name, {});
-    const [id] = await enqueueJobs(await this.database(), [{ name, args, defaults, ...(options ? { options } : {}) }], options?.transaction as Db | undefined);
+    const request = { name, args, defaults, ...(options ? { options } : {}) };
+    const [id] = await enqueueJobs(await this.database(), this.concurrencyRules, [request], options?.transaction as Db | undefined);
     return id!;
   }
 
@@ -82,7 +104,7 @@ export class FirmQueue {
 
   /** Run ready jobs in this process until none are left; returns how many ran. */
   async drain(options: DrainOptions = {}): Promise<number> {
-    return drainQueues(await this.database(), this.registry, {
+    return drainQueues(await this.database(), this.registry, this.concurrencyRules, {
       queues: options.queues ?? "*",
       concurrency: positiveInteger(options.concurrency ?? 1, "drain option concurrency"),
       preserveFinishedJobs: this.options.preserveFinishedJobs,
@@ -90,9 +112,12 @@ export class FirmQueue {
     });
   }
 
-  /** Move every due scheduled job to ready now; returns how many moved. */
+  /**
+   * Dispatch every due scheduled job now (to ready, or blocked by its concurrency limit);
+   * returns how many were dispatched.
+   */
   async dispatch(options: { batchSize?: number } = {}): Promise<number> {
-    return dispatchAllDue(await this.database(), positiveInteger(options.batchSize ?? 500, "dispatch option batchSize"));
+    return dispatchAllDue(await this.database(), this.concurrencyRules, positiveInteger(options.batchSize ?? 500, "dispatch option batchSize"));
   }
 
   /** Start workers and dispatchers. Stop them with the returned supervisor's `stop()`. */
@@ -101,6 +126,7 @@ export class FirmQueue {
     const supervisor = await AsyncSupervisor.start(settings, {
       database: await this.database(),
       registry: this.registry,
+      concurrencyRules: this.concurrencyRules,
       preserveFinishedJobs: this.options.preserveFinishedJobs,
       logger: this.options.logger,
     });

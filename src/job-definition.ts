@@ -1,4 +1,5 @@
 import type { Kysely } from "kysely";
+import { resolveConcurrency, type ConcurrencyOptions, type ResolvedConcurrency } from "./concurrency-options.js";
 import type { Duration } from "./duration.js";
 import { ConfigurationError } from "./errors.js";
 import type { Logger } from "./logger.js";
@@ -21,12 +22,14 @@ export interface JobContext {
 /** The function that does a job's work. */
 export type JobHandler<Args> = (args: Args, context: JobContext) => unknown;
 
-/** Options given to `defineJob`. */
-export interface JobOptions {
+/** Options given to `defineJob`. `Args` is the job's argument type. */
+export interface JobOptions<Args = any> {
   /** Queue the job goes to unless `enqueue` says otherwise. Default `"default"`. */
   readonly queue?: string;
   /** Smaller runs first. Default 0. */
   readonly priority?: number;
+  /** Limit how many jobs with the same key run at once (see docs/concurrency.md). */
+  readonly concurrency?: ConcurrencyOptions<Args>;
 }
 
 /** Options for one `enqueue` call. */
@@ -48,9 +51,11 @@ export interface EnqueueOptions {
 export interface ResolvedJobOptions {
   readonly queue: string;
   readonly priority: number;
+  /** Null when the job has no concurrency limit. */
+  readonly concurrency: ResolvedConcurrency | null;
 }
 
-const JOB_OPTION_KEYS = new Set(["queue", "priority"]);
+const JOB_OPTION_KEYS = new Set(["queue", "priority", "concurrency"]);
 export const ENQUEUE_OPTION_KEYS = new Set(["queue", "priority", "wait", "at", "transaction"]);
 
 /** Check `defineJob` options and fill in defaults; unknown keys and bad values name themselves. */
@@ -59,6 +64,7 @@ export function resolveJobOptions(name: string, options: JobOptions | undefined)
   return Object.freeze({
     queue: checkQueueName(options?.queue ?? "default", `defineJob("${name}") option queue`),
     priority: checkPriority(options?.priority ?? 0, `defineJob("${name}") option priority`),
+    concurrency: resolveConcurrency(name, options?.concurrency),
   });
 }
 

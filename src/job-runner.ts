@@ -1,3 +1,4 @@
+import type { ConcurrencyRules } from "./concurrency-rules.js";
 import type { Database } from "./database/connection.js";
 import { toDate } from "./database/schema.js";
 import { UnknownJobError } from "./errors.js";
@@ -25,6 +26,7 @@ export class JobRunner {
   constructor(
     private readonly database: Database,
     private readonly registry: JobRegistry,
+    private readonly concurrencyRules: ConcurrencyRules,
     private readonly processId: number,
     private readonly preserveFinishedJobs: boolean,
     private readonly logger: Logger,
@@ -49,17 +51,17 @@ export class JobRunner {
     }
     const ms = Math.round(performance.now() - started);
     if (succeeded) {
-      const recorded = await finishClaimedJob(this.database, jobId, this.processId, this.preserveFinishedJobs);
+      const recorded = await finishClaimedJob(this.database, this.concurrencyRules, jobId, this.processId, this.preserveFinishedJobs);
       if (!recorded) return this.lost(fields);
       this.logger.debug("job finished", { ...fields, ms });
       return "finished";
     }
     if (signal.aborted && signal.reason instanceof ShutdownSignal) {
-      await releaseClaims(this.database, this.processId, [jobId]);
+      await releaseClaims(this.database, this.concurrencyRules, this.processId, [jobId]);
       this.logger.info("job stopped for shutdown; back in its queue", { ...fields, ms });
       return "released";
     }
-    const recorded = await failClaimedJob(this.database, jobId, this.processId, describeError(failure));
+    const recorded = await failClaimedJob(this.database, this.concurrencyRules, jobId, this.processId, describeError(failure));
     if (!recorded) return this.lost(fields);
     this.logger.warn("job failed", { ...fields, ms, error: failure });
     return "failed";

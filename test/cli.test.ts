@@ -49,7 +49,7 @@ describeEachDatabase("CLI", (env) => {
 
   it("start runs jobs until SIGTERM, then exits 0 leaving no process rows", async () => {
     const firm = env.firm();
-    const id = await firm.enqueue("record", null);
+    const id = (await firm.enqueue("record", null))!;
     const { spawnCli } = await import("./support/processes.js");
     const started = spawnCli(["start", "--require", "test/fixtures/greeter.ts", "--database-url", env.url, "--polling-interval", "50ms"]);
     const deadline = Date.now() + 15_000;

@@ -83,3 +83,9 @@ export async function incrementAttempts(trx: Db, jobId: number, now: Date): Prom
     .where("id", "=", jobId)
     .execute();
 }
+
+/** Delete jobs outright (their execution rows go with them). */
+export async function deleteJobs(trx: Db, ids: readonly number[]): Promise<void> {
+  if (ids.length === 0) return;
+  await trx.deleteFrom("firm_queue_jobs").where("id", "in", ids).execute();
+}

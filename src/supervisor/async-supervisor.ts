@@ -1,5 +1,6 @@
 import { randomBytes } from "node:crypto";
 import type { ResolvedStartOptions } from "../configuration.js";
+import type { ConcurrencyRules } from "../concurrency-rules.js";
 import type { Database } from "../database/connection.js";
 import { Dispatcher } from "../dispatcher.js";
 import type { JobRegistry } from "../job-registry.js";
@@ -14,6 +15,7 @@ import { Worker } from "../worker.js";
 export interface SupervisorDependencies {
   readonly database: Database;
   readonly registry: JobRegistry;
+  readonly concurrencyRules: ConcurrencyRules;
   readonly preserveFinishedJobs: boolean;
   readonly logger: Logger;
 }
@@ -74,6 +76,7 @@ export class AsyncSupervisor implements Supervisor {
       const role = new Worker(worker, {
         database,
         registry: this.deps.registry,
+        concurrencyRules: this.deps.concurrencyRules,
         processId,
         preserveFinishedJobs: this.deps.preserveFinishedJobs,
         logger,
@@ -83,8 +86,11 @@ export class AsyncSupervisor implements Supervisor {
       this.run(role, processId);
     }
     for (const dispatcher of this.settings.dispatchers) {
-      const processId = await this.register("Dispatcher", { batchSize: dispatcher.batchSize });
-      const role = new Dispatcher(dispatcher, database, logger, (error) => logger.error("dispatcher error", { processId, error }));
+      const processId = await this.register("Dispatcher", {
+        batchSize: dispatcher.batchSize,
+        concurrencyMaintenanceInterval: dispatcher.concurrencyMaintenanceInterval,
+      });
+      const role = new Dispatcher(dispatcher, database, this.deps.concurrencyRules, logger, (error) => logger.error("dispatcher error", { processId, error }));
       this.dispatchers.push(role);
       this.run(role, processId);
     }
@@ -129,7 +135,7 @@ export class AsyncSupervisor implements Supervisor {
     await Promise.all(this.heartbeats.map((heartbeat) => heartbeat.stopPolling()));
     for (const processId of this.processIds.reverse()) {
       // Nothing should be claimed any more; anything left goes back in line before the row goes.
-      await releaseClaims(database, processId);
+      await releaseClaims(database, this.deps.concurrencyRules, processId);
       await deleteProcess(database.db, processId);
     }
     logger.info("supervisor stopped", { supervisorId: this.id });
