@@ -20,10 +20,10 @@ export interface SemaphoreLimit {
  */
 export async function acquireSemaphore(dialect: Dialect, trx: Db, key: string, limit: SemaphoreLimit, now: Date): Promise<boolean> {
   const expiresAt = new Date(now.getTime() + limit.duration);
-  if (await decrement(trx, key, expiresAt, now)) return true;
+  if (await decrement(trx, key, limit.to, expiresAt, now)) return true;
   if (await insertIfMissing(dialect, trx, key, limit.to - 1, expiresAt, now)) return true;
   await lockSemaphore(dialect, trx, key);
-  return decrement(trx, key, expiresAt, now);
+  return decrement(trx, key, limit.to, expiresAt, now);
 }
 
 /**
@@ -48,10 +48,15 @@ export async function deleteExpiredSemaphores(trx: Db, now: Date): Promise<numbe
   return Number(result.numDeletedRows);
 }
 
-async function decrement(trx: Db, key: string, expiresAt: Date, now: Date): Promise<boolean> {
+/** One atomic conditional decrement. A value above `to` (the limit was lowered) counts as `to`. */
+async function decrement(trx: Db, key: string, to: number, expiresAt: Date, now: Date): Promise<boolean> {
   const result = await trx
     .updateTable("firm_queue_semaphores")
-    .set((eb) => ({ value: eb("value", "-", 1), expires_at: expiresAt, updated_at: now }))
+    .set((eb) => ({
+      value: eb.case().when("value", ">", to).then(to - 1).else(eb("value", "-", 1)).end(),
+      expires_at: expiresAt,
+      updated_at: now,
+    }))
     .where("key", "=", key)
     .where("value", ">", 0)
     .executeTakeFirst();
