@@ -54,6 +54,7 @@ export async function lockNextBlocked(dialect: Dialect, trx: Db, key: string): P
   return { jobId: Number(row.job_id), jobName: job.class_name, queueName: row.queue_name, priority: row.priority };
 }
 
+/** The job leaves blocked executions (it is being promoted). */
 export async function deleteBlockedExecution(trx: Db, jobId: number): Promise<void> {
   await trx.deleteFrom("firm_queue_blocked_executions").where("job_id", "=", jobId).execute();
 }

@@ -12,6 +12,7 @@ export interface DispatchContext {
   readonly concurrency: ConcurrencyRules;
 }
 
+/** The context for dispatching on `database` with this FirmQueue's concurrency rules. */
 export function dispatchContext(database: Database, concurrency: ConcurrencyRules): DispatchContext {
   return { dialect: database.dialect, concurrency };
 }

@@ -64,6 +64,7 @@ function sortedByKey(jobs: readonly SlotHolder[]): SlotHolder[] {
   return jobs.filter((job) => job.concurrencyKey !== null).sort((a, b) => compareKeys(a.concurrencyKey!, b.concurrencyKey!));
 }
 
+/** Code-unit order of keys, the same in every process whatever the database collation. */
 export function compareKeys(a: string, b: string): number {
   return a < b ? -1 : a > b ? 1 : 0;
 }
