@@ -72,6 +72,11 @@ export interface DispatcherOptions {
   readonly clearFinishedJobsInterval?: Duration;
   /** Finished jobs deleted per transaction. Default 500. */
   readonly clearFinishedJobsBatchSize?: number;
+  /**
+   * How often to run concurrency maintenance: delete expired semaphores, then unblock jobs
+   * whose key has a free slot. Default 10 minutes (and once at start); `false` turns it off.
+   */
+  readonly concurrencyMaintenanceInterval?: Duration | false;
 }
 
 /** Options of `firm.start()`. */
@@ -99,6 +104,8 @@ export interface ResolvedDispatcher {
   readonly batchSize: number;
   readonly clearFinishedJobsInterval: number;
   readonly clearFinishedJobsBatchSize: number;
+  /** Milliseconds, or false when maintenance is off. */
+  readonly concurrencyMaintenanceInterval: number | false;
 }
 
 export interface ResolvedStartOptions {
@@ -111,7 +118,8 @@ export interface ResolvedStartOptions {
 
 const START_KEYS = new Set(["mode", "workers", "dispatchers", "shutdownTimeout", "processHeartbeatInterval"]);
 const WORKER_KEYS = new Set(["queues", "concurrency", "pollingInterval"]);
-const DISPATCHER_KEYS = new Set(["pollingInterval", "batchSize", "clearFinishedJobsInterval", "clearFinishedJobsBatchSize"]);
+const DISPATCHER_KEYS = new Set(["pollingInterval", "batchSize", "clearFinishedJobsInterval", "clearFinishedJobsBatchSize", "concurrencyMaintenanceInterval"]);
+const DEFAULT_CONCURRENCY_MAINTENANCE_INTERVAL = 600_000;
 
 export function resolveStartOptions(options: StartOptions = {}): ResolvedStartOptions {
   rejectUnknownKeys(options, START_KEYS, "start option");
@@ -149,7 +157,13 @@ function resolveDispatcher(dispatcher: DispatcherOptions, where: string): Resolv
       `${where}.clearFinishedJobsInterval`,
     ),
     clearFinishedJobsBatchSize: positiveInteger(dispatcher.clearFinishedJobsBatchSize ?? 500, `${where}.clearFinishedJobsBatchSize`),
+    concurrencyMaintenanceInterval: maintenanceInterval(dispatcher.concurrencyMaintenanceInterval, `${where}.concurrencyMaintenanceInterval`),
   });
+}
+
+function maintenanceInterval(value: Duration | false | undefined, what: string): number | false {
+  if (value === false) return false;
+  return positive(toMilliseconds(value ?? DEFAULT_CONCURRENCY_MAINTENANCE_INTERVAL, what), what);
 }
 
 export function positiveInteger(value: unknown, what: string): number {

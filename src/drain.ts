@@ -1,5 +1,6 @@
 import { randomBytes } from "node:crypto";
 import { claimJobs } from "./claims.js";
+import type { JobPolicies } from "./job-policies.js";
 import type { Database } from "./database/connection.js";
 import type { JobRegistry } from "./job-registry.js";
 import { JobRunner } from "./job-runner.js";
@@ -24,6 +25,7 @@ export interface DrainOptions {
 export async function drainQueues(
   database: Database,
   registry: JobRegistry,
+  policies: JobPolicies,
   settings: { queues: string | readonly string[]; concurrency: number; preserveFinishedJobs: boolean; logger: Logger },
 ): Promise<number> {
   const selector = new QueueSelector(settings.queues);
@@ -32,7 +34,7 @@ export async function drainQueues(
     { kind: "Worker", name: `drain-${randomBytes(6).toString("hex")}`, metadata: { queues: selector.patterns, drain: true } },
     new Date(),
   );
-  const runner = new JobRunner(database, registry, processId, settings.preserveFinishedJobs, settings.logger);
+  const runner = new JobRunner(database, registry, policies, processId, settings.preserveFinishedJobs, settings.logger);
   const signal = new AbortController().signal;
   let count = 0;
   try {
@@ -43,7 +45,7 @@ export async function drainQueues(
       count += jobs.length;
     }
   } finally {
-    await releaseClaims(database, processId);
+    await releaseClaims(database, policies, processId);
     await deleteProcess(database.db, processId);
   }
 }

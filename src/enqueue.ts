@@ -1,3 +1,5 @@
+import { concurrencyKeyFor } from "./concurrency-options.js";
+import type { JobPolicies } from "./job-policies.js";
 import type { Database } from "./database/connection.js";
 import type { Db } from "./database/dialect.js";
 import { toMilliseconds } from "./duration.js";
@@ -10,7 +12,7 @@ import {
   type EnqueueOptions,
   type ResolvedJobOptions,
 } from "./job-definition.js";
-import { dispatchJobs } from "./models/job-dispatch.js";
+import { dispatchContext, dispatchJobs } from "./models/job-dispatch.js";
 import { insertJobs, type NewJob } from "./models/job.js";
 import { serializeArguments } from "./serialization.js";
 
@@ -23,18 +25,27 @@ export interface EnqueueRequest {
 }
 
 /**
- * Write jobs and route them (ready or scheduled) in one transaction, returning their ids in
- * order. Every argument is serialized and every option checked before anything is written, so
- * a bad request leaves the database untouched.
+ * Write jobs and route them (ready, scheduled or blocked) in one transaction, returning their
+ * ids in order, with null for a job discarded because its concurrency key had no free slot
+ * (nothing of it stays in the database). Every argument is serialized, every option checked
+ * and every concurrency key computed before anything is written, so a bad request leaves the
+ * database untouched.
  */
-export async function enqueueJobs(database: Database, requests: readonly EnqueueRequest[], transaction?: Db): Promise<number[]> {
+export async function enqueueJobs(
+  database: Database,
+  policies: JobPolicies,
+  requests: readonly EnqueueRequest[],
+  transaction?: Db,
+): Promise<(number | null)[]> {
   const now = new Date();
   const jobs = requests.map((request) => prepareJob(request, now));
   if (jobs.length === 0) return [];
   const write = async (trx: Db) => {
     const ids = await insertJobs(trx, jobs, now);
-    await dispatchJobs(trx, jobs.map((job, index) => ({ ...job, id: ids[index]! })), now);
-    return ids;
+    const { discarded } = await dispatchJobs(trx, jobs.map((job, index) => ({ ...job, id: ids[index]! })), now, dispatchContext(database, policies));
+    if (discarded.length === 0) return ids;
+    const gone = new Set(discarded);
+    return ids.map((id) => (gone.has(id) ? null : id));
   };
   if (transaction) return write(transaction);
   return database.dialect.beginClaimTx(database.db, write);
@@ -49,7 +60,7 @@ function prepareJob(request: EnqueueRequest, now: Date): NewJob {
     priority: options.priority === undefined ? request.defaults.priority : checkPriority(options.priority, "enqueue option priority"),
     scheduledAt: scheduledAt(options, now),
     arguments: serializeArguments(request.name, request.args),
-    concurrencyKey: null,
+    concurrencyKey: request.defaults.concurrency ? concurrencyKeyFor(request.name, request.defaults.concurrency, request.args) : null,
   };
 }
 

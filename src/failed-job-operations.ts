@@ -14,6 +14,8 @@ import {
   type FailedJobInfo,
 } from "./models/failed-jobs.js";
 import type { JobRow } from "./models/job.js";
+import type { JobPolicies } from "./job-policies.js";
+import { dispatchContext } from "./models/dispatch-context.js";
 
 /** Options of `firm.failedJobs.list()`. */
 export interface ListFailedJobsOptions extends FailedJobFilter {
@@ -40,7 +42,10 @@ const BATCH_KEYS = new Set(["name", "queue", "batchSize", "onBatch"]);
  * short transactions that lock the failed rows they touch, skipping rows another operation holds.
  */
 export class FailedJobOperations {
-  constructor(private readonly database: () => Promise<Database>) {}
+  constructor(
+    private readonly database: () => Promise<Database>,
+    private readonly policies: JobPolicies,
+  ) {}
 
   /** Failed jobs in id order (oldest first), with the error that failed each. */
   async list(options: ListFailedJobsOptions = {}): Promise<FailedJobInfo[]> {
@@ -62,12 +67,12 @@ export class FailedJobOperations {
    * JobNotFailedError, JobRunningError or JobNotFoundError says which is not. Returns the count.
    */
   async retry(ids: number | readonly number[]): Promise<number> {
-    return this.byIds(ids, "retried", (trx, jobs, now) => retryLockedFailedJobs(trx, jobs, now));
+    return this.byIds(ids, "retried", (trx, jobs, now, database) => retryLockedFailedJobs(trx, jobs, now, dispatchContext(database, this.policies)));
   }
 
   /** Retry every failed job (of one name and/or queue), in batches. Returns the count. */
   async retryAll(options: BatchOptions = {}): Promise<number> {
-    return this.inBatches(options, "retryAll", (trx, jobs, now) => retryLockedFailedJobs(trx, jobs, now));
+    return this.inBatches(options, "retryAll", (trx, jobs, now, database) => retryLockedFailedJobs(trx, jobs, now, dispatchContext(database, this.policies)));
   }
 
   /**
@@ -89,7 +94,7 @@ export class FailedJobOperations {
     const database = await this.database();
     return database.dialect.beginClaimTx(database.db, async (trx) => {
       const jobs = await lockFailedJobsById(database, trx, unique, action);
-      return change(trx, jobs, new Date());
+      return change(trx, jobs, new Date(), database);
     });
   }
 
@@ -109,7 +114,7 @@ export class FailedJobOperations {
       const { count, lastId, seen } = await database.dialect.beginClaimTx(database.db, async (trx) => {
         const jobs = await lockFailedJobsBatch(database, trx, filter, afterId, batchSize);
         const lastId = jobs.length === 0 ? afterId : Math.max(...jobs.map((job) => Number(job.id)));
-        return { count: await change(trx, jobs, new Date()), lastId, seen: jobs.length };
+        return { count: await change(trx, jobs, new Date(), database), lastId, seen: jobs.length };
       });
       total += count;
       afterId = lastId;
@@ -119,7 +124,7 @@ export class FailedJobOperations {
   }
 }
 
-type Change = (trx: Db, jobs: readonly JobRow[], now: Date) => Promise<number>;
+type Change = (trx: Db, jobs: readonly JobRow[], now: Date, database: Database) => Promise<number>;
 
 function checkFilter(filter: FailedJobFilter): FailedJobFilter {
   return {

@@ -5,6 +5,8 @@ import { dispatchAllDue } from "./dispatcher.js";
 import { drainQueues, type DrainOptions } from "./drain.js";
 import { enqueueJobs } from "./enqueue.js";
 import { ClosedError, ConfigurationError } from "./errors.js";
+import type { BlockingConcurrencyOptions, DiscardingConcurrencyOptions } from "./concurrency-options.js";
+import { JobPolicies } from "./job-policies.js";
 import { checkJobName, resolveJobOptions, type EnqueueOptions, type JobHandler, type JobOptions } from "./job-definition.js";
 import { Job } from "./job.js";
 import { JobRegistry } from "./job-registry.js";
@@ -30,14 +32,17 @@ export class FirmQueue {
   /** See, retry and discard jobs that ran out of attempts. */
   readonly failedJobs: FailedJobOperations;
   private readonly registry = new JobRegistry();
+  /** Concurrency limits and retry policies of this instance's job definitions, by job name. */
+  private readonly policies: JobPolicies;
   private readonly supervisors = new Set<Supervisor>();
   private opening: Promise<Database> | undefined;
   private closed = false;
 
   constructor(options: FirmQueueOptions = {}) {
     this.options = resolveOptions(options);
-    this.queues = new QueueOperations(() => this.database());
-    this.failedJobs = new FailedJobOperations(() => this.database());
+    this.policies = new JobPolicies(this.registry, this.options.logger);
+    this.queues = new QueueOperations(() => this.database(), this.policies);
+    this.failedJobs = new FailedJobOperations(() => this.database(), this.policies);
     Object.defineProperty(this, BRAND, { value: true });
   }
 
@@ -48,14 +53,27 @@ export class FirmQueue {
 
   /**
    * Define a job: `handler` runs with the job's arguments and a context (job id, attempt, an
-   * AbortSignal that fires on shutdown). Returns the handle to enqueue it with.
+   * AbortSignal that fires on shutdown). Returns the handle to enqueue it with. Its `enqueue`
+   * resolves to the job id, or to `number | null` when the definition's concurrency limit
+   * discards jobs on conflict.
    */
-  defineJob<Args = unknown>(name: string, handler: JobHandler<Args>, options?: JobOptions): Job<Args> {
+  defineJob<Args = unknown>(
+    name: string,
+    handler: JobHandler<Args>,
+    options: JobOptions<Args> & { readonly concurrency: DiscardingConcurrencyOptions<Args> },
+  ): Job<Args, number | null>;
+  defineJob<Args = unknown>(
+    name: string,
+    handler: JobHandler<Args>,
+    options?: JobOptions<Args> & { readonly concurrency?: BlockingConcurrencyOptions<Args> },
+  ): Job<Args>;
+  defineJob<Args = unknown>(name: string, handler: JobHandler<Args>, options?: JobOptions<Args>): Job<Args, number | null>;
+  defineJob<Args = unknown>(name: string, handler: JobHandler<Args>, options?: JobOptions<Args>): Job<Args, number | null> {
     checkJobName(name);
     if (typeof handler !== "function") throw new ConfigurationError(`defineJob("${name}") needs a handler function`);
     const resolved = resolveJobOptions(name, options);
     this.registry.add({ name, handler: handler as JobHandler<unknown>, options: resolved });
-    return new Job<Args>(name, resolved, () => this.database());
+    return new Job<Args, number | null>(name, resolved, () => this.database(), this.policies);
   }
 
   /** Names of the jobs defined on this instance. */
@@ -65,12 +83,16 @@ export class FirmQueue {
 
   /**
    * Enqueue a job by name, for code that does not hold its definition (a web app enqueuing work a
-   * separate worker service defines). Defaults come from the definition when there is one here.
+   * separate worker service defines). Defaults, and the concurrency key, come from the
+   * definition when there is one here; a job whose definition is not known here gets no
+   * concurrency key, so it is not limited. Null when this process's definition discards on
+   * conflict and no slot was free.
    */
-  async enqueue(name: string, args: unknown, options?: EnqueueOptions): Promise<number> {
+  async enqueue(name: string, args: unknown, options?: EnqueueOptions): Promise<number | null> {
     checkJobName(name);
     const defaults = this.registry.get(name)?.options ?? resolveJobOptions(name, {});
-    const [id] = await enqueueJobs(await this.database(), [{ name, args, defaults, ...(options ? { options } : {}) }], options?.transaction as Db | undefined);
+    const request = { name, args, defaults, ...(options ? { options } : {}) };
+    const [id] = await enqueueJobs(await this.database(), this.policies, [request], options?.transaction as Db | undefined);
     return id!;
   }
 
@@ -87,7 +109,7 @@ export class FirmQueue {
 
   /** Run ready jobs in this process until none are left; returns how many ran. */
   async drain(options: DrainOptions = {}): Promise<number> {
-    return drainQueues(await this.database(), this.registry, {
+    return drainQueues(await this.database(), this.registry, this.policies, {
       queues: options.queues ?? "*",
       concurrency: positiveInteger(options.concurrency ?? 1, "drain option concurrency"),
       preserveFinishedJobs: this.options.preserveFinishedJobs,
@@ -95,9 +117,12 @@ export class FirmQueue {
     });
   }
 
-  /** Move every due scheduled job to ready now; returns how many moved. */
+  /**
+   * Dispatch every due scheduled job now (to ready, or blocked by its concurrency limit);
+   * returns how many were dispatched.
+   */
   async dispatch(options: { batchSize?: number } = {}): Promise<number> {
-    return dispatchAllDue(await this.database(), positiveInteger(options.batchSize ?? 500, "dispatch option batchSize"));
+    return dispatchAllDue(await this.database(), this.policies, positiveInteger(options.batchSize ?? 500, "dispatch option batchSize"));
   }
 
   /**
@@ -115,6 +140,7 @@ export class FirmQueue {
     const supervisor = await AsyncSupervisor.start(settings, {
       database: await this.database(),
       registry: this.registry,
+      policies: this.policies,
       preserveFinishedJobs: this.options.preserveFinishedJobs,
       clearFinishedJobsAfter: this.options.clearFinishedJobsAfter,
       logger: this.options.logger,

@@ -2,6 +2,7 @@ export { FirmQueue } from "./firm-queue.js";
 export { Job } from "./job.js";
 export type { FirmQueueOptions, StartOptions, WorkerOptions, DispatcherOptions } from "./configuration.js";
 export type { JobContext, JobHandler, JobOptions, EnqueueOptions, ResolvedJobOptions } from "./job-definition.js";
+export type { ConcurrencyOptions, ConcurrencyKeyValue, OnConflict } from "./concurrency-options.js";
 export type { JobInfo, JobState } from "./models/job-info.js";
 export type { QueueInfo } from "./models/queue-stats.js";
 export type { StoredError } from "./models/failed-execution.js";

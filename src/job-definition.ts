@@ -1,4 +1,5 @@
 import type { Kysely } from "kysely";
+import { resolveConcurrency, type ConcurrencyOptions, type ResolvedConcurrency } from "./concurrency-options.js";
 import { toMilliseconds, type Duration } from "./duration.js";
 import { ConfigurationError } from "./errors.js";
 import type { Logger } from "./logger.js";
@@ -25,8 +26,8 @@ export interface JobContext {
 /** The function that does a job's work. */
 export type JobHandler<Args> = (args: Args, context: JobContext) => unknown;
 
-/** Options given to `defineJob`. */
-export interface JobOptions {
+/** Options given to `defineJob`. `Args` is the job's argument type. */
+export interface JobOptions<Args = any> {
   /** Queue the job goes to unless `enqueue` says otherwise. Default `"default"`. */
   readonly queue?: string;
   /** Smaller runs first. Default 0. */
@@ -38,6 +39,8 @@ export interface JobOptions {
    * a TimeoutError (retried per `retry`). Default: no limit.
    */
   readonly timeout?: Duration;
+  /** Limit how many jobs with the same key run at once (see docs/concurrency.md). */
+  readonly concurrency?: ConcurrencyOptions<Args>;
 }
 
 /** Options for one `enqueue` call. */
@@ -62,9 +65,11 @@ export interface ResolvedJobOptions {
   readonly retry: RetryPolicy;
   /** Milliseconds, or null for no limit. */
   readonly timeout: number | null;
+  /** Null when the job has no concurrency limit. */
+  readonly concurrency: ResolvedConcurrency | null;
 }
 
-const JOB_OPTION_KEYS = new Set(["queue", "priority", "retry", "timeout"]);
+const JOB_OPTION_KEYS = new Set(["queue", "priority", "retry", "timeout", "concurrency"]);
 export const ENQUEUE_OPTION_KEYS = new Set(["queue", "priority", "wait", "at", "transaction"]);
 
 /** Check `defineJob` options and fill in defaults; unknown keys and bad values name themselves. */
@@ -75,6 +80,7 @@ export function resolveJobOptions(name: string, options: JobOptions | undefined)
     priority: checkPriority(options?.priority ?? 0, `defineJob("${name}") option priority`),
     retry: resolveRetryPolicy(options?.retry, `defineJob("${name}")`),
     timeout: resolveTimeout(options?.timeout, `defineJob("${name}") option timeout`),
+    concurrency: resolveConcurrency(name, options?.concurrency),
   });
 }
 

@@ -1,3 +1,4 @@
+import type { JobPolicies } from "./job-policies.js";
 import type { Database } from "./database/connection.js";
 import { toDate } from "./database/schema.js";
 import { TimeoutError, UnknownJobError } from "./errors.js";
@@ -26,6 +27,7 @@ export class JobRunner {
   constructor(
     private readonly database: Database,
     private readonly registry: JobRegistry,
+    private readonly policies: JobPolicies,
     private readonly processId: number,
     private readonly preserveFinishedJobs: boolean,
     private readonly logger: Logger,
@@ -50,17 +52,17 @@ export class JobRunner {
     }
     const ms = Math.round(performance.now() - started);
     if (succeeded) {
-      const recorded = await finishClaimedJob(this.database, jobId, this.processId, this.preserveFinishedJobs);
+      const recorded = await finishClaimedJob(this.database, this.policies, jobId, this.processId, this.preserveFinishedJobs);
       if (!recorded) return this.lost(fields);
       this.logger.debug("job finished", { ...fields, ms });
       return "finished";
     }
     if (signal.aborted && signal.reason instanceof ShutdownSignal) {
-      await releaseClaims(this.database, this.processId, [jobId]);
+      await releaseClaims(this.database, this.policies, this.processId, [jobId]);
       this.logger.info("job stopped for shutdown; back in its queue", { ...fields, ms });
       return "released";
     }
-    const outcome = await failClaimedJob(this.database, jobId, this.processId, failure, this.registry);
+    const outcome = await failClaimedJob(this.database, this.policies, jobId, this.processId, failure);
     if (!outcome) return this.lost(fields);
     this.logFailure(outcome, { ...fields, ms, error: failure });
     return "failed";

@@ -1,4 +1,5 @@
 import type { Database } from "./database/connection.js";
+import type { JobPolicies } from "./job-policies.js";
 import { positiveInteger } from "./configuration.js";
 import { checkQueueName, rejectUnknownKeys } from "./job-definition.js";
 import { discardReadyJobs } from "./models/queue-clear.js";
@@ -9,7 +10,10 @@ const CLEAR_KEYS = new Set(["batchSize"]);
 
 /** `firm.queues`: look at queues, pause or resume them, clear their ready jobs. */
 export class QueueOperations {
-  constructor(private readonly database: () => Promise<Database>) {}
+  constructor(
+    private readonly database: () => Promise<Database>,
+    private readonly policies: JobPolicies,
+  ) {}
 
   /** Stop workers from claiming jobs of this queue. Jobs can still be enqueued. */
   async pause(name: string): Promise<void> {
@@ -32,7 +36,7 @@ export class QueueOperations {
     const queue = checkQueueName(name, "queue");
     rejectUnknownKeys(options, CLEAR_KEYS, "queues.clear option");
     const batchSize = positiveInteger(options.batchSize ?? 500, "queues.clear option batchSize");
-    return discardReadyJobs(await this.database(), queue, batchSize);
+    return discardReadyJobs(await this.database(), this.policies, queue, batchSize);
   }
 
   /** Queues with ready jobs or a pause: size, latency of the oldest ready job, paused or not. */

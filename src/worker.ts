@@ -1,4 +1,5 @@
 import { claimJobs } from "./claims.js";
+import type { JobPolicies } from "./job-policies.js";
 import type { Database } from "./database/connection.js";
 import type { JobRegistry } from "./job-registry.js";
 import { JobRunner, ShutdownSignal } from "./job-runner.js";
@@ -20,6 +21,7 @@ export interface WorkerSettings {
 export interface WorkerDependencies {
   readonly database: Database;
   readonly registry: JobRegistry;
+  readonly policies: JobPolicies;
   readonly processId: number;
   readonly preserveFinishedJobs: boolean;
   readonly logger: Logger;
@@ -43,7 +45,7 @@ export class Worker extends Poller {
   ) {
     super();
     this.selector = new QueueSelector(settings.queues);
-    this.runner = new JobRunner(deps.database, deps.registry, deps.processId, deps.preserveFinishedJobs, deps.logger);
+    this.runner = new JobRunner(deps.database, deps.registry, deps.policies, deps.processId, deps.preserveFinishedJobs, deps.logger);
   }
 
   get processId(): number {
@@ -61,7 +63,7 @@ export class Worker extends Poller {
     const jobs = await claimJobs(this.deps.database, this.selector, free, this.deps.processId);
     if (!this.isRunning) {
       // Stopped while claiming: hand the jobs straight back instead of starting them.
-      await releaseClaims(this.deps.database, this.deps.processId, jobs.map((job) => Number(job.id)));
+      await releaseClaims(this.deps.database, this.deps.policies, this.deps.processId, jobs.map((job) => Number(job.id)));
       return 0;
     }
     for (const job of jobs) this.launch(job);
@@ -89,7 +91,7 @@ export class Worker extends Poller {
     clearTimeout(timer);
     if (result === "done") return [];
     const stuck = this.runningJobIds;
-    const released = await releaseClaims(this.deps.database, this.deps.processId, stuck);
+    const released = await releaseClaims(this.deps.database, this.deps.policies, this.deps.processId, stuck);
     this.deps.logger.warn("shutdown timeout passed; jobs still running were put back in their queues", {
       jobIds: released,
       timeoutMs: timeout,

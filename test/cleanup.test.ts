@@ -6,7 +6,7 @@ const HOUR = 3_600_000;
 
 /** Finish `count` jobs named `name`, then pretend they finished `agoMs` ago. Returns their ids. */
 async function finishedJobs(env: TestEnv, firm: FirmQueue, name: string, count: number, agoMs: number): Promise<number[]> {
-  const ids = await Promise.all(Array.from({ length: count }, () => firm.enqueue(name, null)));
+  const ids = (await Promise.all(Array.from({ length: count }, () => firm.enqueue(name, null)))).map((id) => id!);
   await firm.drain({ queues: "*", concurrency: 4 });
   const db = await env.db();
   await db.updateTable("firm_queue_jobs").set({ finished_at: new Date(Date.now() - agoMs) }).where("id", "in", ids).execute();
@@ -27,7 +27,7 @@ describeEachDatabase("finished-job cleanup", (env) => {
     const oldReports = await finishedJobs(env, firm, "report", 5, 3 * HOUR);
     const newReports = await finishedJobs(env, firm, "report", 2, 10_000);
     const oldEmails = await finishedJobs(env, firm, "email", 3, 3 * HOUR);
-    const waiting = await firm.enqueue("report", null, { wait: "1h" });
+    const waiting = (await firm.enqueue("report", null, { wait: "1h" }))!;
     const failed = firm.defineJob("fails", async () => {
       throw new Error("x");
     });

@@ -49,8 +49,8 @@ describeEachDatabase("CLI", (env) => {
 
   it("loads plain .mjs modules and several --require modules", async () => {
     const firm = env.firm();
-    const plain = await firm.enqueue("plain", null);
-    const record = await firm.enqueue("record", null);
+    const plain = (await firm.enqueue("plain", null))!;
+    const record = (await firm.enqueue("record", null))!;
     const both = await runCli(["drain", "-r", "test/fixtures/plain-module.mjs", "-r", "test/fixtures/greeter.ts"], { FIRM_QUEUE_DATABASE_URL: env.url });
     // Two modules, two FirmQueue instances: ambiguous, so refused.
     expect(both.code).toBe(1);
@@ -63,7 +63,7 @@ describeEachDatabase("CLI", (env) => {
 
   it("start runs jobs until SIGTERM, then exits 0 leaving no process rows", async () => {
     const firm = env.firm();
-    const id = await firm.enqueue("record", null);
+    const id = (await firm.enqueue("record", null))!;
     const { spawnCli } = await import("./support/processes.js");
     const started = spawnCli(["start", "--require", "test/fixtures/greeter.ts", "--database-url", env.url, "--polling-interval", "50ms"]);
     const deadline = Date.now() + 15_000;

@@ -27,7 +27,7 @@ describeEachDatabase("scheduled jobs", (env) => {
     await job.enqueue({}, { wait: "1h" });
     await new Promise((resolve) => setTimeout(resolve, 200));
     const database = await firm.database();
-    expect(await dispatchScheduledBatch(database, 2)).toBe(2);
+    expect(await dispatchScheduledBatch(database, (firm as any).policies, 2)).toBe(2);
     // The two priority-1 jobs went first.
     for (const id of high) expect((await firm.getJob(id))?.state).toBe("ready");
     for (const id of low) expect((await firm.getJob(id))?.state).toBe("scheduled");

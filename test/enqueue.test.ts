@@ -81,7 +81,7 @@ describeEachDatabase("enqueue", (env) => {
 
   it("enqueues by name for jobs defined elsewhere", async () => {
     const producer = env.firm();
-    const id = await producer.enqueue("defined-elsewhere", { x: 1 }, { queue: "remote" });
+    const id = (await producer.enqueue("defined-elsewhere", { x: 1 }, { queue: "remote" }))!;
     expect(await producer.getJob(id)).toMatchObject({ name: "defined-elsewhere", queue: "remote", state: "ready" });
   });
 

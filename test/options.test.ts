@@ -87,7 +87,9 @@ describe("options", () => {
   it("checks start options and fills defaults", () => {
     const resolved = resolveStartOptions({});
     expect(resolved.workers).toEqual([{ queues: "*", concurrency: 3, pollingInterval: 100 }]);
-    expect(resolved.dispatchers).toEqual([{ pollingInterval: 1000, batchSize: 500, clearFinishedJobsInterval: 300_000, clearFinishedJobsBatchSize: 500 }]);
+    expect(resolved.dispatchers).toEqual([
+      { pollingInterval: 1000, batchSize: 500, clearFinishedJobsInterval: 300_000, clearFinishedJobsBatchSize: 500, concurrencyMaintenanceInterval: 600_000 },
+    ]);
     expect(resolved.shutdownTimeout).toBe(5000);
     expect(() => resolveStartOptions({ workers: [{ concurrency: 0 }] })).toThrow("workers[0].concurrency must be a whole number");
     expect(() => resolveStartOptions({ workers: [{ queue: "x" } as never] })).toThrow('Unknown workers[0] option "queue"');

@@ -1,3 +1,4 @@
+import { dispatchContext } from "../src/models/dispatch-context.js";
 import { expect, it } from "vitest";
 import { UnrecoverableError, type FirmQueue } from "../src/index.js";
 import { recordFailedAttempt } from "../src/models/failed-attempt.js";
@@ -171,7 +172,7 @@ describeEachDatabase("retries", (env) => {
     const recover = () =>
       database.dialect.beginClaimTx(database.db, async (trx) => {
         expect(await removeClaim(trx, id, processId)).toBe(true);
-        return recordFailedAttempt(trx, id, new ProcessExitError("worker 123 was killed by SIGKILL"), new Date(), (firm as any).registry);
+        return recordFailedAttempt(trx, id, new ProcessExitError("worker 123 was killed by SIGKILL"), new Date(), dispatchContext(database, (firm as any).policies));
       });
     const first = await recover();
     expect(first.decision).toEqual({ action: "retry", delayMs: 0 });
@@ -220,7 +221,7 @@ describeEachDatabase("retries", (env) => {
       ["capped", { retry: { attempts: 3, backoff: "polynomial", maxDelay: "10s" } }, [3000, 10_000]],
     ];
     const ids = new Map<string, number>();
-    for (const [name, options] of cases) ids.set(name, await firm.defineJob(name, fail, options).enqueue(null));
+    for (const [name, options] of cases) ids.set(name, (await firm.defineJob(name, fail, options).enqueue(null))!);
     for (const round of [0, 1]) {
       const before = Date.now();
       await firm.drain();

@@ -68,7 +68,7 @@ describeEachDatabase("running jobs", (env) => {
 
   it("fails a job whose name is not defined here with UnknownJobError, and goes on", async () => {
     const producer = env.firm();
-    const unknownId = await producer.enqueue("nobody-defines-me", { x: 1 });
+    const unknownId = (await producer.enqueue("nobody-defines-me", { x: 1 }))!;
     const worker = env.firm();
     const known = worker.defineJob("known", async () => {});
     const knownId = await known.enqueue(null);
@@ -114,7 +114,7 @@ describeEachDatabase("running jobs", (env) => {
     const [claimed] = await claimJobs(database, new QueueSelector("*"), 1, processId);
     expect(Number(claimed!.id)).toBe(id);
     expect((await firm.getJob(id))?.state).toBe("claimed");
-    const runner = new JobRunner(database, (firm as any).registry, processId, true, silentLogger);
+    const runner = new JobRunner(database, (firm as any).registry, (firm as any).policies, processId, true, silentLogger);
     const outcome = runner.run(claimed!, new AbortController().signal);
     // Meanwhile the claim is taken away (crash recovery) and the job runs elsewhere.
     await database.db.deleteFrom("firm_queue_claimed_executions").where("job_id", "=", id).execute();

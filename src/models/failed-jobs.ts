@@ -4,6 +4,7 @@ import { toDate } from "../database/schema.js";
 import { JobNotFailedError, JobNotFoundError, JobRunningError } from "../errors.js";
 import { deserializeArguments } from "../serialization.js";
 import { parseStoredError, type StoredError } from "./failed-execution.js";
+import type { DispatchContext } from "./dispatch-context.js";
 import { dispatchJobs, toDispatchable } from "./job-dispatch.js";
 import { findJobInfo } from "./job-info.js";
 import { deleteJobs, type JobRow } from "./job.js";
@@ -89,14 +90,14 @@ export async function lockFailedJobsBatch(database: Database, trx: Db, filter: F
  * Send locked failed jobs back through dispatch as new: their failed rows go, attempts start
  * again from 0 (the last error stays as history), and they are due now.
  */
-export async function retryLockedFailedJobs(trx: Db, jobs: readonly JobRow[], now: Date): Promise<number> {
+export async function retryLockedFailedJobs(trx: Db, jobs: readonly JobRow[], now: Date, context: DispatchContext): Promise<number> {
   if (jobs.length === 0) return 0;
   const ids = jobs.map((job) => Number(job.id));
   await trx.deleteFrom("firm_queue_failed_executions").where("job_id", "in", ids).execute();
   await trx.updateTable("firm_queue_jobs").set({ attempts: 0, scheduled_at: now, updated_at: now }).where("id", "in", ids).execute();
   // A failed job holds no concurrency slot (it gave it up when its attempt failed), so dispatch
   // decides afresh whether it may run now.
-  await dispatchJobs(trx, jobs.map((job) => ({ ...toDispatchable(job), scheduledAt: now })), now);
+  await dispatchJobs(trx, jobs.map((job) => ({ ...toDispatchable(job), scheduledAt: now })), now, context);
   return ids.length;
 }
 

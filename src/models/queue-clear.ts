@@ -1,14 +1,17 @@
 import { sql } from "kysely";
 import type { Database } from "../database/connection.js";
 import { deleteJobs } from "./job.js";
-import { releaseConcurrencySlot } from "./slot-release.js";
+import type { JobPolicies } from "../job-policies.js";
+import { dispatchContext } from "./dispatch-context.js";
+import { compareKeys, releaseSemaphoreAndPromote } from "./semaphore-release.js";
 
 /**
  * Discard the jobs ready in `queueName` when the call starts, `batchSize` per short transaction.
  * Ready rows a worker is claiming at that moment are skipped (they are about to run); the slots
  * the discarded jobs held are given up. Returns how many jobs were discarded.
  */
-export async function discardReadyJobs(database: Database, queueName: string, batchSize: number): Promise<number> {
+export async function discardReadyJobs(database: Database, policies: JobPolicies, queueName: string, batchSize: number): Promise<number> {
+  const context = dispatchContext(database, policies);
   const { db, dialect } = database;
   const newest = await db
     .selectFrom("firm_queue_ready_executions")
@@ -32,11 +35,15 @@ export async function discardReadyJobs(database: Database, queueName: string, ba
         .limit(batchSize);
       const rows = await dialect.withSkipLocked(query).execute();
       const now = new Date();
-      for (const row of rows) {
-        await releaseConcurrencySlot(trx, { id: Number(row.job_id), className: row.class_name, concurrencyKey: row.concurrency_key }, now);
-      }
       const ids = rows.map((row) => Number(row.job_id));
-      return { deleted: await deleteJobs(trx, ids), seen: ids.length, nextAfter: ids.length ? Math.max(...ids) : lastId };
+      const deleted = await deleteJobs(trx, ids);
+      // A ready job holds its slot: hand it on. Keys in one order, so transactions cannot deadlock on them.
+      const holders = rows
+        .filter((row) => row.concurrency_key !== null)
+        .map((row) => ({ jobName: row.class_name, concurrencyKey: row.concurrency_key }))
+        .sort((a, b) => compareKeys(a.concurrencyKey!, b.concurrencyKey!));
+      for (const holder of holders) await releaseSemaphoreAndPromote(trx, context, holder, now);
+      return { deleted, seen: ids.length, nextAfter: ids.length ? Math.max(...ids) : lastId };
     });
     total += deleted;
     afterId = nextAfter;

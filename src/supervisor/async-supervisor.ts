@@ -1,5 +1,6 @@
 import { randomBytes } from "node:crypto";
 import type { ResolvedStartOptions } from "../configuration.js";
+import type { JobPolicies } from "../job-policies.js";
 import type { Database } from "../database/connection.js";
 import { Dispatcher } from "../dispatcher.js";
 import { FinishedJobCleanup } from "../finished-job-cleanup.js";
@@ -15,6 +16,7 @@ import { Worker } from "../worker.js";
 export interface SupervisorDependencies {
   readonly database: Database;
   readonly registry: JobRegistry;
+  readonly policies: JobPolicies;
   readonly preserveFinishedJobs: boolean;
   /** Ms after which dispatchers delete finished jobs; null for never. */
   readonly clearFinishedJobsAfter: number | null;
@@ -77,6 +79,7 @@ export class AsyncSupervisor implements Supervisor {
       const role = new Worker(worker, {
         database,
         registry: this.deps.registry,
+        policies: this.deps.policies,
         processId,
         preserveFinishedJobs: this.deps.preserveFinishedJobs,
         logger,
@@ -86,13 +89,16 @@ export class AsyncSupervisor implements Supervisor {
       this.run(role, processId);
     }
     for (const dispatcher of this.settings.dispatchers) {
-      const processId = await this.register("Dispatcher", { batchSize: dispatcher.batchSize });
+      const processId = await this.register("Dispatcher", {
+        batchSize: dispatcher.batchSize,
+        concurrencyMaintenanceInterval: dispatcher.concurrencyMaintenanceInterval,
+      });
       const { clearFinishedJobsAfter: after } = this.deps;
       const cleanup =
         after === null
           ? undefined
           : new FinishedJobCleanup({ after, interval: dispatcher.clearFinishedJobsInterval, batchSize: dispatcher.clearFinishedJobsBatchSize }, database, logger);
-      const role = new Dispatcher(dispatcher, database, logger, (error) => logger.error("dispatcher error", { processId, error }), cleanup);
+      const role = new Dispatcher(dispatcher, database, this.deps.policies, logger, (error) => logger.error("dispatcher error", { processId, error }), cleanup);
       this.dispatchers.push(role);
       this.run(role, processId);
     }
@@ -137,7 +143,7 @@ export class AsyncSupervisor implements Supervisor {
     await Promise.all(this.heartbeats.map((heartbeat) => heartbeat.stopPolling()));
     for (const processId of this.processIds.reverse()) {
       // Nothing should be claimed any more; anything left goes back in line before the row goes.
-      await releaseClaims(database, processId);
+      await releaseClaims(database, this.deps.policies, processId);
       await deleteProcess(database.db, processId);
     }
     logger.info("supervisor stopped", { supervisorId: this.id });
