@@ -11,7 +11,13 @@ import { JobRegistry } from "./job-registry.js";
 import { findJobInfo, type JobInfo } from "./models/job-info.js";
 import type { Db } from "./database/dialect.js";
 import { QueueOperations } from "./queue-operations.js";
-import { AsyncSupervisor, type Supervisor } from "./supervisor/async-supervisor.js";
+import { callerFile } from "./call-site.js";
+import { HookSet, type LifecycleHooks } from "./processes/hooks.js";
+import { AsyncSupervisor } from "./supervisor/async-supervisor.js";
+import { CHILD_INSTANCES, RUN_CHILD, type ChildSpec } from "./supervisor/child-protocol.js";
+import { runForkChild } from "./supervisor/fork-child.js";
+import { ForkSupervisor } from "./supervisor/fork-supervisor.js";
+import type { StopOptions, Supervisor, SupervisorDependencies } from "./supervisor/supervisor.js";
 
 const BRAND = Symbol.for("firm-queue.instance");
 
@@ -26,14 +32,31 @@ export class FirmQueue {
   /** Pause, resume and list queues. */
   readonly queues: QueueOperations;
   private readonly registry = new JobRegistry();
+  private readonly hooks: HookSet;
+  /** Files that created this instance and defined its jobs: what fork-mode children import by default. */
+  private readonly definitionFiles: string[] = [];
   private readonly supervisors = new Set<Supervisor>();
   private opening: Promise<Database> | undefined;
   private closed = false;
 
   constructor(options: FirmQueueOptions = {}) {
     this.options = resolveOptions(options);
+    this.hooks = new HookSet(this.options.logger);
+    if (options.hooks) this.hooks.add(options.hooks);
     this.queues = new QueueOperations(() => this.database());
     Object.defineProperty(this, BRAND, { value: true });
+    this.recordDefinitionFile();
+    ((globalThis as Record<symbol, unknown>)[CHILD_INSTANCES] as unknown[] | undefined)?.push(this);
+  }
+
+  /**
+   * Add lifecycle hooks: `onStart/onStop/onExit` for supervisors, `onWorkerStart`,
+   * `onDispatcherStop`, … for roles, and `onError` for errors in firm-queue's own machinery.
+   * Define them where you define your jobs, so fork-mode children get them too.
+   */
+  addHooks(hooks: LifecycleHooks): this {
+    this.hooks.add(hooks);
+    return this;
   }
 
   /** Whether `value` is a FirmQueue, even one loaded from another copy of this package. */
@@ -50,6 +73,7 @@ export class FirmQueue {
     if (typeof handler !== "function") throw new ConfigurationError(`defineJob("${name}") needs a handler function`);
     const resolved = resolveJobOptions(name, options);
     this.registry.add({ name, handler: handler as JobHandler<unknown>, options: resolved });
+    this.recordDefinitionFile();
     return new Job<Args>(name, resolved, () => this.database());
   }
 
@@ -95,22 +119,29 @@ export class FirmQueue {
     return dispatchAllDue(await this.database(), positiveInteger(options.batchSize ?? 500, "dispatch option batchSize"));
   }
 
-  /** Start workers and dispatchers. Stop them with the returned supervisor's `stop()`. */
+  /**
+   * Start workers and dispatchers: in this process (`mode: "async"`, the default) or in child
+   * processes (`mode: "fork"`). Stop them with the returned supervisor's `stop()`.
+   */
   async start(options?: StartOptions): Promise<Supervisor> {
     const settings = resolveStartOptions(options);
-    const supervisor = await AsyncSupervisor.start(settings, {
+    const deps: SupervisorDependencies = {
       database: await this.database(),
+      databaseUrl: this.options.databaseUrl,
       registry: this.registry,
       preserveFinishedJobs: this.options.preserveFinishedJobs,
       logger: this.options.logger,
-    });
+      hooks: this.hooks,
+      definitionFiles: this.definitionFiles,
+    };
+    const supervisor = settings.mode === "fork" ? await ForkSupervisor.start(settings, deps) : await AsyncSupervisor.start(settings, deps);
     this.supervisors.add(supervisor);
+    void supervisor.stopped.then(() => this.supervisors.delete(supervisor));
     return {
       id: supervisor.id,
-      stop: async () => {
-        await supervisor.stop();
-        this.supervisors.delete(supervisor);
-      },
+      mode: supervisor.mode,
+      stopped: supervisor.stopped,
+      stop: (stopOptions?: StopOptions) => supervisor.stop(stopOptions),
     };
   }
 
@@ -120,6 +151,25 @@ export class FirmQueue {
     this.closed = true;
     await Promise.all([...this.supervisors].map((supervisor) => supervisor.stop()));
     if (this.opening) await (await this.opening.catch(() => undefined))?.close();
+  }
+
+  /** Fork-mode children run their role through this (see supervisor/child-entry.ts). */
+  async [RUN_CHILD](spec: ChildSpec): Promise<void> {
+    await runForkChild(
+      {
+        options: this.options,
+        registry: this.registry,
+        hooks: this.hooks,
+        database: () => this.database(),
+        close: () => this.close(),
+      },
+      spec,
+    );
+  }
+
+  private recordDefinitionFile(): void {
+    const file = callerFile();
+    if (file !== undefined && !this.definitionFiles.includes(file)) this.definitionFiles.push(file);
   }
 
   /** The open database, opening it on first use. */

@@ -5,7 +5,8 @@ export type { JobContext, JobHandler, JobOptions, EnqueueOptions } from "./job-d
 export type { JobInfo, JobState } from "./models/job-info.js";
 export type { QueueInfo } from "./models/queue-stats.js";
 export type { StoredError } from "./models/failed-execution.js";
-export type { Supervisor } from "./supervisor/async-supervisor.js";
+export type { Supervisor, StopOptions } from "./supervisor/supervisor.js";
+export type { LifecycleHooks, ProcessInfo, ErrorContext } from "./processes/hooks.js";
 export type { DrainOptions } from "./drain.js";
 export type { Duration } from "./duration.js";
 export type { Logger, LogLevel } from "./logger.js";
@@ -20,4 +21,8 @@ export {
   DuplicateJobError,
   JobNotFoundError,
   ClosedError,
+  ProcessExitError,
+  ProcessPrunedError,
+  ProcessMissingError,
+  ChildProcessError,
 } from "./errors.js";

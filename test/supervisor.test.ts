@@ -21,7 +21,7 @@ describeEachDatabase("in-process supervisor", (env) => {
     expect(kinds.map((row) => row.kind).sort()).toEqual(["Dispatcher", "Supervisor", "Worker"]);
     const worker = kinds.find((row) => row.kind === "Worker")!;
     expect(worker.supervisor_id).toBe(supervisor.id);
-    expect(JSON.parse(worker.metadata!)).toEqual({ queues: "*", concurrency: 4 });
+    expect(JSON.parse(worker.metadata!)).toEqual({ queues: "*", concurrency: 4, pollingInterval: 20 });
     await waitFor(() => done.length === 12, 10_000, "12 jobs");
     await supervisor.stop();
     expect(peak).toBe(4);
