@@ -26,3 +26,5 @@ export {
   ProcessMissingError,
   ChildProcessError,
 } from "./errors.js";
+export { defineConfig } from "./config/cli-config.js";
+export type { FirmQueueConfig } from "./config/cli-config.js";
