@@ -3,6 +3,7 @@ import type { ResolvedStartOptions } from "../configuration.js";
 import { ConfigurationError, redactUrl } from "../errors.js";
 import type { FirmQueue } from "../firm-queue.js";
 import { loadJobModules } from "../module-loader.js";
+import type { StopOptions, Supervisor } from "../supervisor/supervisor.js";
 import { resolveCliConfig, type CliConfig, type CliFlags } from "./cli-config.js";
 
 /**
@@ -13,12 +14,19 @@ import { resolveCliConfig, type CliConfig, type CliFlags } from "./cli-config.js
 export async function runStart(flags: CliFlags): Promise<void> {
   const config = await resolveCliConfig(flags);
   const firm = await loadFirm(config);
-  const supervisor = await firm.start({ ...config.start, require: config.jobs });
+  // Handlers go in before starting: a signal during startup stops the supervisor once it is up,
+  // instead of killing it half-started.
+  let supervisor: Supervisor | undefined;
+  let pending: StopOptions | undefined;
   const onSignal = (signal: NodeJS.Signals) => {
-    firm.options.logger.info("signal received", { signal, supervisorId: supervisor.id });
-    void supervisor.stop({ immediate: signal === "SIGQUIT" });
+    const options = { immediate: signal === "SIGQUIT" };
+    firm.options.logger.info("signal received", { signal, supervisorId: supervisor?.id });
+    if (supervisor) void supervisor.stop(options);
+    else pending = { immediate: options.immediate || (pending?.immediate ?? false) };
   };
   for (const signal of ["SIGTERM", "SIGINT", "SIGQUIT"] as const) process.on(signal, onSignal);
+  supervisor = await firm.start({ ...config.start, require: config.jobs });
+  if (pending) void supervisor.stop(pending);
   await supervisor.stopped;
   await firm.close();
   // Jobs that ignored their AbortSignal may still hold timers; their claims are already back.
