@@ -94,4 +94,18 @@ describeEachDatabase("in-process supervisor", (env) => {
     await firm.close();
     expect(await countRows(await env.db(), "firm_queue_processes")).toBe(0);
   });
+
+  it("stop({ immediate: true }) puts claimed jobs back at once, without waiting for shutdownTimeout", async () => {
+    const firm = env.firm();
+    let finishLate!: () => void;
+    const job = firm.defineJob("stubborn", async () => new Promise<void>((resolve) => (finishLate = resolve)));
+    const id = await job.enqueue(null);
+    const supervisor = await firm.start({ workers: [{ pollingInterval: 10 }], shutdownTimeout: 60_000 });
+    await waitFor(async () => (await firm.getJob(id))?.state === "claimed", 5000, "claim");
+    await supervisor.stop({ immediate: true });
+    await supervisor.stopped;
+    expect(await firm.getJob(id)).toMatchObject({ state: "ready", attempts: 0 });
+    finishLate();
+    expect(await countRows(await env.db(), "firm_queue_processes")).toBe(0);
+  });
 });
