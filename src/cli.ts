@@ -39,7 +39,7 @@ program
     }
   });
 
-program
+const startCommand = program
   .command("start")
   .description(
     "Run workers and a dispatcher until stopped. TERM or Ctrl-C (INT): stop claiming, let running jobs end " +
@@ -47,29 +47,16 @@ program
   )
   .addOption(configOption())
   .addOption(databaseUrlOption())
-  .addOption(requireOption())
-  .addOption(new Option("--mode <mode>", "fork: a child process per worker and dispatcher (default); async: all in this process").choices(["fork", "async"]))
-  .addOption(new Option("-q, --queues <list>", 'queues each worker takes jobs from: "*", names and prefix* patterns, comma-separated, in order'))
-  .addOption(new Option("-c, --concurrency <n>", "jobs each worker runs at once (default 3)"))
-  .addOption(new Option("--processes <n>", "processes per worker (default 1)"))
-  .addOption(new Option("--polling-interval <duration>", "worker sleep when the queues are empty, e.g. 100ms, 1s"))
-  .addOption(new Option("--shutdown-timeout <duration>", "how long a graceful stop waits for running jobs (default 5s)"))
-  .addOption(new Option("--process-heartbeat-interval <duration>", "how often each process proves it is alive (default 60s)"))
-  .addOption(new Option("--process-alive-threshold <duration>", "after this long without a heartbeat a process is dead (default 5m)"))
-  .action(async (options: CliFlags) => {
-    await runStart(options);
-  });
+  .addOption(requireOption());
+addStartOptions(startCommand).action((options: CliFlags) => runStart(options));
 
-program
+const checkCommand = program
   .command("check")
   .description("Validate the configuration (file, FIRM_QUEUE_* variables, flags) and the job modules; print a summary. Exits 0 when valid, 1 otherwise.")
   .addOption(configOption())
   .addOption(databaseUrlOption())
-  .addOption(requireOption())
-  .addOption(new Option("--mode <mode>", "fork or async"))
-  .action(async (options: CliFlags) => {
-    console.log(await runCheck(options));
-  });
+  .addOption(requireOption());
+addStartOptions(checkCommand).action(async (options: CliFlags) => console.log(await runCheck(options)));
 
 program
   .command("drain")
@@ -87,6 +74,19 @@ program
       await firm.close();
     }
   });
+
+/** The settings `start` takes, which `check` validates the same way. */
+function addStartOptions(command: Command): Command {
+  return command
+    .addOption(new Option("--mode <mode>", "fork: a child process per worker and dispatcher (default); async: all in this process").choices(["fork", "async"]))
+    .addOption(new Option("-q, --queues <list>", 'queues each worker takes jobs from: "*", names and prefix* patterns, comma-separated, in order'))
+    .addOption(new Option("-c, --concurrency <n>", "jobs each worker runs at once (default 3)"))
+    .addOption(new Option("--processes <n>", "processes per worker (default 1)"))
+    .addOption(new Option("--polling-interval <duration>", "worker sleep when the queues are empty, e.g. 100ms, 1s"))
+    .addOption(new Option("--shutdown-timeout <duration>", "how long a graceful stop waits for running jobs (default 5s)"))
+    .addOption(new Option("--process-heartbeat-interval <duration>", "how often each process proves it is alive (default 60s)"))
+    .addOption(new Option("--process-alive-threshold <duration>", "after this long without a heartbeat a process is dead (default 5m)"));
+}
 
 function configOption(): Option {
   return new Option("--config <path>", "config module (default: env FIRM_QUEUE_CONFIG, else firm-queue.config.ts/.js/.mjs in this directory)");

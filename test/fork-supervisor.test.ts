@@ -155,4 +155,21 @@ describeEachDatabase("fork supervisor", (env) => {
     expect(await firm.getJob(id)).toMatchObject({ state: "finished" });
     expect(await countRows(db, "firm_queue_processes")).toBe(0);
   });
+
+  it("Ctrl-C in a terminal (INT to the whole process group): jobs in flight finish, nothing is lost, exit 0", async () => {
+    const firm = env.firm();
+    const db = await env.db();
+    const run = startSupervisor(env, [], {}, { detached: true });
+    await waitForProcesses(db, run);
+    const running = await firm.enqueue("sleep", { ms: 1000 });
+    await waitWhile(run, async () => (await firm.getJob(running))?.state === "claimed", "the job claimed");
+    const waiting = await firm.enqueue("sleep", { ms: 10 }, { wait: "1h" });
+    process.kill(-run.child.pid!, "SIGINT");
+    const result = await run.finished;
+    expect(result.code, run.output()).toBe(0);
+    expect(await firm.getJob(running)).toMatchObject({ state: "finished", attempts: 1 });
+    expect(await firm.getJob(waiting)).toMatchObject({ state: "scheduled", attempts: 0 });
+    expect(await countRows(db, "firm_queue_processes")).toBe(0);
+    expect(await countRows(db, "firm_queue_claimed_executions")).toBe(0);
+  });
 });

@@ -42,7 +42,9 @@ export function resolveChildLaunch(required: readonly string[] | undefined, defi
   const fromSource = import.meta.url.endsWith(".ts");
   const entry = fileURLToPath(new URL(fromSource ? "./child-entry.ts" : "./child-entry.js", import.meta.url));
   // Running from TypeScript sources (tests): the child needs a loader that understands them.
-  const execArgv = fromSource ? [...process.execArgv, "--import", jitiRegisterUrl()] : [...process.execArgv];
+  // Debugger flags are left out: every child would try to listen on the supervisor's port.
+  const inherited = process.execArgv.filter((flag) => !/^--inspect/.test(flag));
+  const execArgv = fromSource ? [...inherited, "--import", jitiRegisterUrl()] : inherited;
   return { entry, execArgv, modules };
 }
 

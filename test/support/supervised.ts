@@ -20,7 +20,7 @@ export interface SupervisedRun extends Spawned {
 }
 
 /** Start the built CLI on the test database with the process-test config and `args`. */
-export function startSupervisor(env: TestEnv, args: readonly string[] = [], extraEnv: Record<string, string> = {}): SupervisedRun {
+export function startSupervisor(env: TestEnv, args: readonly string[] = [], extraEnv: Record<string, string> = {}, options: { detached?: boolean } = {}): SupervisedRun {
   const dir = mkdtempSync(join(tmpdir(), "firm-queue-run-"));
   const jobLog = join(dir, "jobs.log");
   const hookLog = join(dir, "hooks.log");
@@ -29,7 +29,7 @@ export function startSupervisor(env: TestEnv, args: readonly string[] = [], extr
     FIXTURE_LOG: jobLog,
     HOOK_LOG: hookLog,
     ...extraEnv,
-  });
+  }, options);
   const lines = (file: string) => (existsSync(file) ? readFileSync(file, "utf8").split("\n").filter((line) => line !== "") : []);
   return { ...spawned, jobLog, hookLog, jobEvents: () => lines(jobLog), hookEvents: () => lines(hookLog) };
 }
