@@ -62,7 +62,8 @@ describeEachDatabase("in-process supervisor", (env) => {
     const job = firm.defineJob("stubborn", async () => new Promise<void>((resolve) => (finishLate = resolve)));
     const id = await job.enqueue(null);
     const supervisor = await firm.start({ workers: [{ pollingInterval: 10 }], shutdownTimeout: 100 });
-    await waitFor(async () => (await firm.getJob(id))?.state === "claimed", 5000, "claim");
+    // The handler running, not just the claim: a stop between claim and launch hands the job back unrun.
+    await waitFor(() => finishLate !== undefined, 5000, "the handler to start");
     const started = Date.now();
     await supervisor.stop();
     expect(Date.now() - started).toBeLessThan(2000);
@@ -101,7 +102,7 @@ describeEachDatabase("in-process supervisor", (env) => {
     const job = firm.defineJob("stubborn", async () => new Promise<void>((resolve) => (finishLate = resolve)));
     const id = await job.enqueue(null);
     const supervisor = await firm.start({ workers: [{ pollingInterval: 10 }], shutdownTimeout: 60_000 });
-    await waitFor(async () => (await firm.getJob(id))?.state === "claimed", 5000, "claim");
+    await waitFor(() => finishLate !== undefined, 5000, "the handler to start");
     await supervisor.stop({ immediate: true });
     await supervisor.stopped;
     expect(await firm.getJob(id)).toMatchObject({ state: "ready", attempts: 0 });

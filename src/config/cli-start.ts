@@ -25,7 +25,13 @@ export async function runStart(flags: CliFlags): Promise<void> {
     else pending = { immediate: options.immediate || (pending?.immediate ?? false) };
   };
   for (const signal of ["SIGTERM", "SIGINT", "SIGQUIT"] as const) process.on(signal, onSignal);
-  supervisor = await firm.start({ ...config.start, require: config.jobs });
+  try {
+    supervisor = await firm.start({ ...config.start, require: config.jobs });
+  } catch (error) {
+    // An open pool would keep the process alive after the error is printed.
+    await firm.close();
+    throw error;
+  }
   if (pending) void supervisor.stop(pending);
   await supervisor.stopped;
   await firm.close();

@@ -76,6 +76,7 @@ export async function findSupervisedProcess(db: Db, supervisorId: number, name: 
   return row ? toProcessRow(row) : null;
 }
 
+/** A raw process row as the rest of the code wants it: numbers, a Date, parsed metadata. */
 export function toProcessRow(row: Selectable<ProcessesTable>): ProcessRow {
   return {
     id: Number(row.id),

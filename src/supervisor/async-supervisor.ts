@@ -4,6 +4,7 @@ import { planRoles, roleDefinition, type RoleSpec } from "../processes/roles.js"
 import { BaseSupervisor } from "./base-supervisor.js";
 import type { SupervisorDependencies } from "./supervisor.js";
 
+// Kept for code that imported these from here before supervisor.ts existed.
 export type { Supervisor, SupervisorDependencies } from "./supervisor.js";
 
 /**

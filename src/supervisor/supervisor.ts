@@ -1,4 +1,3 @@
-import type { ResolvedStartOptions } from "../configuration.js";
 import type { Database } from "../database/connection.js";
 import type { JobRegistry } from "../job-registry.js";
 import type { Logger } from "../logger.js";
@@ -37,4 +36,3 @@ export interface SupervisorDependencies {
   readonly definitionFiles: readonly string[];
 }
 
-export type { ResolvedStartOptions };
