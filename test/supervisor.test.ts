@@ -32,13 +32,15 @@ describeEachDatabase("in-process supervisor", (env) => {
   it("on stop, fires the AbortSignal and waits for running jobs to end", async () => {
     const firm = env.firm();
     let sawAbort = false;
+    let started = false;
     const job = firm.defineJob("cooperative", async (_args, context) => {
+      started = true;
       await new Promise((resolve) => setTimeout(resolve, 100));
       sawAbort = context.signal.aborted;
     });
     const id = await job.enqueue(null);
     const supervisor = await firm.start({ workers: [{ pollingInterval: 10 }], shutdownTimeout: 2000 });
-    await waitFor(async () => (await firm.getJob(id))?.state === "claimed", 5000, "claim");
+    await waitFor(() => started, 5000, "the handler to start");
     await supervisor.stop();
     expect(sawAbort).toBe(true);
     expect((await firm.getJob(id))?.state).toBe("finished");
@@ -46,12 +48,14 @@ describeEachDatabase("in-process supervisor", (env) => {
 
   it("a handler that stops because of shutdown is put back in its queue, no attempt counted", async () => {
     const firm = env.firm();
+    let started = false;
     const job = firm.defineJob("interruptible", async (_args, context) => {
+      started = true;
       await new Promise((_resolve, reject) => context.signal.addEventListener("abort", () => reject(context.signal.reason)));
     });
     const id = await job.enqueue(null);
     const supervisor = await firm.start({ workers: [{ pollingInterval: 10 }] });
-    await waitFor(async () => (await firm.getJob(id))?.state === "claimed", 5000, "claim");
+    await waitFor(() => started, 5000, "the handler to start");
     await supervisor.stop();
     expect(await firm.getJob(id)).toMatchObject({ state: "ready", attempts: 0 });
   });
