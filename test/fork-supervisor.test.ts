@@ -1,6 +1,12 @@
 import { expect, it } from "vitest";
 import { countRows, describeEachDatabase } from "./support/harness.js";
-import { isAlive, processRows, startSupervisor, waitForProcesses, waitWhile } from "./support/supervised.js";
+import { isAlive, processRows, startSupervisor, waitForProcesses, waitWhile, type SupervisedRun } from "./support/supervised.js";
+
+/** Whether the fixture's "sleep" handler has begun running job `id` (claimed is not enough: a stop
+ * between claim and launch hands a job back unrun). */
+function started(run: SupervisedRun, id: number): boolean {
+  return run.jobEvents().some((line) => line.startsWith(`start ${id} `));
+}
 
 // Real processes and real signals: `firm-queue start` (fork mode) with the process-test config
 // (heartbeat 300 ms, alive threshold 3 s, shutdown timeout 3 s), a worker and a dispatcher child.
@@ -13,7 +19,7 @@ describeEachDatabase("fork supervisor", (env) => {
       const before = await waitForProcesses(db, run);
       const worker = before.find((row) => row.kind === "Worker")!;
       const slow = await firm.enqueue("sleep", { ms: 60_000 });
-      await waitWhile(run, async () => (await firm.getJob(slow))?.state === "claimed", "the slow job claimed");
+      await waitWhile(run, () => started(run, slow), "the slow job started");
       process.kill(worker.pid, "SIGKILL");
       // At once, not after the alive threshold: well under the 3 s it would take to prune.
       await waitWhile(run, async () => (await firm.getJob(slow))?.state === "failed", "the killed job failed");
@@ -45,7 +51,7 @@ describeEachDatabase("fork supervisor", (env) => {
     const rows = await waitForProcesses(db, run);
     const children = rows.filter((row) => row.kind !== "Supervisor");
     const id = await firm.enqueue("sleep", { ms: 1500 });
-    await waitWhile(run, async () => (await firm.getJob(id))?.state === "claimed", "the job claimed");
+    await waitWhile(run, () => started(run, id), "the job started");
     run.child.kill("SIGKILL");
     await waitWhile(run, () => children.every((child) => !isAlive(child.pid)), "every child exited", 20_000);
     expect(await firm.getJob(id)).toMatchObject({ state: "finished", attempts: 1 });
@@ -60,7 +66,7 @@ describeEachDatabase("fork supervisor", (env) => {
     const run = startSupervisor(env);
     const rows = await waitForProcesses(db, run);
     const ids = await Promise.all([firm.enqueue("sleep", { ms: 1200 }), firm.enqueue("sleep", { ms: 1200 })]);
-    await waitWhile(run, async () => (await countRows(db, "firm_queue_claimed_executions")) === 2, "both jobs claimed");
+    await waitWhile(run, () => ids.every((id) => started(run, id)), "both jobs started");
     for (let i = 0; i < 3; i++) run.child.kill("SIGTERM");
     const result = await run.finished;
     expect(result.code, run.output()).toBe(0);
@@ -89,7 +95,7 @@ describeEachDatabase("fork supervisor", (env) => {
     const run = startSupervisor(env, ["--shutdown-timeout", "500ms"]);
     await waitForProcesses(db, run);
     const id = await firm.enqueue("sleep", { ms: 60_000 });
-    await waitWhile(run, async () => (await firm.getJob(id))?.state === "claimed", "the job claimed");
+    await waitWhile(run, () => started(run, id), "the job started");
     run.child.kill("SIGTERM");
     const result = await run.finished;
     expect(result.code, run.output()).toBe(0);
@@ -104,7 +110,7 @@ describeEachDatabase("fork supervisor", (env) => {
     const run = startSupervisor(env, ["--shutdown-timeout", "60s"]);
     await waitForProcesses(db, run);
     const id = await firm.enqueue("sleep", { ms: 60_000 });
-    await waitWhile(run, async () => (await firm.getJob(id))?.state === "claimed", "the job claimed");
+    await waitWhile(run, () => started(run, id), "the job started");
     run.child.kill("SIGQUIT");
     const result = await run.finished;
     expect(result.code, run.output()).toBe(0);
@@ -149,7 +155,7 @@ describeEachDatabase("fork supervisor", (env) => {
     const rows = await waitForProcesses(db, run, { workers: 2 });
     expect(new Set(rows.map((row) => row.pid))).toEqual(new Set([run.child.pid]));
     const id = await firm.enqueue("sleep", { ms: 500 });
-    await waitWhile(run, async () => (await firm.getJob(id))?.state === "claimed", "the job claimed");
+    await waitWhile(run, () => started(run, id), "the job started");
     run.child.kill("SIGINT");
     expect((await run.finished).code).toBe(0);
     expect(await firm.getJob(id)).toMatchObject({ state: "finished" });
@@ -162,7 +168,7 @@ describeEachDatabase("fork supervisor", (env) => {
     const run = startSupervisor(env, [], {}, { detached: true });
     await waitForProcesses(db, run);
     const running = await firm.enqueue("sleep", { ms: 1000 });
-    await waitWhile(run, async () => (await firm.getJob(running))?.state === "claimed", "the job claimed");
+    await waitWhile(run, () => started(run, running), "the job started");
     const waiting = await firm.enqueue("sleep", { ms: 10 }, { wait: "1h" });
     process.kill(-run.child.pid!, "SIGINT");
     const result = await run.finished;
