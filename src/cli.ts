@@ -4,8 +4,9 @@ import { createRequire } from "node:module";
 import { FirmQueueError } from "./errors.js";
 import { FirmQueue } from "./firm-queue.js";
 import { loadJobModules } from "./module-loader.js";
-import { toMilliseconds } from "./duration.js";
 import { registerFailedCommands } from "./cli-failed.js";
+import { runCheck, runStart } from "./config/cli-start.js";
+import type { CliFlags } from "./config/cli-config.js";
 
 const { version } = createRequire(import.meta.url)("../package.json") as { version: string };
 
@@ -39,29 +40,24 @@ program
     }
   });
 
-program
+const startCommand = program
   .command("start")
-  .description("Run a worker and a dispatcher until stopped with Ctrl-C (SIGINT) or SIGTERM; running jobs get shutdownTimeout to end.")
+  .description(
+    "Run workers and a dispatcher until stopped. TERM or Ctrl-C (INT): stop claiming, let running jobs end " +
+      "(up to the shutdown timeout), put the rest back in line, exit 0. QUIT: put claimed jobs back at once.",
+  )
+  .addOption(configOption())
   .addOption(databaseUrlOption())
-  .addOption(requireOption())
-  .addOption(queuesOption())
-  .addOption(new Option("-c, --concurrency <n>", "jobs the worker runs at once").argParser(wholeNumber).default(3))
-  .addOption(new Option("--polling-interval <duration>", "worker sleep when the queues are empty, e.g. 100ms, 1s").default("100ms"))
-  .addOption(new Option("--shutdown-timeout <duration>", "how long Ctrl-C waits for running jobs before putting them back").default("5s"))
-  .action(async (options: CommonOptions & { queues: string; concurrency: number; pollingInterval: string; shutdownTimeout: string }) => {
-    const firm = await firmFor(options, { jobsRequired: true });
-    const supervisor = await firm.start({
-      workers: [{ queues: options.queues, concurrency: options.concurrency, pollingInterval: toMilliseconds(options.pollingInterval, "--polling-interval") }],
-      shutdownTimeout: toMilliseconds(options.shutdownTimeout, "--shutdown-timeout"),
-    });
-    await new Promise<void>((resolve) => {
-      const stop = () => resolve();
-      process.once("SIGINT", stop);
-      process.once("SIGTERM", stop);
-    });
-    await supervisor.stop();
-    await firm.close();
-  });
+  .addOption(requireOption());
+addStartOptions(startCommand).action((options: CliFlags) => runStart(options));
+
+const checkCommand = program
+  .command("check")
+  .description("Validate the configuration (file, FIRM_QUEUE_* variables, flags) and the job modules; print a summary. Exits 0 when valid, 1 otherwise.")
+  .addOption(configOption())
+  .addOption(databaseUrlOption())
+  .addOption(requireOption());
+addStartOptions(checkCommand).action(async (options: CliFlags) => console.log(await runCheck(options)));
 
 program
   .command("drain")
@@ -79,6 +75,23 @@ program
       await firm.close();
     }
   });
+
+/** The settings `start` takes, which `check` validates the same way. */
+function addStartOptions(command: Command): Command {
+  return command
+    .addOption(new Option("--mode <mode>", "fork: a child process per worker and dispatcher (default); async: all in this process").choices(["fork", "async"]))
+    .addOption(new Option("-q, --queues <list>", 'queues each worker takes jobs from: "*", names and prefix* patterns, comma-separated, in order'))
+    .addOption(new Option("-c, --concurrency <n>", "jobs each worker runs at once (default 3)"))
+    .addOption(new Option("--processes <n>", "processes per worker (default 1)"))
+    .addOption(new Option("--polling-interval <duration>", "worker sleep when the queues are empty, e.g. 100ms, 1s"))
+    .addOption(new Option("--shutdown-timeout <duration>", "how long a graceful stop waits for running jobs (default 5s)"))
+    .addOption(new Option("--process-heartbeat-interval <duration>", "how often each process proves it is alive (default 60s)"))
+    .addOption(new Option("--process-alive-threshold <duration>", "after this long without a heartbeat a process is dead (default 5m)"));
+}
+
+function configOption(): Option {
+  return new Option("--config <path>", "config module (default: env FIRM_QUEUE_CONFIG, else firm-queue.config.ts/.js/.mjs in this directory)");
+}
 
 function databaseUrlOption(): Option {
   return new Option("-d, --database-url <url>", "sqlite:path, postgres://… or mysql://… (default: env FIRM_QUEUE_DATABASE_URL)");

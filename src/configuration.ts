@@ -3,6 +3,7 @@ import { ConfigurationError } from "./errors.js";
 import { consoleLogger, isLogLevel, type Logger, type LogLevel } from "./logger.js";
 import { rejectUnknownKeys } from "./job-definition.js";
 import { QueueSelector } from "./models/queue-selector.js";
+import type { LifecycleHooks } from "./processes/hooks.js";
 
 /** Options of `new FirmQueue(...)`. */
 export interface FirmQueueOptions {
@@ -24,6 +25,8 @@ export interface FirmQueueOptions {
   readonly logger?: Logger;
   /** Least severe level the default logger prints. Default env `FIRM_QUEUE_LOG_LEVEL`, then `info`. */
   readonly logLevel?: LogLevel;
+  /** Lifecycle hooks (see `firm.addHooks`). */
+  readonly hooks?: LifecycleHooks;
 }
 
 /** {@link FirmQueueOptions} checked, with every default filled in. */
@@ -37,7 +40,7 @@ export interface ResolvedOptions {
 }
 
 export const DEFAULT_DATABASE_URL = "sqlite:firm-queue.sqlite3";
-const OPTION_KEYS = new Set(["databaseUrl", "preserveFinishedJobs", "clearFinishedJobsAfter", "poolSize", "logger", "logLevel"]);
+const OPTION_KEYS = new Set(["databaseUrl", "preserveFinishedJobs", "clearFinishedJobsAfter", "poolSize", "logger", "logLevel", "hooks"]);
 
 export function resolveOptions(options: FirmQueueOptions = {}): ResolvedOptions {
   rejectUnknownKeys(options, OPTION_KEYS, "FirmQueue option");
@@ -60,6 +63,8 @@ export interface WorkerOptions {
   readonly concurrency?: number;
   /** How long to sleep when the queues are empty. Default 100 ms. */
   readonly pollingInterval?: Duration;
+  /** How many copies of this worker to run (each its own process in fork mode). Default 1. */
+  readonly processes?: number;
 }
 
 /** A dispatcher in `firm.start({ dispatchers })`. */
@@ -81,8 +86,17 @@ export interface DispatcherOptions {
 
 /** Options of `firm.start()`. */
 export interface StartOptions {
-  /** `"async"`: every role in this process. */
-  readonly mode?: "async";
+  /**
+   * `"async"` (the default here): every role runs in this process. `"fork"`: one child process
+   * per worker (times `processes`) and per dispatcher, restarted when it dies.
+   */
+  readonly mode?: "async" | "fork";
+  /**
+   * Fork mode: the modules that define your jobs, imported by each child (as `--require` does
+   * for the CLI; relative paths from the current directory). Default: the modules that called
+   * `new FirmQueue()` and `defineJob()`.
+   */
+  readonly require?: readonly string[];
   /** Default: one worker on `"*"`. */
   readonly workers?: readonly WorkerOptions[];
   /** Default: one dispatcher. */
@@ -91,12 +105,18 @@ export interface StartOptions {
   readonly shutdownTimeout?: Duration;
   /** How often each process refreshes its row. Default 60 s. */
   readonly processHeartbeatInterval?: Duration;
+  /**
+   * A process whose heartbeat is older than this is dead: supervisors prune it and fail its
+   * claims. Default 5 min; must exceed `processHeartbeatInterval`.
+   */
+  readonly processAliveThreshold?: Duration;
 }
 
 export interface ResolvedWorker {
   readonly queues: string | readonly string[];
   readonly concurrency: number;
   readonly pollingInterval: number;
+  readonly processes: number;
 }
 
 export interface ResolvedDispatcher {
@@ -109,30 +129,42 @@ export interface ResolvedDispatcher {
 }
 
 export interface ResolvedStartOptions {
-  readonly mode: "async";
+  readonly mode: "async" | "fork";
+  readonly require: readonly string[] | undefined;
   readonly workers: readonly ResolvedWorker[];
   readonly dispatchers: readonly ResolvedDispatcher[];
   readonly shutdownTimeout: number;
   readonly processHeartbeatInterval: number;
+  readonly processAliveThreshold: number;
 }
 
-const START_KEYS = new Set(["mode", "workers", "dispatchers", "shutdownTimeout", "processHeartbeatInterval"]);
-const WORKER_KEYS = new Set(["queues", "concurrency", "pollingInterval"]);
+const START_KEYS = new Set(["mode", "require", "workers", "dispatchers", "shutdownTimeout", "processHeartbeatInterval", "processAliveThreshold"]);
+const WORKER_KEYS = new Set(["queues", "concurrency", "pollingInterval", "processes"]);
 const DISPATCHER_KEYS = new Set(["pollingInterval", "batchSize", "clearFinishedJobsInterval", "clearFinishedJobsBatchSize", "concurrencyMaintenanceInterval"]);
 const DEFAULT_CONCURRENCY_MAINTENANCE_INTERVAL = 600_000;
 
 export function resolveStartOptions(options: StartOptions = {}): ResolvedStartOptions {
   rejectUnknownKeys(options, START_KEYS, "start option");
   const mode = options.mode ?? "async";
-  if (mode !== "async") throw new ConfigurationError(`start option mode must be "async", got ${JSON.stringify(mode)}`);
-  const workers = (options.workers ?? [{}]).map((worker, index) => resolveWorker(worker, `workers[${index}]`));
-  const dispatchers = (options.dispatchers ?? [{}]).map((dispatcher, index) => resolveDispatcher(dispatcher, `dispatchers[${index}]`));
+  if (mode !== "async" && mode !== "fork") throw new ConfigurationError(`start option mode must be "fork" or "async", got ${JSON.stringify(mode)}`);
+  const processHeartbeatInterval = positive(toMilliseconds(options.processHeartbeatInterval ?? 60_000, "processHeartbeatInterval"), "processHeartbeatInterval");
+  const processAliveThreshold = positive(toMilliseconds(options.processAliveThreshold ?? 300_000, "processAliveThreshold"), "processAliveThreshold");
+  if (processAliveThreshold <= processHeartbeatInterval) {
+    throw new ConfigurationError(
+      `processAliveThreshold (${processAliveThreshold} ms) must be longer than processHeartbeatInterval (${processHeartbeatInterval} ms), ` +
+        "or live processes would be pruned as dead",
+    );
+  }
+  const workers = list(options.workers ?? [{}], "workers").map((worker, index) => resolveWorker(worker, `workers[${index}]`));
+  const dispatchers = list(options.dispatchers ?? [{}], "dispatchers").map((dispatcher, index) => resolveDispatcher(dispatcher, `dispatchers[${index}]`));
   return Object.freeze({
     mode,
+    require: resolveRequire(options.require),
     workers,
     dispatchers,
     shutdownTimeout: toMilliseconds(options.shutdownTimeout ?? 5000, "shutdownTimeout"),
-    processHeartbeatInterval: positive(toMilliseconds(options.processHeartbeatInterval ?? 60_000, "processHeartbeatInterval"), "processHeartbeatInterval"),
+    processHeartbeatInterval,
+    processAliveThreshold,
   });
 }
 
@@ -144,6 +176,7 @@ function resolveWorker(worker: WorkerOptions, where: string): ResolvedWorker {
     queues,
     concurrency: positiveInteger(worker.concurrency ?? 3, `${where}.concurrency`),
     pollingInterval: positive(toMilliseconds(worker.pollingInterval ?? 100, `${where}.pollingInterval`), `${where}.pollingInterval`),
+    processes: positiveInteger(worker.processes ?? 1, `${where}.processes`),
   });
 }
 
@@ -171,6 +204,19 @@ export function positiveInteger(value: unknown, what: string): number {
     throw new ConfigurationError(`${what} must be a whole number of at least 1, got ${JSON.stringify(value)}`);
   }
   return value;
+}
+
+function list<T>(value: readonly T[], what: string): readonly T[] {
+  if (!Array.isArray(value)) throw new ConfigurationError(`${what} must be a list, got ${JSON.stringify(value)}`);
+  return value;
+}
+
+function resolveRequire(paths: unknown): readonly string[] | undefined {
+  if (paths === undefined) return undefined;
+  if (!Array.isArray(paths) || paths.length === 0 || !paths.every((path) => typeof path === "string" && path !== "")) {
+    throw new ConfigurationError(`start option require must be a non-empty list of module paths, got ${JSON.stringify(paths)}`);
+  }
+  return Object.freeze([...paths]);
 }
 
 function positive(value: number, what: string): number {

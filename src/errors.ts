@@ -106,3 +106,34 @@ export class JobRunningError extends FirmQueueError {
 export function redactUrl(url: string): string {
   return url.replace(/^([a-z0-9+.-]+:\/\/[^:/@]*:)[^@/]*@/i, "$1***@");
 }
+
+/** The worker process running the job exited abnormally; its supervisor reaped it. */
+export class ProcessExitError extends FirmQueueError {
+  constructor(processName: string, pid: number | null, how: string) {
+    super(`The process running this job (${processName}, pid ${pid ?? "unknown"}) exited abnormally: ${how}`);
+  }
+}
+
+/** The process running the job missed its heartbeats past the alive threshold and was pruned as dead. */
+export class ProcessPrunedError extends FirmQueueError {
+  constructor(processName: string, pid: number, lastHeartbeatAt: Date, thresholdMs: number) {
+    super(
+      `The process running this job (${processName}, pid ${pid}) sent no heartbeat since ${lastHeartbeatAt.toISOString()} ` +
+        `(alive threshold ${thresholdMs} ms) and was pruned as dead`,
+    );
+  }
+}
+
+/** The job was claimed by a process whose row no longer exists (found when a supervisor booted). */
+export class ProcessMissingError extends FirmQueueError {
+  constructor(processId: number | null) {
+    super(`The process that claimed this job (process id ${processId ?? "none"}) is not registered any more`);
+  }
+}
+
+/** A fork-mode child process could not start its role (bad job modules, unreachable database, …). */
+export class ChildProcessError extends FirmQueueError {
+  constructor(role: string, detail: string) {
+    super(`The ${role} child process could not start: ${detail}`);
+  }
+}

@@ -15,7 +15,13 @@ import type { Db } from "./database/dialect.js";
 import { QueueOperations } from "./queue-operations.js";
 import { FailedJobOperations } from "./failed-job-operations.js";
 import { clearFinishedJobs, type ClearFinishedJobsOptions } from "./clear-finished-jobs.js";
-import { AsyncSupervisor, type Supervisor } from "./supervisor/async-supervisor.js";
+import { callerFile } from "./call-site.js";
+import { HookSet, type LifecycleHooks } from "./processes/hooks.js";
+import { AsyncSupervisor } from "./supervisor/async-supervisor.js";
+import { CHILD_INSTANCES, RUN_CHILD, type ChildSpec } from "./supervisor/child-protocol.js";
+import { runForkChild } from "./supervisor/fork-child.js";
+import { ForkSupervisor } from "./supervisor/fork-supervisor.js";
+import type { StopOptions, Supervisor, SupervisorDependencies } from "./supervisor/supervisor.js";
 
 const BRAND = Symbol.for("firm-queue.instance");
 
@@ -34,6 +40,9 @@ export class FirmQueue {
   private readonly registry = new JobRegistry();
   /** Concurrency limits and retry policies of this instance's job definitions, by job name. */
   private readonly policies: JobPolicies;
+  private readonly hooks: HookSet;
+  /** Files that created this instance and defined its jobs: what fork-mode children import by default. */
+  private readonly definitionFiles: string[] = [];
   private readonly supervisors = new Set<Supervisor>();
   private opening: Promise<Database> | undefined;
   private closed = false;
@@ -41,9 +50,23 @@ export class FirmQueue {
   constructor(options: FirmQueueOptions = {}) {
     this.options = resolveOptions(options);
     this.policies = new JobPolicies(this.registry, this.options.logger);
+    this.hooks = new HookSet(this.options.logger);
+    if (options.hooks) this.hooks.add(options.hooks);
     this.queues = new QueueOperations(() => this.database(), this.policies);
     this.failedJobs = new FailedJobOperations(() => this.database(), this.policies);
     Object.defineProperty(this, BRAND, { value: true });
+    this.recordDefinitionFile();
+    ((globalThis as Record<symbol, unknown>)[CHILD_INSTANCES] as unknown[] | undefined)?.push(this);
+  }
+
+  /**
+   * Add lifecycle hooks: `onStart/onStop/onExit` for supervisors, `onWorkerStart`,
+   * `onDispatcherStop`, … for roles, and `onError` for errors in firm-queue's own machinery.
+   * Define them where you define your jobs, so fork-mode children get them too.
+   */
+  addHooks(hooks: LifecycleHooks): this {
+    this.hooks.add(hooks);
+    return this;
   }
 
   /** Whether `value` is a FirmQueue, even one loaded from another copy of this package. */
@@ -73,6 +96,7 @@ export class FirmQueue {
     if (typeof handler !== "function") throw new ConfigurationError(`defineJob("${name}") needs a handler function`);
     const resolved = resolveJobOptions(name, options);
     this.registry.add({ name, handler: handler as JobHandler<unknown>, options: resolved });
+    this.recordDefinitionFile();
     return new Job<Args, number | null>(name, resolved, () => this.database(), this.policies);
   }
 
@@ -134,24 +158,31 @@ export class FirmQueue {
     return clearFinishedJobs(await this.database(), options, this.options.clearFinishedJobsAfter);
   }
 
-  /** Start workers and dispatchers. Stop them with the returned supervisor's `stop()`. */
+  /**
+   * Start workers and dispatchers: in this process (`mode: "async"`, the default) or in child
+   * processes (`mode: "fork"`). Stop them with the returned supervisor's `stop()`.
+   */
   async start(options?: StartOptions): Promise<Supervisor> {
     const settings = resolveStartOptions(options);
-    const supervisor = await AsyncSupervisor.start(settings, {
+    const deps: SupervisorDependencies = {
       database: await this.database(),
+      databaseUrl: this.options.databaseUrl,
       registry: this.registry,
       policies: this.policies,
       preserveFinishedJobs: this.options.preserveFinishedJobs,
       clearFinishedJobsAfter: this.options.clearFinishedJobsAfter,
       logger: this.options.logger,
-    });
+      hooks: this.hooks,
+      definitionFiles: this.definitionFiles,
+    };
+    const supervisor = settings.mode === "fork" ? await ForkSupervisor.start(settings, deps) : await AsyncSupervisor.start(settings, deps);
     this.supervisors.add(supervisor);
+    void supervisor.stopped.then(() => this.supervisors.delete(supervisor));
     return {
       id: supervisor.id,
-      stop: async () => {
-        await supervisor.stop();
-        this.supervisors.delete(supervisor);
-      },
+      mode: supervisor.mode,
+      stopped: supervisor.stopped,
+      stop: (stopOptions?: StopOptions) => supervisor.stop(stopOptions),
     };
   }
 
@@ -161,6 +192,26 @@ export class FirmQueue {
     this.closed = true;
     await Promise.all([...this.supervisors].map((supervisor) => supervisor.stop()));
     if (this.opening) await (await this.opening.catch(() => undefined))?.close();
+  }
+
+  /** Fork-mode children run their role through this (see supervisor/child-entry.ts). */
+  async [RUN_CHILD](spec: ChildSpec): Promise<void> {
+    await runForkChild(
+      {
+        options: this.options,
+        registry: this.registry,
+        policies: this.policies,
+        hooks: this.hooks,
+        database: () => this.database(),
+        close: () => this.close(),
+      },
+      spec,
+    );
+  }
+
+  private recordDefinitionFile(): void {
+    const file = callerFile();
+    if (file !== undefined && !this.definitionFiles.includes(file)) this.definitionFiles.push(file);
   }
 
   /** The open database, opening it on first use. */

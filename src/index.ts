@@ -6,7 +6,8 @@ export type { ConcurrencyOptions, ConcurrencyKeyValue, OnConflict } from "./conc
 export type { JobInfo, JobState } from "./models/job-info.js";
 export type { QueueInfo } from "./models/queue-stats.js";
 export type { StoredError } from "./models/failed-execution.js";
-export type { Supervisor } from "./supervisor/async-supervisor.js";
+export type { Supervisor, StopOptions } from "./supervisor/supervisor.js";
+export type { LifecycleHooks, ProcessInfo, ErrorContext } from "./processes/hooks.js";
 export type { DrainOptions } from "./drain.js";
 export type { Duration } from "./duration.js";
 export type { Backoff, RetryOptions, RetryPolicy } from "./retry-policy.js";
@@ -30,4 +31,10 @@ export {
   TimeoutError,
   JobNotFailedError,
   JobRunningError,
+  ProcessExitError,
+  ProcessPrunedError,
+  ProcessMissingError,
+  ChildProcessError,
 } from "./errors.js";
+export { defineConfig } from "./config/cli-config.js";
+export type { FirmQueueConfig } from "./config/cli-config.js";

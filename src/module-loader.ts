@@ -11,7 +11,11 @@ import { FirmQueue } from "./firm-queue.js";
  * default export or its export named `firm`. Modules that only define jobs on an instance
  * exported elsewhere are fine; exactly one instance must be found.
  */
-export async function loadJobModules(paths: readonly string[], cwd: string = process.cwd()): Promise<FirmQueue> {
+export async function loadJobModules(
+  paths: readonly string[],
+  cwd: string = process.cwd(),
+  options: { /** Instances to consider when no module exports one (fork-mode children). */ readonly fallback?: () => readonly unknown[] } = {},
+): Promise<FirmQueue> {
   if (paths.length === 0) throw new ConfigurationError("No job modules given: pass --require <path> naming the module that defines your jobs");
   const jiti = createJiti(pathToFileURL(resolve(cwd, "firm-queue-loader")).href, { interopDefault: false, tryNative: true });
   const instances = new Set<FirmQueue>();
@@ -27,6 +31,9 @@ export async function loadJobModules(paths: readonly string[], cwd: string = pro
     for (const candidate of [exports?.firm, exports?.default]) {
       if (FirmQueue.isFirmQueue(candidate)) instances.add(candidate);
     }
+  }
+  if (instances.size === 0 && options.fallback) {
+    for (const candidate of options.fallback()) if (FirmQueue.isFirmQueue(candidate)) instances.add(candidate);
   }
   if (instances.size === 0) {
     throw new ConfigurationError(

@@ -86,11 +86,22 @@ describe("options", () => {
 
   it("checks start options and fills defaults", () => {
     const resolved = resolveStartOptions({});
-    expect(resolved.workers).toEqual([{ queues: "*", concurrency: 3, pollingInterval: 100 }]);
+    expect(resolved.workers).toEqual([{ queues: "*", concurrency: 3, pollingInterval: 100, processes: 1 }]);
     expect(resolved.dispatchers).toEqual([
       { pollingInterval: 1000, batchSize: 500, clearFinishedJobsInterval: 300_000, clearFinishedJobsBatchSize: 500, concurrencyMaintenanceInterval: 600_000 },
     ]);
     expect(resolved.shutdownTimeout).toBe(5000);
+    expect(resolved.mode).toBe("async");
+    expect(resolved.processHeartbeatInterval).toBe(60_000);
+    expect(resolved.processAliveThreshold).toBe(300_000);
+    expect(resolveStartOptions({ mode: "fork", require: ["./jobs.js"] })).toMatchObject({ mode: "fork", require: ["./jobs.js"] });
+    expect(() => resolveStartOptions({ mode: "threads" as never })).toThrow('mode must be "fork" or "async"');
+    expect(() => resolveStartOptions({ workers: [{ processes: 0 }] })).toThrow("workers[0].processes must be a whole number");
+    expect(() => resolveStartOptions({ require: [] })).toThrow("require must be a non-empty list");
+    expect(() => resolveStartOptions({ processHeartbeatInterval: "1m", processAliveThreshold: "30s" })).toThrow(
+      "processAliveThreshold (30000 ms) must be longer than processHeartbeatInterval (60000 ms)",
+    );
+    expect(() => resolveStartOptions({ workers: {} as never })).toThrow("workers must be a list");
     expect(() => resolveStartOptions({ workers: [{ concurrency: 0 }] })).toThrow("workers[0].concurrency must be a whole number");
     expect(() => resolveStartOptions({ workers: [{ queue: "x" } as never] })).toThrow('Unknown workers[0] option "queue"');
     expect(() => resolveStartOptions({ workers: [{ queues: [] }] })).toThrow("queues must name at least one queue");

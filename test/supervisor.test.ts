@@ -21,7 +21,7 @@ describeEachDatabase("in-process supervisor", (env) => {
     expect(kinds.map((row) => row.kind).sort()).toEqual(["Dispatcher", "Supervisor", "Worker"]);
     const worker = kinds.find((row) => row.kind === "Worker")!;
     expect(worker.supervisor_id).toBe(supervisor.id);
-    expect(JSON.parse(worker.metadata!)).toEqual({ queues: "*", concurrency: 4 });
+    expect(JSON.parse(worker.metadata!)).toEqual({ queues: "*", concurrency: 4, pollingInterval: 20 });
     await waitFor(() => done.length === 12, 10_000, "12 jobs");
     await supervisor.stop();
     expect(peak).toBe(4);
@@ -102,6 +102,20 @@ describeEachDatabase("in-process supervisor", (env) => {
     await Promise.all([supervisor.stop(), supervisor.stop()]);
     await firm.start();
     await firm.close();
+    expect(await countRows(await env.db(), "firm_queue_processes")).toBe(0);
+  });
+
+  it("stop({ immediate: true }) puts claimed jobs back at once, without waiting for shutdownTimeout", async () => {
+    const firm = env.firm();
+    let finishLate!: () => void;
+    const job = firm.defineJob("stubborn", async () => new Promise<void>((resolve) => (finishLate = resolve)));
+    const id = await job.enqueue(null);
+    const supervisor = await firm.start({ workers: [{ pollingInterval: 10 }], shutdownTimeout: 60_000 });
+    await waitFor(() => finishLate !== undefined, 5000, "the handler to start");
+    await supervisor.stop({ immediate: true });
+    await supervisor.stopped;
+    expect(await firm.getJob(id)).toMatchObject({ state: "ready", attempts: 0 });
+    finishLate();
     expect(await countRows(await env.db(), "firm_queue_processes")).toBe(0);
   });
 });

@@ -12,11 +12,11 @@ import { findSlotHolder, releaseSemaphoreAndPromote, releaseSemaphoresForRequeue
  * (recovered after a crash, released on shutdown, discarded): the caller then must not touch the
  * job, because someone else owns it now. This is the stale-worker guard.
  */
-export async function removeClaim(trx: Db, jobId: number, processId: number): Promise<boolean> {
+export async function removeClaim(trx: Db, jobId: number, processId: number | null): Promise<boolean> {
   const result = await trx
     .deleteFrom("firm_queue_claimed_executions")
     .where("job_id", "=", jobId)
-    .where("process_id", "=", processId)
+    .where("process_id", processId === null ? "is" : "=", processId)
     .executeTakeFirst();
   return Number(result.numDeletedRows) > 0;
 }

@@ -1,5 +1,7 @@
 import { hostname } from "node:os";
+import type { Selectable } from "kysely";
 import type { Db } from "../database/dialect.js";
+import { toDate, type ProcessesTable } from "../database/schema.js";
 
 /** The roles that register in `firm_queue_processes`. */
 export type ProcessKind = "Supervisor" | "Worker" | "Dispatcher" | "Scheduler";
@@ -40,6 +42,50 @@ export async function heartbeatProcess(db: Db, processId: number, now: Date): Pr
   return Number(result.numUpdatedRows) > 0;
 }
 
+/** Remove a process row (deregistration, or a dead process whose claims were recovered). */
 export async function deleteProcess(db: Db, processId: number): Promise<void> {
   await db.deleteFrom("firm_queue_processes").where("id", "=", processId).execute();
+}
+
+/** A process row as read back. */
+export interface ProcessRow {
+  readonly id: number;
+  readonly kind: ProcessKind;
+  readonly name: string;
+  readonly pid: number;
+  readonly hostname: string;
+  readonly supervisorId: number | null;
+  readonly metadata: Record<string, unknown>;
+  readonly lastHeartbeatAt: Date;
+}
+
+/** One process by id, or null when its row is gone. */
+export async function findProcess(db: Db, processId: number): Promise<ProcessRow | null> {
+  const row = await db.selectFrom("firm_queue_processes").selectAll().where("id", "=", processId).executeTakeFirst();
+  return row ? toProcessRow(row) : null;
+}
+
+/** The process a supervisor registered under `name`, or null. */
+export async function findSupervisedProcess(db: Db, supervisorId: number, name: string): Promise<ProcessRow | null> {
+  const row = await db
+    .selectFrom("firm_queue_processes")
+    .selectAll()
+    .where("supervisor_id", "=", supervisorId)
+    .where("name", "=", name)
+    .executeTakeFirst();
+  return row ? toProcessRow(row) : null;
+}
+
+/** A raw process row as the rest of the code wants it: numbers, a Date, parsed metadata. */
+export function toProcessRow(row: Selectable<ProcessesTable>): ProcessRow {
+  return {
+    id: Number(row.id),
+    kind: row.kind as ProcessKind,
+    name: row.name,
+    pid: Number(row.pid),
+    hostname: row.hostname ?? "",
+    supervisorId: row.supervisor_id === null ? null : Number(row.supervisor_id),
+    metadata: row.metadata ? (JSON.parse(row.metadata) as Record<string, unknown>) : {},
+    lastHeartbeatAt: toDate(row.last_heartbeat_at),
+  };
 }

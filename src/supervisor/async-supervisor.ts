@@ -1,155 +1,69 @@
-import { randomBytes } from "node:crypto";
 import type { ResolvedStartOptions } from "../configuration.js";
-import type { JobPolicies } from "../job-policies.js";
-import type { Database } from "../database/connection.js";
-import { Dispatcher } from "../dispatcher.js";
-import { FinishedJobCleanup } from "../finished-job-cleanup.js";
-import type { JobRegistry } from "../job-registry.js";
-import type { Logger } from "../logger.js";
-import { releaseClaims } from "../models/claimed-execution.js";
-import { deleteProcess, registerProcess, type ProcessKind } from "../models/process.js";
-import { Heartbeat } from "../processes/heartbeat.js";
-import type { Poller } from "../processes/poller.js";
-import { Worker } from "../worker.js";
+import { RegisteredRole } from "../processes/registered-role.js";
+import { planRoles, roleDefinition, type RoleSpec } from "../processes/roles.js";
+import { BaseSupervisor } from "./base-supervisor.js";
+import type { SupervisorDependencies } from "./supervisor.js";
 
-/** What the supervisor needs from the FirmQueue that started it. */
-export interface SupervisorDependencies {
-  readonly database: Database;
-  readonly registry: JobRegistry;
-  readonly policies: JobPolicies;
-  readonly preserveFinishedJobs: boolean;
-  /** Ms after which dispatchers delete finished jobs; null for never. */
-  readonly clearFinishedJobsAfter: number | null;
-  readonly logger: Logger;
-}
-
-/** A running set of roles, returned by `firm.start()`. */
-export interface Supervisor {
-  /** The supervisor's row id in `firm_queue_processes`. */
-  readonly id: number;
-  /** Stop gracefully: stop claiming, let running jobs end (up to `shutdownTimeout`), deregister. */
-  stop(): Promise<void>;
-}
+// Kept for code that imported these from here before supervisor.ts existed.
+export type { Supervisor, SupervisorDependencies } from "./supervisor.js";
 
 /**
  * Runs every configured role inside this process: workers run jobs as concurrent promises on
- * this event loop. Each role registers its own process row and heartbeats it.
+ * this event loop. Each role registers its own process row (supervised by this one) and
+ * heartbeats it. A role whose row was pruned stops and is replaced by a fresh one.
  */
-export class AsyncSupervisor implements Supervisor {
-  private readonly workers: Worker[] = [];
-  private readonly dispatchers: Dispatcher[] = [];
-  private readonly heartbeats: Heartbeat[] = [];
-  private readonly processIds: number[] = [];
-  private stopping: Promise<void> | undefined;
-
-  private constructor(
-    readonly id: number,
-    private readonly settings: ResolvedStartOptions,
-    private readonly deps: SupervisorDependencies,
-  ) {}
+export class AsyncSupervisor extends BaseSupervisor {
+  readonly mode = "async" as const;
+  private readonly roles = new Set<RegisteredRole>();
 
   static async start(settings: ResolvedStartOptions, deps: SupervisorDependencies): Promise<AsyncSupervisor> {
-    const supervisorId = await registerProcess(deps.database.db, { kind: "Supervisor", name: processName("supervisor"), metadata: { mode: "async" } }, new Date());
-    const supervisor = new AsyncSupervisor(supervisorId, settings, deps);
-    supervisor.processIds.push(supervisorId);
-    supervisor.watch(supervisorId);
-    try {
-      await supervisor.startRoles();
-    } catch (error) {
-      await supervisor.stop();
-      throw error;
-    }
+    const supervisor = new AsyncSupervisor(settings, deps);
+    await supervisor.boot({ mode: "async" });
     deps.logger.info("supervisor started", {
-      supervisorId,
+      supervisorId: supervisor.id,
       mode: "async",
-      workers: settings.workers.length,
+      workers: settings.workers.reduce((sum, worker) => sum + worker.processes, 0),
       dispatchers: settings.dispatchers.length,
     });
     return supervisor;
   }
 
-  stop(): Promise<void> {
-    return (this.stopping ??= this.shutdown());
+  protected async startRoles(): Promise<void> {
+    for (const spec of planRoles(this.settings)) await this.startRole(spec);
   }
 
-  private async startRoles(): Promise<void> {
-    const { database, logger } = this.deps;
-    for (const worker of this.settings.workers) {
-      const processId = await this.register("Worker", { queues: worker.queues, concurrency: worker.concurrency });
-      const role = new Worker(worker, {
-        database,
-        registry: this.deps.registry,
-        policies: this.deps.policies,
-        processId,
-        preserveFinishedJobs: this.deps.preserveFinishedJobs,
-        logger,
-        onError: (error) => logger.error("worker error", { processId, error }),
-      });
-      this.workers.push(role);
-      this.run(role, processId);
-    }
-    for (const dispatcher of this.settings.dispatchers) {
-      const processId = await this.register("Dispatcher", {
-        batchSize: dispatcher.batchSize,
-        concurrencyMaintenanceInterval: dispatcher.concurrencyMaintenanceInterval,
-      });
-      const { clearFinishedJobsAfter: after } = this.deps;
-      const cleanup =
-        after === null
-          ? undefined
-          : new FinishedJobCleanup({ after, interval: dispatcher.clearFinishedJobsInterval, batchSize: dispatcher.clearFinishedJobsBatchSize }, database, logger);
-      const role = new Dispatcher(dispatcher, database, this.deps.policies, logger, (error) => logger.error("dispatcher error", { processId, error }), cleanup);
-      this.dispatchers.push(role);
-      this.run(role, processId);
-    }
+  protected async stopRoles(immediate: boolean): Promise<void> {
+    const timeout = immediate ? 0 : this.settings.shutdownTimeout;
+    await Promise.all([...this.roles].map((role) => role.stop(timeout)));
   }
 
-  private async register(kind: ProcessKind, metadata: Record<string, unknown>): Promise<number> {
-    const processId = await registerProcess(
-      this.deps.database.db,
-      { kind, name: processName(kind.toLowerCase()), supervisorId: this.id, metadata },
-      new Date(),
+  private async startRole(spec: RoleSpec): Promise<void> {
+    const { database, hooks, logger } = this.deps;
+    const definition = roleDefinition(spec);
+    const role = await RegisteredRole.register(
+      { kind: definition.kind, supervisorId: this.id, metadata: definition.metadata(spec.settings) },
+      { database, policies: this.deps.policies, hooks, logger, heartbeatInterval: this.settings.processHeartbeatInterval, onLost: (lost) => this.replace(lost, spec) },
     );
-    this.processIds.push(processId);
-    return processId;
-  }
-
-  private run(role: Poller, processId: number): void {
-    role.start();
-    this.watch(processId);
-  }
-
-  private watch(processId: number): void {
-    const { database, logger } = this.deps;
-    const heartbeat = new Heartbeat(
+    this.roles.add(role);
+    const runner = definition.create(spec.settings, {
       database,
-      processId,
-      this.settings.processHeartbeatInterval,
-      () => {
-        logger.error("process row was removed (pruned as dead?); stopping", { processId });
-        void this.stop();
-      },
-      (error) => logger.error("heartbeat failed", { processId, error }),
-    );
-    this.heartbeats.push(heartbeat);
-    heartbeat.start();
+      registry: this.deps.registry,
+      policies: this.deps.policies,
+      processId: role.info.id,
+      preserveFinishedJobs: this.deps.preserveFinishedJobs,
+      clearFinishedJobsAfter: this.deps.clearFinishedJobsAfter,
+      logger,
+      onError: hooks.reporter(() => ({ process: role.info, where: `${definition.kind.toLowerCase()} poll` })),
+    });
+    await role.begin(runner);
   }
 
-  private async shutdown(): Promise<void> {
-    const { database, logger } = this.deps;
-    logger.info("supervisor stopping", { supervisorId: this.id });
-    await Promise.all(this.dispatchers.map((dispatcher) => dispatcher.stopPolling()));
-    await Promise.all(this.workers.map((worker) => worker.shutdown(this.settings.shutdownTimeout)));
-    await Promise.all(this.heartbeats.map((heartbeat) => heartbeat.stopPolling()));
-    for (const processId of this.processIds.reverse()) {
-      // Nothing should be claimed any more; anything left goes back in line before the row goes.
-      await releaseClaims(database, this.deps.policies, processId);
-      await deleteProcess(database.db, processId);
-    }
-    logger.info("supervisor stopped", { supervisorId: this.id });
+  /** A role's row was pruned: its claims are gone, so stop it now and start a fresh one. */
+  private replace(role: RegisteredRole, spec: RoleSpec): void {
+    this.roles.delete(role);
+    void role.stop(0).then(async () => {
+      if (this.isStopping) return;
+      await this.startRole(spec).catch((error: unknown) => this.deps.hooks.error(error, { process: this.self.info, where: "restarting a role" }));
+    });
   }
-}
-
-function processName(kind: string): string {
-  return `${kind}-${randomBytes(6).toString("hex")}`;
 }

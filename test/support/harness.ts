@@ -83,3 +83,10 @@ export async function waitFor(check: () => Promise<boolean> | boolean, timeout =
     await new Promise((resolve) => setTimeout(resolve, 20));
   }
 }
+
+/** The id of a job that must have been enqueued (not discarded by a concurrency limit). */
+export async function enqueued(id: Promise<number | null>): Promise<number> {
+  const value = await id;
+  if (value === null) throw new Error("the job was discarded, but the test expected it to be enqueued");
+  return value;
+}

@@ -1,0 +1,59 @@
+import type { Database } from "../database/connection.js";
+import type { JobPolicies } from "../job-policies.js";
+import type { Logger } from "../logger.js";
+import { failOrphanedClaims, pruneDeadProcesses } from "../models/crash-recovery.js";
+import { Poller } from "./poller.js";
+
+/**
+ * A supervisor's maintenance loop: every `interval` ms it prunes processes whose heartbeat is
+ * older than the alive threshold (their claims fail with ProcessPrunedError) and fails claims
+ * whose process row is gone (ProcessMissingError). {@link recoverNow} runs one pass at once, as a
+ * supervisor does when it boots.
+ */
+export class ProcessPruner extends Poller {
+  private justRecovered = false;
+
+  constructor(
+    private readonly database: Database,
+    private readonly policies: JobPolicies,
+    private readonly settings: { readonly aliveThreshold: number; readonly interval: number; readonly ownProcessId: number },
+    private readonly logger: Logger,
+    private readonly onError: (error: unknown) => void,
+  ) {
+    super();
+  }
+
+  /** One pass: prune dead processes, then fail orphaned claims. */
+  async recoverNow(): Promise<void> {
+    const pruned = await pruneDeadProcesses(this.database, this.policies, this.settings.aliveThreshold, this.settings.ownProcessId);
+    for (const { process, failedJobIds } of pruned) {
+      this.logger.warn("pruned a process that stopped heartbeating; its jobs failed with ProcessPrunedError", {
+        processId: process.id,
+        kind: process.kind,
+        name: process.name,
+        pid: process.pid,
+        hostname: process.hostname,
+        lastHeartbeatAt: process.lastHeartbeatAt.toISOString(),
+        jobIds: failedJobIds,
+      });
+    }
+    const orphaned = await failOrphanedClaims(this.database, this.policies);
+    if (orphaned.length > 0) {
+      this.logger.warn("claims held by no registered process failed with ProcessMissingError", { jobIds: orphaned });
+    }
+    this.justRecovered = true;
+  }
+
+  protected async poll(): Promise<number> {
+    // A pass that just ran (at boot) need not run again when the loop starts.
+    if (this.justRecovered) this.justRecovered = false;
+    else await this.recoverNow();
+    this.justRecovered = false;
+    return this.settings.interval;
+  }
+
+  protected onPollError(error: unknown): number {
+    this.onError(error);
+    return this.settings.interval;
+  }
+}

@@ -1,0 +1,88 @@
+import type { ResolvedDispatcher, ResolvedWorker } from "../configuration.js";
+import type { Database } from "../database/connection.js";
+import { Dispatcher } from "../dispatcher.js";
+import { FinishedJobCleanup } from "../finished-job-cleanup.js";
+import type { JobPolicies } from "../job-policies.js";
+import type { JobRegistry } from "../job-registry.js";
+import type { Logger } from "../logger.js";
+import type { ProcessKind } from "../models/process.js";
+import { Worker } from "../worker.js";
+
+/**
+ * One role to run, as plain data: a supervisor plans a list of these from its settings, then
+ * runs each in-process (async mode) or sends it to a child process (fork mode). A new role (the
+ * scheduler) adds a variant here and an entry in {@link ROLES}.
+ */
+export type RoleSpec =
+  | { readonly role: "worker"; readonly settings: ResolvedWorker }
+  | { readonly role: "dispatcher"; readonly settings: ResolvedDispatcher };
+
+/** What a running role needs from the process hosting it. */
+export interface RoleContext {
+  readonly database: Database;
+  readonly registry: JobRegistry;
+  readonly policies: JobPolicies;
+  readonly processId: number;
+  readonly preserveFinishedJobs: boolean;
+  /** Ms after which dispatchers delete finished jobs; null for never. */
+  readonly clearFinishedJobsAfter: number | null;
+  readonly logger: Logger;
+  /** Report an error in this role's machinery (a failed poll): goes to the onError hooks. */
+  readonly onError: (error: unknown) => void;
+}
+
+/** A started role: a poller that can shut down, waiting up to `timeout` ms for work in flight. */
+export interface RoleRunner {
+  start(): void;
+  shutdown(timeout: number): Promise<unknown>;
+}
+
+interface RoleDefinition<Settings> {
+  readonly kind: ProcessKind;
+  /** What the process row's metadata says about this role. */
+  metadata(settings: Settings): Record<string, unknown>;
+  create(settings: Settings, context: RoleContext): RoleRunner;
+}
+
+type RoleTable = { readonly [R in RoleSpec["role"]]: RoleDefinition<Extract<RoleSpec, { role: R }>["settings"]> };
+
+/** Every role a supervisor can run. */
+export const ROLES: RoleTable = {
+  worker: {
+    kind: "Worker",
+    metadata: (settings) => ({ queues: settings.queues, concurrency: settings.concurrency, pollingInterval: settings.pollingInterval }),
+    create: (settings, context) => new Worker(settings, context),
+  },
+  dispatcher: {
+    kind: "Dispatcher",
+    metadata: (settings) => ({
+      batchSize: settings.batchSize,
+      pollingInterval: settings.pollingInterval,
+      concurrencyMaintenanceInterval: settings.concurrencyMaintenanceInterval,
+    }),
+    create(settings, context) {
+      const after = context.clearFinishedJobsAfter;
+      const cleanup =
+        after === null
+          ? undefined
+          : new FinishedJobCleanup({ after, interval: settings.clearFinishedJobsInterval, batchSize: settings.clearFinishedJobsBatchSize }, context.database, context.logger);
+      const dispatcher = new Dispatcher(settings, context.database, context.policies, context.logger, context.onError, cleanup);
+      return { start: () => dispatcher.start(), shutdown: () => dispatcher.stopPolling() };
+    },
+  },
+};
+
+/** The table entry for a spec, typed loosely so callers need not switch on the role. */
+export function roleDefinition(spec: RoleSpec): RoleDefinition<unknown> {
+  return ROLES[spec.role] as RoleDefinition<unknown>;
+}
+
+/** The roles a supervisor runs: each worker times its `processes`, then each dispatcher. */
+export function planRoles(settings: { readonly workers: readonly ResolvedWorker[]; readonly dispatchers: readonly ResolvedDispatcher[] }): RoleSpec[] {
+  const specs: RoleSpec[] = [];
+  for (const worker of settings.workers) {
+    for (let copy = 0; copy < worker.processes; copy++) specs.push({ role: "worker", settings: worker });
+  }
+  for (const dispatcher of settings.dispatchers) specs.push({ role: "dispatcher", settings: dispatcher });
+  return specs;
+}

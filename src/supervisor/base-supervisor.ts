@@ -1,0 +1,85 @@
+import type { ResolvedStartOptions } from "../configuration.js";
+import { ProcessPruner } from "../processes/process-pruner.js";
+import { RegisteredRole } from "../processes/registered-role.js";
+import type { StopOptions, Supervisor, SupervisorDependencies } from "./supervisor.js";
+
+/**
+ * What both supervisors share: their own process row and heartbeat, start/stop/exit hooks, and
+ * the maintenance loop that prunes dead processes and recovers their claims (a first pass runs
+ * at boot). Subclasses start and stop the roles.
+ */
+export abstract class BaseSupervisor implements Supervisor {
+  abstract readonly mode: "async" | "fork";
+  readonly stopped: Promise<void>;
+  protected self!: RegisteredRole;
+  private pruner: ProcessPruner | undefined;
+  private stopping: Promise<void> | undefined;
+  private markStopped!: () => void;
+
+  protected constructor(
+    protected readonly settings: ResolvedStartOptions,
+    protected readonly deps: SupervisorDependencies,
+  ) {
+    this.stopped = new Promise((resolve) => (this.markStopped = resolve));
+  }
+
+  get id(): number {
+    return this.self.info.id;
+  }
+
+  /** Whether stop() has been called (or the supervisor's row was lost). */
+  protected get isStopping(): boolean {
+    return this.stopping !== undefined;
+  }
+
+  stop(options: StopOptions = {}): Promise<void> {
+    if (this.stopping) {
+      if (options.immediate) this.escalate();
+      return this.stopping;
+    }
+    return (this.stopping = this.shutdown(options.immediate ?? false));
+  }
+
+  /** Register, run start hooks, recover what dead processes left, then start the roles. */
+  protected async boot(metadata: Record<string, unknown>): Promise<void> {
+    const { database, hooks, logger } = this.deps;
+    this.self = await RegisteredRole.register(
+      { kind: "Supervisor", supervisorId: null, metadata },
+      { database, policies: this.deps.policies, hooks, logger, heartbeatInterval: this.settings.processHeartbeatInterval, onLost: () => void this.stop() },
+    );
+    await this.self.begin();
+    this.pruner = new ProcessPruner(
+      database,
+      this.deps.policies,
+      { aliveThreshold: this.settings.processAliveThreshold, interval: this.settings.processHeartbeatInterval, ownProcessId: this.id },
+      logger,
+      hooks.reporter(() => ({ process: this.self.info, where: "pruning dead processes" })),
+    );
+    // The first pass runs at once: claims left by processes that died while nothing ran are
+    // recovered before this supervisor's workers start claiming.
+    await this.pruner.recoverNow().catch((error: unknown) => hooks.error(error, { process: this.self.info, where: "recovering at boot" }));
+    try {
+      await this.startRoles();
+    } catch (error) {
+      await this.stop({ immediate: true });
+      throw error;
+    }
+    this.pruner.start();
+  }
+
+  /** Start every role. */
+  protected abstract startRoles(): Promise<void>;
+  /** Stop every role, gracefully or at once. */
+  protected abstract stopRoles(immediate: boolean): Promise<void>;
+  /** A SIGQUIT arrived while a graceful stop is under way. */
+  protected escalate(): void {}
+
+  private async shutdown(immediate: boolean): Promise<void> {
+    const { logger } = this.deps;
+    logger.info("supervisor stopping", { supervisorId: this.id, mode: this.mode, immediate });
+    await this.pruner?.stopPolling();
+    await this.self.stop(0, () => this.stopRoles(immediate));
+    logger.info("supervisor stopped", { supervisorId: this.id });
+    this.markStopped();
+  }
+}

@@ -1,0 +1,87 @@
+import type { ResolvedOptions } from "../configuration.js";
+import type { Database } from "../database/connection.js";
+import { ConfigurationError, redactUrl } from "../errors.js";
+import type { JobPolicies } from "../job-policies.js";
+import type { JobRegistry } from "../job-registry.js";
+import { releaseClaims } from "../models/claimed-execution.js";
+import { deleteProcess } from "../models/process.js";
+import type { HookSet } from "../processes/hooks.js";
+import { RegisteredRole } from "../processes/registered-role.js";
+import { roleDefinition } from "../processes/roles.js";
+import { tellSupervisor, type ChildSpec } from "./child-protocol.js";
+
+/** What a child needs from the FirmQueue its job modules define. */
+export interface ChildHost {
+  readonly options: ResolvedOptions;
+  readonly registry: JobRegistry;
+  readonly policies: JobPolicies;
+  readonly hooks: HookSet;
+  database(): Promise<Database>;
+  close(): Promise<void>;
+}
+
+/**
+ * Run one role in this fork-mode child until told to stop. TERM/INT and losing the supervisor
+ * (IPC disconnect: it was killed) stop gracefully, letting jobs in flight finish up to
+ * `shutdownTimeout`; QUIT stops at once, putting claims back in line. A row pruned as dead stops
+ * the child too. The child always exits 0 after a stop: only a crash exits otherwise, and the
+ * supervisor fails that crash's claims with ProcessExitError.
+ */
+export async function runForkChild(host: ChildHost, spec: ChildSpec): Promise<void> {
+  if (host.options.databaseUrl !== spec.databaseUrl) {
+    throw new ConfigurationError(
+      `the job modules' FirmQueue uses database ${redactUrl(host.options.databaseUrl)}, ` +
+        `but the supervisor uses ${redactUrl(spec.databaseUrl)}: pass the same databaseUrl (or none, to use FIRM_QUEUE_DATABASE_URL)`,
+    );
+  }
+  const database = await host.database();
+  const { logger } = host.options;
+  const definition = roleDefinition(spec.role);
+  let exiting = false;
+  const exit = async (stop: () => Promise<void>) => {
+    if (exiting) return;
+    exiting = true;
+    await stop();
+    await host.close().catch(() => undefined);
+    process.exit(0);
+  };
+  const role = await RegisteredRole.register(
+    { kind: definition.kind, name: spec.name, supervisorId: spec.supervisorId, metadata: definition.metadata(spec.role.settings) },
+    {
+      database,
+      policies: host.policies,
+      hooks: host.hooks,
+      logger,
+      heartbeatInterval: spec.heartbeatInterval,
+      onLost: () => void exit(() => role.stop(0)),
+    },
+  );
+  const graceful = () => void exit(() => role.stop(spec.shutdownTimeout));
+  process.on("SIGTERM", graceful);
+  process.on("SIGINT", graceful);
+  process.on("SIGQUIT", () => {
+    if (!exiting) return void exit(() => role.stop(0));
+    // Already stopping gracefully: give the claims back now instead of waiting.
+    void releaseClaims(database, host.policies, role.info.id)
+      .then(() => deleteProcess(database.db, role.info.id))
+      .finally(() => process.exit(0));
+  });
+  process.on("disconnect", () => {
+    logger.warn("lost the supervisor; finishing jobs in flight, then exiting", { processId: role.info.id, kind: definition.kind });
+    graceful();
+  });
+  const runner = definition.create(spec.role.settings, {
+    database,
+    registry: host.registry,
+    policies: host.policies,
+    processId: role.info.id,
+    preserveFinishedJobs: host.options.preserveFinishedJobs,
+    clearFinishedJobsAfter: host.options.clearFinishedJobsAfter,
+    logger,
+    onError: host.hooks.reporter(() => ({ process: role.info, where: `${definition.kind.toLowerCase()} poll` })),
+  });
+  await role.begin(runner);
+  tellSupervisor({ type: "started", processId: role.info.id });
+  // The supervisor may have died before the disconnect listener was in place.
+  if (!process.connected) graceful();
+}
