@@ -5,6 +5,7 @@ import { FirmQueueError } from "./errors.js";
 import { FirmQueue } from "./firm-queue.js";
 import { loadJobModules } from "./module-loader.js";
 import { toMilliseconds } from "./duration.js";
+import { formatRecurringTasks } from "./recurring/listing.js";
 
 const { version } = createRequire(import.meta.url)("../package.json") as { version: string };
 
@@ -74,6 +75,22 @@ program
     try {
       const count = await firm.drain({ queues: options.queues, concurrency: options.concurrency });
       console.log(`Ran ${count} job(s).`);
+    } finally {
+      await firm.close();
+    }
+  });
+
+program
+  .command("recurring")
+  .description("List recurring tasks (declared and dynamic) with their schedule, next run and last run.")
+  .addOption(databaseUrlOption())
+  .addOption(requireOption())
+  .option("--json", "print the tasks as JSON instead of a table")
+  .action(async (options: CommonOptions & { json?: boolean }) => {
+    const firm = await firmFor(options, { jobsRequired: false });
+    try {
+      const tasks = await firm.recurring.list();
+      console.log(options.json ? JSON.stringify(tasks, null, 2) : formatRecurringTasks(tasks));
     } finally {
       await firm.close();
     }

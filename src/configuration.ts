@@ -3,6 +3,9 @@ import { ConfigurationError } from "./errors.js";
 import { consoleLogger, isLogLevel, type Logger, type LogLevel } from "./logger.js";
 import { rejectUnknownKeys } from "./job-definition.js";
 import { QueueSelector } from "./models/queue-selector.js";
+import type { RecurringTasksOptions } from "./recurring/config.js";
+import { resolveSchedulerOptions, type SchedulerOptions } from "./recurring/scheduler-options.js";
+import type { SchedulerSettings } from "./scheduler.js";
 
 /** Options of `new FirmQueue(...)`. */
 export interface FirmQueueOptions {
@@ -74,6 +77,10 @@ export interface StartOptions {
   readonly shutdownTimeout?: Duration;
   /** How often each process refreshes its row. Default 60 s. */
   readonly processHeartbeatInterval?: Duration;
+  /** Recurring tasks, by key. Declaring them (even `{}`) runs a scheduler that syncs them at start. */
+  readonly recurring?: RecurringTasksOptions;
+  /** Scheduler settings; giving them runs a scheduler even without `recurring`. */
+  readonly scheduler?: SchedulerOptions;
 }
 
 export interface ResolvedWorker {
@@ -93,9 +100,11 @@ export interface ResolvedStartOptions {
   readonly dispatchers: readonly ResolvedDispatcher[];
   readonly shutdownTimeout: number;
   readonly processHeartbeatInterval: number;
+  /** Null: this start runs no scheduler. The `recurring` tasks are checked by `resolveRecurringTasks`. */
+  readonly scheduler: SchedulerSettings | null;
 }
 
-const START_KEYS = new Set(["mode", "workers", "dispatchers", "shutdownTimeout", "processHeartbeatInterval"]);
+const START_KEYS = new Set(["mode", "workers", "dispatchers", "shutdownTimeout", "processHeartbeatInterval", "recurring", "scheduler"]);
 const WORKER_KEYS = new Set(["queues", "concurrency", "pollingInterval"]);
 const DISPATCHER_KEYS = new Set(["pollingInterval", "batchSize"]);
 
@@ -111,6 +120,7 @@ export function resolveStartOptions(options: StartOptions = {}): ResolvedStartOp
     dispatchers,
     shutdownTimeout: toMilliseconds(options.shutdownTimeout ?? 5000, "shutdownTimeout"),
     processHeartbeatInterval: positive(toMilliseconds(options.processHeartbeatInterval ?? 60_000, "processHeartbeatInterval"), "processHeartbeatInterval"),
+    scheduler: resolveSchedulerOptions(options.scheduler, options.recurring !== undefined),
   });
 }
 

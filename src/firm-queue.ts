@@ -11,6 +11,8 @@ import { JobRegistry } from "./job-registry.js";
 import { findJobInfo, type JobInfo } from "./models/job-info.js";
 import type { Db } from "./database/dialect.js";
 import { QueueOperations } from "./queue-operations.js";
+import { resolveRecurringTasks } from "./recurring/config.js";
+import { RecurringOperations } from "./recurring/operations.js";
 import { AsyncSupervisor, type Supervisor } from "./supervisor/async-supervisor.js";
 
 const BRAND = Symbol.for("firm-queue.instance");
@@ -25,14 +27,21 @@ export class FirmQueue {
   readonly options: ResolvedOptions;
   /** Pause, resume and list queues. */
   readonly queues: QueueOperations;
+  /** Add, remove and list recurring tasks at run time. */
+  readonly recurring: RecurringOperations;
   private readonly registry = new JobRegistry();
-  private readonly supervisors = new Set<Supervisor>();
+  private readonly supervisors = new Set<AsyncSupervisor>();
   private opening: Promise<Database> | undefined;
   private closed = false;
 
   constructor(options: FirmQueueOptions = {}) {
     this.options = resolveOptions(options);
     this.queues = new QueueOperations(() => this.database());
+    this.recurring = new RecurringOperations(
+      () => this.database(),
+      () => this.jobNames,
+      () => this.supervisors.forEach((supervisor) => supervisor.reloadRecurringTasks()),
+    );
     Object.defineProperty(this, BRAND, { value: true });
   }
 
@@ -95,14 +104,20 @@ export class FirmQueue {
     return dispatchAllDue(await this.database(), positiveInteger(options.batchSize ?? 500, "dispatch option batchSize"));
   }
 
-  /** Start workers and dispatchers. Stop them with the returned supervisor's `stop()`. */
+  /**
+   * Start workers and dispatchers, and a scheduler when `recurring` tasks or `scheduler` options
+   * are given. Stop them with the returned supervisor's `stop()`. Recurring tasks are checked
+   * before anything starts: a bad one throws a RecurringTaskError naming it.
+   */
   async start(options?: StartOptions): Promise<Supervisor> {
     const settings = resolveStartOptions(options);
+    const recurringTasks = options?.recurring === undefined ? null : resolveRecurringTasks(options.recurring, this.jobNames);
     const supervisor = await AsyncSupervisor.start(settings, {
       database: await this.database(),
       registry: this.registry,
       preserveFinishedJobs: this.options.preserveFinishedJobs,
       logger: this.options.logger,
+      recurringTasks,
     });
     this.supervisors.add(supervisor);
     return {

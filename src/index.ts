@@ -7,6 +7,9 @@ export type { QueueInfo } from "./models/queue-stats.js";
 export type { StoredError } from "./models/failed-execution.js";
 export type { Supervisor } from "./supervisor/async-supervisor.js";
 export type { DrainOptions } from "./drain.js";
+export type { RecurringTaskOptions, RecurringTasksOptions } from "./recurring/config.js";
+export type { RecurringTaskInfo, RecurringOperations } from "./recurring/operations.js";
+export type { SchedulerOptions } from "./recurring/scheduler-options.js";
 export type { Duration } from "./duration.js";
 export type { Logger, LogLevel } from "./logger.js";
 export { consoleLogger, silentLogger } from "./logger.js";
@@ -20,4 +23,5 @@ export {
   DuplicateJobError,
   JobNotFoundError,
   ClosedError,
+  RecurringTaskError,
 } from "./errors.js";

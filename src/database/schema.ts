@@ -95,6 +95,8 @@ export interface RecurringTasksTable {
   /** Stored as 0/1 on SQLite and MySQL, a boolean on PostgreSQL. */
   static: ColumnType<boolean | number, boolean, boolean>;
   description: string | null;
+  /** IANA time zone the schedule is read in (migration 002); null means UTC. */
+  timezone: ColumnType<string | null, string | null | undefined, string | null>;
   created_at: CreatedAt;
   updated_at: Timestamp;
 }

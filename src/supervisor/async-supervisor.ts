@@ -8,6 +8,8 @@ import { releaseClaims } from "../models/claimed-execution.js";
 import { deleteProcess, registerProcess, type ProcessKind } from "../models/process.js";
 import { Heartbeat } from "../processes/heartbeat.js";
 import type { Poller } from "../processes/poller.js";
+import type { RecurringTask } from "../recurring/config.js";
+import { Scheduler } from "../scheduler.js";
 import { Worker } from "../worker.js";
 
 /** What the supervisor needs from the FirmQueue that started it. */
@@ -16,6 +18,8 @@ export interface SupervisorDependencies {
   readonly registry: JobRegistry;
   readonly preserveFinishedJobs: boolean;
   readonly logger: Logger;
+  /** Checked `recurring` tasks for the scheduler; null or absent leaves static tasks alone. */
+  readonly recurringTasks?: readonly RecurringTask[] | null;
 }
 
 /** A running set of roles, returned by `firm.start()`. */
@@ -33,6 +37,7 @@ export interface Supervisor {
 export class AsyncSupervisor implements Supervisor {
   private readonly workers: Worker[] = [];
   private readonly dispatchers: Dispatcher[] = [];
+  private readonly schedulers: Scheduler[] = [];
   private readonly heartbeats: Heartbeat[] = [];
   private readonly processIds: number[] = [];
   private stopping: Promise<void> | undefined;
@@ -59,12 +64,18 @@ export class AsyncSupervisor implements Supervisor {
       mode: "async",
       workers: settings.workers.length,
       dispatchers: settings.dispatchers.length,
+      scheduler: settings.scheduler !== null,
     });
     return supervisor;
   }
 
   stop(): Promise<void> {
     return (this.stopping ??= this.shutdown());
+  }
+
+  /** Tell this supervisor's scheduler that a dynamic recurring task changed. */
+  reloadRecurringTasks(): void {
+    for (const scheduler of this.schedulers) scheduler.reloadSoon();
   }
 
   private async startRoles(): Promise<void> {
@@ -88,6 +99,26 @@ export class AsyncSupervisor implements Supervisor {
       this.dispatchers.push(role);
       this.run(role, processId);
     }
+    if (this.settings.scheduler) await this.startScheduler(this.settings.scheduler);
+  }
+
+  private async startScheduler(settings: NonNullable<ResolvedStartOptions["scheduler"]>): Promise<void> {
+    const { database, logger } = this.deps;
+    const staticTasks = this.deps.recurringTasks ?? null;
+    const processId = await this.register("Scheduler", {
+      staticTasks: staticTasks?.length ?? null,
+      dynamicTasks: settings.dynamicTasks,
+    });
+    const role = new Scheduler(settings, {
+      database,
+      registry: this.deps.registry,
+      staticTasks,
+      logger,
+      onError: (error) => logger.error("scheduler error", { processId, error }),
+    });
+    this.schedulers.push(role);
+    await role.prepare();
+    this.run(role, processId);
   }
 
   private async register(kind: ProcessKind, metadata: Record<string, unknown>): Promise<number> {
@@ -124,7 +155,7 @@ export class AsyncSupervisor implements Supervisor {
   private async shutdown(): Promise<void> {
     const { database, logger } = this.deps;
     logger.info("supervisor stopping", { supervisorId: this.id });
-    await Promise.all(this.dispatchers.map((dispatcher) => dispatcher.stopPolling()));
+    await Promise.all([...this.schedulers, ...this.dispatchers].map((role) => role.stopPolling()));
     await Promise.all(this.workers.map((worker) => worker.shutdown(this.settings.shutdownTimeout)));
     await Promise.all(this.heartbeats.map((heartbeat) => heartbeat.stopPolling()));
     for (const processId of this.processIds.reverse()) {
