@@ -90,7 +90,7 @@ program
     const firm = await firmFor(options, { jobsRequired: false });
     try {
       const tasks = await firm.recurring.list();
-      console.log(options.json ? JSON.stringify(tasks, null, 2) : formatRecurringTasks(tasks));
+      console.log(options.json ? JSON.stringify(tasks, (_key, value: unknown) => (typeof value === "bigint" ? value.toString() : value), 2) : formatRecurringTasks(tasks));
     } finally {
       await firm.close();
     }

@@ -1,0 +1,154 @@
+import { expect, it } from "vitest";
+import { RecurringTaskError } from "../src/index.js";
+import { enqueueJobs } from "../src/enqueue.js";
+import { resolveJobOptions } from "../src/job-definition.js";
+import { insertRecurringExecution, isDuplicateTick } from "../src/models/recurring-execution.js";
+import { resolveRecurringTasks } from "../src/recurring/config.js";
+import { enqueueRecurringTick, type EnqueueJobs } from "../src/recurring/tick.js";
+import { countRows, describeEachDatabase } from "./support/harness.js";
+import { FakeClock, capturingLogger, recurringJobs, testScheduler } from "./support/recurring.js";
+
+const TASK = resolveRecurringTasks({ every: { job: "tick", schedule: "* * * * * *", args: { n: 1 } } }, ["tick"])[0]!;
+const DEFAULTS = resolveJobOptions("tick", {});
+const T = new Date("2024-05-01T10:00:00.000Z");
+
+describeEachDatabase("recurring ticks", (env) => {
+  it("enqueue one ready job with run_at = scheduled_at = the tick, once however often they are tried", async () => {
+    const database = await env.firm().database();
+    const first = await enqueueRecurringTick(database, TASK, T, DEFAULTS);
+    expect(first.kind).toBe("enqueued");
+    expect(await enqueueRecurringTick(database, TASK, T, DEFAULTS)).toEqual({ kind: "duplicate" });
+    const rows = await recurringJobs(database.db);
+    expect(rows).toEqual([
+      {
+        task: "every",
+        runAt: T.toISOString(),
+        jobId: (first as { jobId: number }).jobId,
+        job: "tick",
+        queue: "default",
+        priority: 0,
+        scheduledAt: T.toISOString(),
+        arguments: '{"n":1}',
+      },
+    ]);
+    expect(await countRows(database.db, "firm_queue_ready_executions")).toBe(1);
+  });
+
+  it("a scheduler that loses the race on the unique (task_key, run_at) rolls back everything it wrote", async () => {
+    const database = await env.firm().database();
+    // Another scheduler commits the same tick after our existence check: our insert then hits
+    // the unique index (on PostgreSQL that aborts the transaction) and all of it rolls back.
+    const racing: EnqueueJobs = async (db, requests, trx) => {
+      const [rival] = await enqueueJobs(db, requests, trx);
+      await insertRecurringExecution(trx!, { jobId: rival!, taskKey: TASK.key, runAt: T }, new Date());
+      return enqueueJobs(db, requests, trx);
+    };
+    expect(await enqueueRecurringTick(database, TASK, T, DEFAULTS, racing)).toEqual({ kind: "duplicate" });
+    expect(await countRows(database.db, "firm_queue_jobs")).toBe(0);
+    expect(await countRows(database.db, "firm_queue_recurring_executions")).toBe(0);
+  });
+
+  it("other unique violations are errors, not duplicates", async () => {
+    const database = await env.firm().database();
+    const earlier = await enqueueRecurringTick(database, TASK, new Date(T.getTime() - 1000), DEFAULTS);
+    // A broken enqueue handing back a job that already has an execution row: unique (job_id).
+    const broken: EnqueueJobs = async () => [(earlier as { jobId: number }).jobId];
+    const failure = await enqueueRecurringTick(database, TASK, T, DEFAULTS, broken).catch((error: unknown) => error);
+    expect(failure).toBeInstanceOf(Error);
+    expect(isDuplicateTick(database.dialect.name, failure)).toBe(false);
+    expect(await countRows(database.db, "firm_queue_recurring_executions")).toBe(1);
+  });
+
+  it("a tick whose job the concurrency controls discard creates no job and no execution row", async () => {
+    const database = await env.firm().database();
+    // Stands in for enqueueJobs once it applies concurrency controls: a discarded job is null.
+    const discarding: EnqueueJobs = async () => [null];
+    expect(await enqueueRecurringTick(database, TASK, T, DEFAULTS, discarding)).toEqual({ kind: "discarded" });
+    expect(await countRows(database.db, "firm_queue_jobs")).toBe(0);
+    expect(await countRows(database.db, "firm_queue_recurring_executions")).toBe(0);
+    // The tick can still be enqueued later (say, by a scheduler that finds the slot free).
+    expect((await enqueueRecurringTick(database, TASK, T, DEFAULTS)).kind).toBe("enqueued");
+  });
+
+  // LEAD, complete at merge with the concurrency branch: define a job with a concurrency limit of 1
+  // and on-conflict "discard", hold its slot (a claimed job), run a Scheduler step on a due tick
+  // of a task for that job, and assert no job and no recurring execution row were written.
+  it.todo("concurrency discard end to end: a recurring job whose slot is taken is discarded (needs the concurrency branch)");
+});
+
+describeEachDatabase("scheduler", (env) => {
+  it("enqueues tick T at T (not one period late), with run_at = T, and sleeps until the next tick", async () => {
+    const database = await env.firm().database();
+    const clock = new FakeClock("2024-05-01T00:59:59.000Z");
+    const scheduler = testScheduler(database, { clock, recurring: { hourly: { job: "tick", schedule: "0 * * * *" } } });
+    await scheduler.prepare();
+    expect(await scheduler.step(clock.now)).toBe(1000);
+    expect(await recurringJobs(database.db)).toEqual([]);
+    expect(await scheduler.step(clock.set("2024-05-01T01:00:00.000Z"))).toBe(3_600_000);
+    expect((await recurringJobs(database.db)).map((row) => row.runAt)).toEqual(["2024-05-01T01:00:00.000Z"]);
+    // Woken early (a dynamic change, say): nothing is due, nothing is written.
+    expect(await scheduler.step(clock.set("2024-05-01T01:30:00.000Z"))).toBe(1_800_000);
+    expect(await countRows(database.db, "firm_queue_jobs")).toBe(1);
+  });
+
+  it("uses the task's queue and priority, else the job definition's", async () => {
+    const database = await env.firm().database();
+    const clock = new FakeClock("2024-05-01T00:00:00.500Z");
+    const scheduler = testScheduler(database, {
+      clock,
+      jobs: { report: { queue: "default-reports", priority: 7 } },
+      recurring: {
+        custom: { job: "report", schedule: "* * * * * *", queue: "reports", priority: 4, args: { kind: "daily" } },
+        plain: { job: "report", schedule: "* * * * * *" },
+      },
+    });
+    await scheduler.prepare();
+    await scheduler.step(clock.set("2024-05-01T00:00:01.000Z"));
+    const rows = await recurringJobs(database.db);
+    expect(rows.map(({ task, job, queue, priority, runAt, arguments: args }) => ({ task, job, queue, priority, runAt, args }))).toEqual([
+      { task: "custom", job: "report", queue: "reports", priority: 4, runAt: "2024-05-01T00:00:01.000Z", args: '{"kind":"daily"}' },
+      { task: "plain", job: "report", queue: "default-reports", priority: 7, runAt: "2024-05-01T00:00:01.000Z", args: "null" },
+    ]);
+  });
+
+  it("does not catch up ticks from before it started, but owes every tick while it runs", async () => {
+    const database = await env.firm().database();
+    const clock = new FakeClock("2024-05-01T05:30:00.000Z");
+    const scheduler = testScheduler(database, { clock, recurring: { hourly: { job: "tick", schedule: "0 * * * *" }, second: { job: "tick", schedule: "* * * * * *" } } });
+    await scheduler.prepare();
+    await scheduler.step(clock.now);
+    expect(await recurringJobs(database.db)).toEqual([]);
+    // Three seconds late (a slow database, a busy event loop): each owed tick, each its own run_at.
+    await scheduler.step(clock.set("2024-05-01T05:30:03.200Z"));
+    expect((await recurringJobs(database.db)).map((row) => `${row.task} ${row.runAt}`)).toEqual([
+      "second 2024-05-01T05:30:01.000Z",
+      "second 2024-05-01T05:30:02.000Z",
+      "second 2024-05-01T05:30:03.000Z",
+    ]);
+  });
+
+  it("after a suspension, enqueues the tick it waited for and skips the ones missed meanwhile", async () => {
+    const database = await env.firm().database();
+    const clock = new FakeClock("2024-05-01T01:30:00.000Z");
+    const logger = capturingLogger();
+    const scheduler = testScheduler(database, { clock, logger, recurring: { hourly: { job: "tick", schedule: "0 * * * *" } } });
+    await scheduler.prepare();
+    await scheduler.step(clock.now); // plans to wake at 02:00
+    await scheduler.step(clock.set("2024-05-01T04:30:00.000Z"));
+    expect((await recurringJobs(database.db)).map((row) => row.runAt)).toEqual(["2024-05-01T02:00:00.000Z"]);
+    expect(logger.lines.some((line) => line.level === "warn" && line.message.startsWith("scheduler woke late"))).toBe(true);
+    await scheduler.step(clock.set("2024-05-01T05:00:00.000Z"));
+    expect((await recurringJobs(database.db)).map((row) => row.runAt)).toEqual(["2024-05-01T02:00:00.000Z", "2024-05-01T05:00:00.000Z"]);
+  });
+
+  it("ticks in the task's time zone", async () => {
+    const database = await env.firm().database();
+    const clock = new FakeClock("2024-03-30T12:00:00.000Z");
+    const scheduler = testScheduler(database, { clock, recurring: { berlin: { job: "tick", schedule: "30 2 * * *", timezone: "Europe/Berlin" } } });
+    await scheduler.prepare();
+    // 2024-03-31 02:30 does not exist in Berlin (spring forward): the tick is at 03:00 CEST.
+    expect(await scheduler.step(clock.now)).toBe(Date.parse("2024-03-31T01:00:00.000Z") - clock.now);
+    await scheduler.step(clock.set("2024-03-31T01:00:00.000Z"));
+    expect((await recurringJobs(database.db)).map((row) => row.runAt)).toEqual(["2024-03-31T01:00:00.000Z"]);
+  });
+});
