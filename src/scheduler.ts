@@ -159,6 +159,13 @@ export class Scheduler extends Poller {
     const fields = { task: task.key, job: task.job, runAt: tick.toISOString() };
     if (outcome.kind === "enqueued") this.deps.logger.debug("recurring task enqueued", { ...fields, jobId: outcome.jobId });
     else if (outcome.kind === "discarded") this.deps.logger.info("recurring task tick discarded by the job's concurrency controls", fields);
+    else if (outcome.kind === "removed") {
+      // Unscheduled, or dropped by a newer configuration's sync: the table decides what runs.
+      this.reportOnce(task.key, "removed", () =>
+        this.deps.logger.warn("recurring task is no longer in the database; skipping its ticks", { task: task.key, static: task.static }),
+      );
+      if (!task.static) this.entries.delete(task.key);
+    }
   }
 
   private jobDefaults(task: RecurringTask): ResolvedJobOptions {

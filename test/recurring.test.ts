@@ -3,6 +3,7 @@ import { RecurringTaskError } from "../src/index.js";
 import { enqueueJobs } from "../src/enqueue.js";
 import { resolveJobOptions } from "../src/job-definition.js";
 import { insertRecurringExecution, isDuplicateTick } from "../src/models/recurring-execution.js";
+import { syncStaticRecurringTasks } from "../src/models/recurring-task.js";
 import { resolveRecurringTasks } from "../src/recurring/config.js";
 import { enqueueRecurringTick, type EnqueueJobs } from "../src/recurring/tick.js";
 import { countRows, describeEachDatabase } from "./support/harness.js";
@@ -13,8 +14,20 @@ const DEFAULTS = resolveJobOptions("tick", {});
 const T = new Date("2024-05-01T10:00:00.000Z");
 
 describeEachDatabase("recurring ticks", (env) => {
-  it("enqueue one ready job with run_at = scheduled_at = the tick, once however often they are tried", async () => {
+  /** The database, with TASK in the tasks table as a scheduler's start leaves it. */
+  async function withTask() {
     const database = await env.firm().database();
+    await syncStaticRecurringTasks(database, [TASK], new Date());
+    return database;
+  }
+
+  async function lastRunAt(): Promise<string | null> {
+    const row = await (await env.db()).selectFrom("firm_queue_recurring_tasks").select("last_run_at").where("key", "=", TASK.key).executeTakeFirstOrThrow();
+    return row.last_run_at === null ? null : new Date(row.last_run_at).toISOString();
+  }
+
+  it("enqueue one ready job with run_at = scheduled_at = the tick, once however often they are tried", async () => {
+    const database = await withTask();
     const first = await enqueueRecurringTick(database, TASK, T, DEFAULTS);
     expect(first.kind).toBe("enqueued");
     expect(await enqueueRecurringTick(database, TASK, T, DEFAULTS)).toEqual({ kind: "duplicate" });
@@ -32,12 +45,32 @@ describeEachDatabase("recurring ticks", (env) => {
       },
     ]);
     expect(await countRows(database.db, "firm_queue_ready_executions")).toBe(1);
+    expect(await lastRunAt()).toBe(T.toISOString());
+  });
+
+  it("a tick stays done after its job is deleted (finished jobs are not kept), and so do earlier ones", async () => {
+    const database = await withTask();
+    const first = await enqueueRecurringTick(database, TASK, T, DEFAULTS);
+    // Deleting the job cascades to its execution row: the unique index alone would forget the tick.
+    await database.db.deleteFrom("firm_queue_jobs").where("id", "=", (first as { jobId: number }).jobId).execute();
+    expect(await countRows(database.db, "firm_queue_recurring_executions")).toBe(0);
+    expect(await enqueueRecurringTick(database, TASK, T, DEFAULTS)).toEqual({ kind: "duplicate" });
+    expect(await enqueueRecurringTick(database, TASK, new Date(T.getTime() - 1000), DEFAULTS)).toEqual({ kind: "duplicate" });
+    expect(await countRows(database.db, "firm_queue_jobs")).toBe(0);
+    expect((await enqueueRecurringTick(database, TASK, new Date(T.getTime() + 1000), DEFAULTS)).kind).toBe("enqueued");
+  });
+
+  it("a task no longer in the table fires nothing", async () => {
+    const database = await env.firm().database();
+    expect(await enqueueRecurringTick(database, TASK, T, DEFAULTS)).toEqual({ kind: "removed" });
+    expect(await countRows(database.db, "firm_queue_jobs")).toBe(0);
   });
 
   it("a scheduler that loses the race on the unique (task_key, run_at) rolls back everything it wrote", async () => {
-    const database = await env.firm().database();
-    // Another scheduler commits the same tick after our existence check: our insert then hits
-    // the unique index (on PostgreSQL that aborts the transaction) and all of it rolls back.
+    const database = await withTask();
+    // The task's mark cannot tell (say the task row was recreated): an execution row for the
+    // tick appears before ours, our insert hits the unique index (on PostgreSQL that aborts the
+    // transaction) and all of it rolls back, the mark included.
     const racing: EnqueueJobs = async (db, requests, trx) => {
       const [rival] = await enqueueJobs(db, requests, trx);
       await insertRecurringExecution(trx!, { jobId: rival!, taskKey: TASK.key, runAt: T }, new Date());
@@ -46,10 +79,11 @@ describeEachDatabase("recurring ticks", (env) => {
     expect(await enqueueRecurringTick(database, TASK, T, DEFAULTS, racing)).toEqual({ kind: "duplicate" });
     expect(await countRows(database.db, "firm_queue_jobs")).toBe(0);
     expect(await countRows(database.db, "firm_queue_recurring_executions")).toBe(0);
+    expect(await lastRunAt()).toBeNull();
   });
 
   it("other unique violations are errors, not duplicates", async () => {
-    const database = await env.firm().database();
+    const database = await withTask();
     const earlier = await enqueueRecurringTick(database, TASK, new Date(T.getTime() - 1000), DEFAULTS);
     // A broken enqueue handing back a job that already has an execution row: unique (job_id).
     const broken: EnqueueJobs = async () => [(earlier as { jobId: number }).jobId];
@@ -60,14 +94,16 @@ describeEachDatabase("recurring ticks", (env) => {
   });
 
   it("a tick whose job the concurrency controls discard creates no job and no execution row", async () => {
-    const database = await env.firm().database();
+    const database = await withTask();
     // Stands in for enqueueJobs once it applies concurrency controls: a discarded job is null.
     const discarding: EnqueueJobs = async () => [null];
     expect(await enqueueRecurringTick(database, TASK, T, DEFAULTS, discarding)).toEqual({ kind: "discarded" });
     expect(await countRows(database.db, "firm_queue_jobs")).toBe(0);
     expect(await countRows(database.db, "firm_queue_recurring_executions")).toBe(0);
-    // The tick can still be enqueued later (say, by a scheduler that finds the slot free).
-    expect((await enqueueRecurringTick(database, TASK, T, DEFAULTS)).kind).toBe("enqueued");
+    // The tick has fired: another scheduler does not try it again (and maybe find the slot free).
+    expect(await lastRunAt()).toBe(T.toISOString());
+    expect(await enqueueRecurringTick(database, TASK, T, DEFAULTS)).toEqual({ kind: "duplicate" });
+    expect(await countRows(database.db, "firm_queue_jobs")).toBe(0);
   });
 
   // LEAD, complete at merge with the concurrency branch: define a job with a concurrency limit of 1

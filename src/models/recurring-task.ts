@@ -104,6 +104,24 @@ export async function deleteDynamicRecurringTask(database: Database, key: string
   });
 }
 
+/**
+ * Take tick `runAt` of a task for this transaction by advancing the task's `last_run_at` to it.
+ * The UPDATE locks the task row: a second scheduler on the same tick waits, then finds the mark
+ * already at `runAt` and updates nothing. Returns `taken`, `done` (this or a later tick was
+ * already fired) or `missing` (the task is no longer in the table).
+ */
+export async function takeRecurringTick(trx: Db, key: string, runAt: Date): Promise<"taken" | "done" | "missing"> {
+  const result = await trx
+    .updateTable("firm_queue_recurring_tasks")
+    .set({ last_run_at: runAt })
+    .where("key", "=", key)
+    .where((eb) => eb.or([eb("last_run_at", "is", null), eb("last_run_at", "<", runAt)]))
+    .executeTakeFirst();
+  if (Number(result.numUpdatedRows) > 0) return "taken";
+  const row = await trx.selectFrom("firm_queue_recurring_tasks").select("id").where("key", "=", key).executeTakeFirst();
+  return row ? "done" : "missing";
+}
+
 function staticKeyError(key: string): RecurringTaskError {
   return new RecurringTaskError(key, "is declared in configuration (a static task); change or remove it there, or use another key");
 }

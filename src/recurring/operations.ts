@@ -1,5 +1,5 @@
 import type { Database } from "../database/connection.js";
-import { lastRunTimes } from "../models/recurring-execution.js";
+import { toDate } from "../database/schema.js";
 import { deleteDynamicRecurringTask, listRecurringTaskRows, saveDynamicRecurringTask, taskFromRow } from "../models/recurring-task.js";
 import { deserializeArguments } from "../serialization.js";
 import { resolveRecurringTask, scheduleOf, type RecurringTaskOptions } from "./config.js";
@@ -21,7 +21,7 @@ export interface RecurringTaskInfo {
   readonly static: boolean;
   /** The next tick after now; null when the schedule has none or cannot be read here. */
   readonly nextRunAt: Date | null;
-  /** The latest tick enqueued, while its job is kept; null when none is known. */
+  /** The latest tick fired (its job enqueued, or discarded by concurrency controls); null before the first. */
   readonly lastRunAt: Date | null;
   /** Why the stored task cannot run (a bad schedule written by hand), if it cannot. */
   readonly problem?: string;
@@ -59,7 +59,7 @@ export class RecurringOperations {
   /** Every task in the database, static and dynamic, by key, with its next and last run. */
   async list(): Promise<RecurringTaskInfo[]> {
     const { db } = await this.database();
-    const [rows, lastRuns] = await Promise.all([listRecurringTaskRows(db), lastRunTimes(db)]);
+    const rows = await listRecurringTaskRows(db);
     const now = new Date();
     return rows.map((row) => {
       let nextRunAt: Date | null = null;
@@ -80,7 +80,7 @@ export class RecurringOperations {
         description: row.description,
         static: Boolean(row.static),
         nextRunAt,
-        lastRunAt: lastRuns.get(row.key) ?? null,
+        lastRunAt: toDate(row.last_run_at),
         ...(problem ? { problem } : {}),
       };
     });

@@ -1,6 +1,6 @@
 import { createTables } from "./001-create-tables.js";
-import { addRecurringTaskTimezone } from "./002-add-recurring-task-timezone.js";
+import { recurringTaskTimezoneAndLastRun } from "./002-recurring-task-timezone-and-last-run.js";
 import type { Migration } from "./table-spec.js";
 
 /** Every migration, oldest first. Append only: a released migration is never edited. */
-export const MIGRATIONS: readonly Migration[] = [createTables, addRecurringTaskTimezone];
+export const MIGRATIONS: readonly Migration[] = [createTables, recurringTaskTimezoneAndLastRun];
