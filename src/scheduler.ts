@@ -17,6 +17,7 @@ export interface SchedulerSettings {
   readonly pollingInterval: number;
 }
 
+/** What a scheduler needs from the supervisor that runs it. */
 export interface SchedulerDependencies {
   readonly database: Database;
   readonly registry: JobRegistry;
@@ -131,7 +132,8 @@ export class Scheduler extends Poller {
       }
       entry.next = entry.schedule.next(stalled && tick.getTime() < now ? new Date(now) : tick);
     }
-    const wakes = [...this.entries.values()].flatMap((entry) => (entry.next ? [entry.next.getTime()] : []));
+    // A failed tick stays owed (its `next` is past): it is retried after the delay, not in a hot loop.
+    const wakes = [...this.entries.values()].flatMap((entry) => (entry.next && !failed.has(entry.task.key) ? [entry.next.getTime()] : []));
     if (this.settings.dynamicTasks) wakes.push(this.nextReload);
     if (failed.size > 0) wakes.push(now + RETRY_DELAY_MS);
     if (wakes.length === 0) return this.plan(UNTIL_WOKEN);

@@ -83,6 +83,10 @@ describeEachDatabase("several schedulers", (env) => {
       }
       const ticks = await checkOneJobPerTick(windowStart, windowEnd);
       expect(ticks).toBeGreaterThanOrEqual(SOAK_SECONDS - 1);
+      if (process.env.FIRM_QUEUE_RECURRING_SOAK_SECONDS) {
+        const all = await recurringJobs(await env.db());
+        console.log(`[soak ${env.dialect}] ${SOAK_SECONDS} s, 3 processes: ${ticks} whole seconds while all ran, each with exactly one job; ${all.length} jobs in all, ${new Set(all.map((row) => row.runAt)).size} distinct run_at`);
+      }
     } finally {
       for (const child of processes) if (child.child.exitCode === null) child.child.kill("SIGKILL");
     }

@@ -177,6 +177,37 @@ describeEachDatabase("scheduler", (env) => {
     expect((await recurringJobs(database.db)).map((row) => row.runAt)).toEqual(["2024-05-01T02:00:00.000Z", "2024-05-01T05:00:00.000Z"]);
   });
 
+  it("retries a failed tick a second later, with its own run_at, while its other tasks go on", async () => {
+    const database = await env.firm().database();
+    const clock = new FakeClock("2024-05-01T00:00:00.500Z");
+    const logger = capturingLogger();
+    let outage = true;
+    const flaky: EnqueueJobs = async (db, requests, trx) => {
+      if (outage && requests[0]!.name === "fragile") throw new Error("connection lost");
+      return enqueueJobs(db, requests, trx);
+    };
+    const scheduler = testScheduler(database, {
+      clock,
+      logger,
+      enqueue: flaky,
+      jobs: { fragile: {}, sturdy: {} },
+      recurring: { fragile: { job: "fragile", schedule: "* * * * * *" }, sturdy: { job: "sturdy", schedule: "* * * * * *" } },
+    });
+    await scheduler.prepare();
+    // The fragile tick failed: it is retried after a second, not at once.
+    expect(await scheduler.step(clock.set("2024-05-01T00:00:01.000Z"))).toBe(1000);
+    expect((await recurringJobs(database.db)).map((row) => `${row.task} ${row.runAt}`)).toEqual(["sturdy 2024-05-01T00:00:01.000Z"]);
+    expect(logger.lines.filter((line) => line.level === "error").map((line) => [line.message, line.fields?.task])).toEqual([["recurring task tick failed; retrying", "fragile"]]);
+    outage = false;
+    await scheduler.step(clock.set("2024-05-01T00:00:02.000Z"));
+    expect((await recurringJobs(database.db)).map((row) => `${row.task} ${row.runAt}`)).toEqual([
+      "fragile 2024-05-01T00:00:01.000Z",
+      "sturdy 2024-05-01T00:00:01.000Z",
+      "fragile 2024-05-01T00:00:02.000Z",
+      "sturdy 2024-05-01T00:00:02.000Z",
+    ]);
+  });
+
   it("ticks in the task's time zone", async () => {
     const database = await env.firm().database();
     const clock = new FakeClock("2024-03-30T12:00:00.000Z");
