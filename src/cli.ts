@@ -7,6 +7,7 @@ import { loadJobModules } from "./module-loader.js";
 import { registerFailedCommands } from "./cli-failed.js";
 import { runCheck, runStart } from "./config/cli-start.js";
 import type { CliFlags } from "./config/cli-config.js";
+import { formatRecurringTasks } from "./recurring/listing.js";
 
 const { version } = createRequire(import.meta.url)("../package.json") as { version: string };
 
@@ -71,6 +72,22 @@ program
     try {
       const count = await firm.drain({ queues: options.queues, concurrency: options.concurrency });
       console.log(`Ran ${count} job(s).`);
+    } finally {
+      await firm.close();
+    }
+  });
+
+program
+  .command("recurring")
+  .description("List recurring tasks (declared and dynamic) with their schedule, next run and last run.")
+  .addOption(databaseUrlOption())
+  .addOption(requireOption())
+  .option("--json", "print the tasks as JSON instead of a table")
+  .action(async (options: CommonOptions & { json?: boolean }) => {
+    const firm = await firmFor(options, { jobsRequired: false });
+    try {
+      const tasks = await firm.recurring.list();
+      console.log(options.json ? JSON.stringify(tasks, (_key, value: unknown) => (typeof value === "bigint" ? value.toString() : value), 2) : formatRecurringTasks(tasks));
     } finally {
       await firm.close();
     }

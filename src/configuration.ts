@@ -4,6 +4,9 @@ import { consoleLogger, isLogLevel, type Logger, type LogLevel } from "./logger.
 import { rejectUnknownKeys } from "./job-definition.js";
 import { QueueSelector } from "./models/queue-selector.js";
 import type { LifecycleHooks } from "./processes/hooks.js";
+import type { RecurringTasksOptions } from "./recurring/config.js";
+import { resolveSchedulerOptions, type SchedulerOptions } from "./recurring/scheduler-options.js";
+import type { SchedulerSettings } from "./scheduler.js";
 
 /** Options of `new FirmQueue(...)`. */
 export interface FirmQueueOptions {
@@ -110,6 +113,10 @@ export interface StartOptions {
    * claims. Default 5 min; must exceed `processHeartbeatInterval`.
    */
   readonly processAliveThreshold?: Duration;
+  /** Recurring tasks, by key. Declaring them (even `{}`) runs a scheduler that syncs them at start. */
+  readonly recurring?: RecurringTasksOptions;
+  /** Scheduler settings; giving them runs a scheduler even without `recurring`. */
+  readonly scheduler?: SchedulerOptions;
 }
 
 export interface ResolvedWorker {
@@ -136,9 +143,21 @@ export interface ResolvedStartOptions {
   readonly shutdownTimeout: number;
   readonly processHeartbeatInterval: number;
   readonly processAliveThreshold: number;
+  /** Null: this start runs no scheduler. The `recurring` tasks are checked by `resolveRecurringTasks`. */
+  readonly scheduler: SchedulerSettings | null;
 }
 
-const START_KEYS = new Set(["mode", "require", "workers", "dispatchers", "shutdownTimeout", "processHeartbeatInterval", "processAliveThreshold"]);
+const START_KEYS = new Set([
+  "mode",
+  "require",
+  "workers",
+  "dispatchers",
+  "shutdownTimeout",
+  "processHeartbeatInterval",
+  "processAliveThreshold",
+  "recurring",
+  "scheduler",
+]);
 const WORKER_KEYS = new Set(["queues", "concurrency", "pollingInterval", "processes"]);
 const DISPATCHER_KEYS = new Set(["pollingInterval", "batchSize", "clearFinishedJobsInterval", "clearFinishedJobsBatchSize", "concurrencyMaintenanceInterval"]);
 const DEFAULT_CONCURRENCY_MAINTENANCE_INTERVAL = 600_000;
@@ -165,6 +184,7 @@ export function resolveStartOptions(options: StartOptions = {}): ResolvedStartOp
     shutdownTimeout: toMilliseconds(options.shutdownTimeout ?? 5000, "shutdownTimeout"),
     processHeartbeatInterval,
     processAliveThreshold,
+    scheduler: resolveSchedulerOptions(options.scheduler, options.recurring !== undefined),
   });
 }
 

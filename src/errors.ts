@@ -13,6 +13,20 @@ export class FirmQueueError extends Error {
 /** An option, a config key or a value given to the API is not acceptable. */
 export class ConfigurationError extends FirmQueueError {}
 
+/**
+ * A recurring task that cannot be used: a bad cron expression or time zone, an unknown job, an
+ * unknown key. The message starts with the task's key so a config with many tasks points at one.
+ */
+export class RecurringTaskError extends ConfigurationError {
+  constructor(
+    readonly taskKey: string,
+    problem: string,
+    options?: { cause?: unknown },
+  ) {
+    super(`Recurring task ${JSON.stringify(taskKey)}: ${problem}`, options);
+  }
+}
+
 /** A database URL could not be understood, or names a database firm-queue does not support. */
 export class DatabaseUrlError extends FirmQueueError {
   constructor(url: string, reason: string) {

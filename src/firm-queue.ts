@@ -21,7 +21,10 @@ import { AsyncSupervisor } from "./supervisor/async-supervisor.js";
 import { CHILD_INSTANCES, RUN_CHILD, type ChildSpec } from "./supervisor/child-protocol.js";
 import { runForkChild } from "./supervisor/fork-child.js";
 import { ForkSupervisor } from "./supervisor/fork-supervisor.js";
+import type { BaseSupervisor } from "./supervisor/base-supervisor.js";
 import type { StopOptions, Supervisor, SupervisorDependencies } from "./supervisor/supervisor.js";
+import { resolveRecurringTasks } from "./recurring/config.js";
+import { RecurringOperations } from "./recurring/operations.js";
 
 const BRAND = Symbol.for("firm-queue.instance");
 
@@ -37,13 +40,15 @@ export class FirmQueue {
   readonly queues: QueueOperations;
   /** See, retry and discard jobs that ran out of attempts. */
   readonly failedJobs: FailedJobOperations;
+  /** Add, remove and list recurring tasks at run time. */
+  readonly recurring: RecurringOperations;
   private readonly registry = new JobRegistry();
   /** Concurrency limits and retry policies of this instance's job definitions, by job name. */
   private readonly policies: JobPolicies;
   private readonly hooks: HookSet;
   /** Files that created this instance and defined its jobs: what fork-mode children import by default. */
   private readonly definitionFiles: string[] = [];
-  private readonly supervisors = new Set<Supervisor>();
+  private readonly supervisors = new Set<BaseSupervisor>();
   private opening: Promise<Database> | undefined;
   private closed = false;
 
@@ -54,6 +59,11 @@ export class FirmQueue {
     if (options.hooks) this.hooks.add(options.hooks);
     this.queues = new QueueOperations(() => this.database(), this.policies);
     this.failedJobs = new FailedJobOperations(() => this.database(), this.policies);
+    this.recurring = new RecurringOperations(
+      () => this.database(),
+      () => this.jobNames,
+      () => this.supervisors.forEach((supervisor) => supervisor.reloadRecurringTasks()),
+    );
     Object.defineProperty(this, BRAND, { value: true });
     this.recordDefinitionFile();
     ((globalThis as Record<symbol, unknown>)[CHILD_INSTANCES] as unknown[] | undefined)?.push(this);
@@ -159,11 +169,14 @@ export class FirmQueue {
   }
 
   /**
-   * Start workers and dispatchers: in this process (`mode: "async"`, the default) or in child
-   * processes (`mode: "fork"`). Stop them with the returned supervisor's `stop()`.
+   * Start workers and dispatchers, and a scheduler when `recurring` tasks or `scheduler` options
+   * are given: in this process (`mode: "async"`, the default) or in child processes
+   * (`mode: "fork"`). Stop them with the returned supervisor's `stop()`. Recurring tasks are
+   * checked before anything starts: a bad one throws a RecurringTaskError naming it.
    */
   async start(options?: StartOptions): Promise<Supervisor> {
     const settings = resolveStartOptions(options);
+    const recurringTasks = options?.recurring === undefined ? null : resolveRecurringTasks(options.recurring, this.jobNames);
     const deps: SupervisorDependencies = {
       database: await this.database(),
       databaseUrl: this.options.databaseUrl,
@@ -174,6 +187,7 @@ export class FirmQueue {
       logger: this.options.logger,
       hooks: this.hooks,
       definitionFiles: this.definitionFiles,
+      recurringTasks,
     };
     const supervisor = settings.mode === "fork" ? await ForkSupervisor.start(settings, deps) : await AsyncSupervisor.start(settings, deps);
     this.supervisors.add(supervisor);

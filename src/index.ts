@@ -9,6 +9,9 @@ export type { StoredError } from "./models/failed-execution.js";
 export type { Supervisor, StopOptions } from "./supervisor/supervisor.js";
 export type { LifecycleHooks, ProcessInfo, ErrorContext } from "./processes/hooks.js";
 export type { DrainOptions } from "./drain.js";
+export type { RecurringTaskOptions, RecurringTasksOptions } from "./recurring/config.js";
+export type { RecurringTaskInfo, RecurringOperations } from "./recurring/operations.js";
+export type { SchedulerOptions } from "./recurring/scheduler-options.js";
 export type { Duration } from "./duration.js";
 export type { Backoff, RetryOptions, RetryPolicy } from "./retry-policy.js";
 export type { FailedJobInfo, FailedJobFilter } from "./models/failed-jobs.js";
@@ -35,6 +38,7 @@ export {
   ProcessPrunedError,
   ProcessMissingError,
   ChildProcessError,
+  RecurringTaskError,
 } from "./errors.js";
 export { defineConfig } from "./config/cli-config.js";
 export type { FirmQueueConfig } from "./config/cli-config.js";

@@ -89,8 +89,8 @@ describe("configuration file, environment and flags", () => {
     await expect(resolveCliConfig({ config: FULL, databaseUrl: "redis://x" }, {}, ROOT)).rejects.toThrow('unsupported scheme "redis:"');
     await expect(resolveCliConfig({ config: "nope.config.ts" }, {}, ROOT)).rejects.toThrow("Config file not found: nope.config.ts");
     const dir = mkdtempSync(join(tmpdir(), "firm-queue-config-"));
-    writeFileSync(join(dir, "firm-queue.config.mjs"), "export default { scheduler: {} };\n");
-    await expect(resolveCliConfig({}, {}, dir)).rejects.toThrow('Unknown firm-queue.config.mjs key "scheduler"');
+    writeFileSync(join(dir, "firm-queue.config.mjs"), "export default { schedulers: {} };\n");
+    await expect(resolveCliConfig({}, {}, dir)).rejects.toThrow('Unknown firm-queue.config.mjs key "schedulers"');
     // A second directory: an imported module is cached by path.
     const second = mkdtempSync(join(tmpdir(), "firm-queue-config-"));
     writeFileSync(join(second, "firm-queue.config.mjs"), "export default { workers: [{ concurrency: 0 }] };\n");

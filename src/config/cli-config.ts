@@ -1,10 +1,12 @@
 import { basename, dirname, resolve } from "node:path";
-import { positiveInteger, resolveStartOptions, type DispatcherOptions, type ResolvedStartOptions, type WorkerOptions } from "../configuration.js";
+import { positiveInteger, resolveStartOptions, type DispatcherOptions, type ResolvedStartOptions, type StartOptions, type WorkerOptions } from "../configuration.js";
 import { parseDatabaseUrl } from "../database/url.js";
 import { toMilliseconds, type Duration } from "../duration.js";
 import { ConfigurationError } from "../errors.js";
 import { rejectUnknownKeys } from "../job-definition.js";
 import { isLogLevel, type LogLevel } from "../logger.js";
+import type { RecurringTasksOptions } from "../recurring/config.js";
+import type { SchedulerOptions } from "../recurring/scheduler-options.js";
 import { findConfigFile, loadConfigFile } from "./config-file.js";
 
 /** What a config module's default export may contain. Every key is optional. */
@@ -23,6 +25,10 @@ export interface FirmQueueConfig {
   readonly processHeartbeatInterval?: Duration;
   readonly processAliveThreshold?: Duration;
   readonly shutdownTimeout?: Duration;
+  /** Recurring tasks, by key (see docs/recurring-tasks.md). Declaring them runs a scheduler. */
+  readonly recurring?: RecurringTasksOptions;
+  /** Scheduler settings (`dynamicTasks`, `pollingInterval`); giving them runs a scheduler. */
+  readonly scheduler?: SchedulerOptions;
 }
 
 /** Identity function that gives a config module its types. */
@@ -53,6 +59,9 @@ export interface CliConfig {
   /** Absolute paths of the job modules. */
   readonly jobs: readonly string[];
   readonly logLevel: LogLevel | undefined;
+  /** The options to give `firm.start()`; recurring tasks are checked there, against the jobs. */
+  readonly startOptions: StartOptions;
+  /** The same, checked and with defaults filled in. */
   readonly start: ResolvedStartOptions;
 }
 
@@ -108,7 +117,7 @@ const OVERRIDES: readonly Override[] = [
 
 const CONFIG_KEYS = new Set([
   "databaseUrl", "jobs", "mode", "logLevel", "workers", "dispatchers",
-  "processHeartbeatInterval", "processAliveThreshold", "shutdownTimeout",
+  "processHeartbeatInterval", "processAliveThreshold", "shutdownTimeout", "recurring", "scheduler",
 ]);
 
 /**
@@ -146,8 +155,9 @@ export async function resolveCliConfig(flags: CliFlags, env: NodeJS.ProcessEnv =
       throw new ConfigurationError(`logLevel must be debug, info, warn or error, got ${JSON.stringify(config.logLevel)}`);
     }
     const { databaseUrl: _url, jobs: _jobs, logLevel: _level, ...startOptions } = config;
-    const start = resolveStartOptions({ ...startOptions, mode: checkMode(config.mode ?? "fork", "mode"), require: jobs.length > 0 ? jobs : undefined });
-    return { file, databaseUrl: config.databaseUrl, jobs, logLevel: config.logLevel, start };
+    const options: StartOptions = { ...startOptions, mode: checkMode(config.mode ?? "fork", "mode"), ...(jobs.length > 0 ? { require: jobs } : {}) };
+    const start = resolveStartOptions(options);
+    return { file, databaseUrl: config.databaseUrl, jobs, logLevel: config.logLevel, startOptions: options, start };
   } catch (error) {
     if (error instanceof ConfigurationError) throw new ConfigurationError(`${where}: ${error.message}`, { cause: error });
     throw error;

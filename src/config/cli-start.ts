@@ -3,6 +3,7 @@ import type { ResolvedStartOptions } from "../configuration.js";
 import { ConfigurationError, redactUrl } from "../errors.js";
 import type { FirmQueue } from "../firm-queue.js";
 import { loadJobModules } from "../module-loader.js";
+import { resolveRecurringTasks, type RecurringTask } from "../recurring/config.js";
 import type { StopOptions, Supervisor } from "../supervisor/supervisor.js";
 import { resolveCliConfig, type CliConfig, type CliFlags } from "./cli-config.js";
 
@@ -26,7 +27,7 @@ export async function runStart(flags: CliFlags): Promise<void> {
   };
   for (const signal of ["SIGTERM", "SIGINT", "SIGQUIT"] as const) process.on(signal, onSignal);
   try {
-    supervisor = await firm.start({ ...config.start, require: config.jobs });
+    supervisor = await firm.start(config.startOptions);
   } catch (error) {
     // An open pool would keep the process alive after the error is printed.
     await firm.close();
@@ -44,7 +45,8 @@ export async function runCheck(flags: CliFlags): Promise<string> {
   const config = await resolveCliConfig(flags);
   const firm = await loadFirm(config);
   try {
-    return summarize(config, firm);
+    const recurring = resolveRecurringTasks(config.startOptions.recurring, firm.jobNames);
+    return summarize(config, firm, recurring);
   } finally {
     await firm.close();
   }
@@ -64,7 +66,7 @@ async function loadFirm(config: CliConfig): Promise<FirmQueue> {
   return firm;
 }
 
-function summarize(config: CliConfig, firm: FirmQueue): string {
+function summarize(config: CliConfig, firm: FirmQueue, recurring: readonly RecurringTask[]): string {
   const start: ResolvedStartOptions = config.start;
   const lines = [
     `config file:  ${config.file ? relative(process.cwd(), config.file) : "(none: defaults, environment and flags)"}`,
@@ -80,6 +82,10 @@ function summarize(config: CliConfig, firm: FirmQueue): string {
     ...start.dispatchers.map(
       (dispatcher, index) => `dispatcher ${index + 1}: pollingInterval=${dispatcher.pollingInterval}ms batchSize=${dispatcher.batchSize}`,
     ),
+    ...(start.scheduler
+      ? [`scheduler:    dynamicTasks=${start.scheduler.dynamicTasks} pollingInterval=${start.scheduler.pollingInterval}ms`]
+      : []),
+    ...recurring.map((task) => `recurring:    ${task.key}: ${task.job} "${task.schedule}" (${task.timezone})`),
     `timings:      processHeartbeatInterval=${start.processHeartbeatInterval}ms processAliveThreshold=${start.processAliveThreshold}ms ` +
       `shutdownTimeout=${start.shutdownTimeout}ms`,
   ];

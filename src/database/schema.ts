@@ -97,6 +97,10 @@ export interface RecurringTasksTable {
   /** Stored as 0/1 on SQLite and MySQL, a boolean on PostgreSQL. */
   static: ColumnType<boolean | number, boolean, boolean>;
   description: string | null;
+  /** IANA time zone the schedule is read in (migration 002); null means UTC. */
+  timezone: ColumnType<string | null, string | null | undefined, string | null>;
+  /** The latest tick fired by any scheduler (migration 002); null before the first. */
+  last_run_at: ColumnType<Date | string | null, Date | null | undefined, Date | null>;
   created_at: CreatedAt;
   updated_at: Timestamp;
 }

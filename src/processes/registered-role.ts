@@ -87,6 +87,7 @@ export class RegisteredRole {
     await this.runHooks("Start");
     if (this.stopping) return;
     this.runner = runner;
+    await runner?.prepare?.();
     runner?.start();
     this.env.logger.debug(`${this.info.kind.toLowerCase()} started`, this.fields());
   }

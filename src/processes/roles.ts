@@ -6,6 +6,8 @@ import type { JobPolicies } from "../job-policies.js";
 import type { JobRegistry } from "../job-registry.js";
 import type { Logger } from "../logger.js";
 import type { ProcessKind } from "../models/process.js";
+import type { RecurringTask } from "../recurring/config.js";
+import { Scheduler, type SchedulerSettings } from "../scheduler.js";
 import { Worker } from "../worker.js";
 
 /**
@@ -15,7 +17,17 @@ import { Worker } from "../worker.js";
  */
 export type RoleSpec =
   | { readonly role: "worker"; readonly settings: ResolvedWorker }
-  | { readonly role: "dispatcher"; readonly settings: ResolvedDispatcher };
+  | { readonly role: "dispatcher"; readonly settings: ResolvedDispatcher }
+  | { readonly role: "scheduler"; readonly settings: SchedulerRoleSettings };
+
+/**
+ * A scheduler's settings and the configuration's recurring tasks, checked by the supervisor
+ * (plain data, so a fork-mode child receives them as they are). Null tasks: none were declared,
+ * and the static rows in the table are left alone.
+ */
+export interface SchedulerRoleSettings extends SchedulerSettings {
+  readonly staticTasks: readonly RecurringTask[] | null;
+}
 
 /** What a running role needs from the process hosting it. */
 export interface RoleContext {
@@ -33,8 +45,12 @@ export interface RoleContext {
 
 /** A started role: a poller that can shut down, waiting up to `timeout` ms for work in flight. */
 export interface RoleRunner {
+  /** Get ready before the first poll (the scheduler syncs its static tasks here). */
+  prepare?(): Promise<void>;
   start(): void;
   shutdown(timeout: number): Promise<unknown>;
+  /** Look again at what changed in the database now (the scheduler re-reads dynamic tasks). */
+  reload?(): void;
 }
 
 interface RoleDefinition<Settings> {
@@ -70,6 +86,27 @@ export const ROLES: RoleTable = {
       return { start: () => dispatcher.start(), shutdown: () => dispatcher.stopPolling() };
     },
   },
+  scheduler: {
+    kind: "Scheduler",
+    metadata: (settings) => ({ staticTasks: settings.staticTasks?.length ?? null, dynamicTasks: settings.dynamicTasks }),
+    create(settings, context) {
+      const { staticTasks, ...schedulerSettings } = settings;
+      const scheduler = new Scheduler(schedulerSettings, {
+        database: context.database,
+        registry: context.registry,
+        policies: context.policies,
+        staticTasks,
+        logger: context.logger,
+        onError: context.onError,
+      });
+      return {
+        prepare: () => scheduler.prepare(),
+        start: () => scheduler.start(),
+        shutdown: () => scheduler.stopPolling(),
+        reload: () => scheduler.reloadSoon(),
+      };
+    },
+  },
 };
 
 /** The table entry for a spec, typed loosely so callers need not switch on the role. */
@@ -77,12 +114,23 @@ export function roleDefinition(spec: RoleSpec): RoleDefinition<unknown> {
   return ROLES[spec.role] as RoleDefinition<unknown>;
 }
 
-/** The roles a supervisor runs: each worker times its `processes`, then each dispatcher. */
-export function planRoles(settings: { readonly workers: readonly ResolvedWorker[]; readonly dispatchers: readonly ResolvedDispatcher[] }): RoleSpec[] {
+/**
+ * The roles a supervisor runs: each worker times its `processes`, then each dispatcher, then the
+ * scheduler when there is one (with the recurring tasks it runs).
+ */
+export function planRoles(
+  settings: {
+    readonly workers: readonly ResolvedWorker[];
+    readonly dispatchers: readonly ResolvedDispatcher[];
+    readonly scheduler: SchedulerSettings | null;
+  },
+  recurringTasks: readonly RecurringTask[] | null = null,
+): RoleSpec[] {
   const specs: RoleSpec[] = [];
   for (const worker of settings.workers) {
     for (let copy = 0; copy < worker.processes; copy++) specs.push({ role: "worker", settings: worker });
   }
   for (const dispatcher of settings.dispatchers) specs.push({ role: "dispatcher", settings: dispatcher });
+  if (settings.scheduler) specs.push({ role: "scheduler", settings: { ...settings.scheduler, staticTasks: recurringTasks } });
   return specs;
 }

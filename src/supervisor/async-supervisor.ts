@@ -1,6 +1,6 @@
 import type { ResolvedStartOptions } from "../configuration.js";
 import { RegisteredRole } from "../processes/registered-role.js";
-import { planRoles, roleDefinition, type RoleSpec } from "../processes/roles.js";
+import { planRoles, roleDefinition, type RoleRunner, type RoleSpec } from "../processes/roles.js";
 import { BaseSupervisor } from "./base-supervisor.js";
 import type { SupervisorDependencies } from "./supervisor.js";
 
@@ -14,7 +14,8 @@ export type { Supervisor, SupervisorDependencies } from "./supervisor.js";
  */
 export class AsyncSupervisor extends BaseSupervisor {
   readonly mode = "async" as const;
-  private readonly roles = new Set<RegisteredRole>();
+  /** Running roles, with what runs inside each. */
+  private readonly roles = new Map<RegisteredRole, RoleRunner>();
 
   static async start(settings: ResolvedStartOptions, deps: SupervisorDependencies): Promise<AsyncSupervisor> {
     const supervisor = new AsyncSupervisor(settings, deps);
@@ -24,17 +25,18 @@ export class AsyncSupervisor extends BaseSupervisor {
       mode: "async",
       workers: settings.workers.reduce((sum, worker) => sum + worker.processes, 0),
       dispatchers: settings.dispatchers.length,
+      scheduler: settings.scheduler !== null,
     });
     return supervisor;
   }
 
   protected async startRoles(): Promise<void> {
-    for (const spec of planRoles(this.settings)) await this.startRole(spec);
+    for (const spec of planRoles(this.settings, this.deps.recurringTasks)) await this.startRole(spec);
   }
 
   protected async stopRoles(immediate: boolean): Promise<void> {
     const timeout = immediate ? 0 : this.settings.shutdownTimeout;
-    await Promise.all([...this.roles].map((role) => role.stop(timeout)));
+    await Promise.all([...this.roles.keys()].map((role) => role.stop(timeout)));
   }
 
   private async startRole(spec: RoleSpec): Promise<void> {
@@ -44,7 +46,6 @@ export class AsyncSupervisor extends BaseSupervisor {
       { kind: definition.kind, supervisorId: this.id, metadata: definition.metadata(spec.settings) },
       { database, policies: this.deps.policies, hooks, logger, heartbeatInterval: this.settings.processHeartbeatInterval, onLost: (lost) => this.replace(lost, spec) },
     );
-    this.roles.add(role);
     const runner = definition.create(spec.settings, {
       database,
       registry: this.deps.registry,
@@ -55,7 +56,13 @@ export class AsyncSupervisor extends BaseSupervisor {
       logger,
       onError: hooks.reporter(() => ({ process: role.info, where: `${definition.kind.toLowerCase()} poll` })),
     });
+    this.roles.set(role, runner);
     await role.begin(runner);
+  }
+
+  /** A dynamic recurring task changed in this process: the scheduler looks at once. */
+  override reloadRecurringTasks(): void {
+    for (const runner of this.roles.values()) runner.reload?.();
   }
 
   /** A role's row was pruned: its claims are gone, so stop it now and start a fresh one. */

@@ -67,6 +67,12 @@ export abstract class BaseSupervisor implements Supervisor {
     this.pruner.start();
   }
 
+  /**
+   * A dynamic recurring task changed in this process. Schedulers re-read the table every
+   * polling interval anyway; a supervisor whose scheduler runs here can tell it sooner.
+   */
+  reloadRecurringTasks(): void {}
+
   /** Start every role. */
   protected abstract startRoles(): Promise<void>;
   /** Stop every role, gracefully or at once. */

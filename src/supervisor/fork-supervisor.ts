@@ -63,7 +63,7 @@ export class ForkSupervisor extends BaseSupervisor {
   }
 
   protected async startRoles(): Promise<void> {
-    const handles = planRoles(this.settings).map((spec) => this.spawn(spec));
+    const handles = planRoles(this.settings, this.deps.recurringTasks).map((spec) => this.spawn(spec));
     await Promise.all(handles.map((handle) => handle.started));
   }
 

@@ -3,6 +3,7 @@ import type { JobPolicies } from "../job-policies.js";
 import type { JobRegistry } from "../job-registry.js";
 import type { Logger } from "../logger.js";
 import type { HookSet } from "../processes/hooks.js";
+import type { RecurringTask } from "../recurring/config.js";
 
 /** How to stop a supervisor. */
 export interface StopOptions {
@@ -39,5 +40,7 @@ export interface SupervisorDependencies {
   readonly hooks: HookSet;
   /** Files that created the FirmQueue and defined its jobs: what fork-mode children import by default. */
   readonly definitionFiles: readonly string[];
+  /** Checked `recurring` tasks for the scheduler; null leaves the static tasks in the table alone. */
+  readonly recurringTasks: readonly RecurringTask[] | null;
 }
 

@@ -1,6 +1,7 @@
 import { createTables } from "./001-create-tables.js";
 import { addJobsLastError } from "./002-add-jobs-last-error.js";
+import { recurringTaskTimezoneAndLastRun } from "./003-recurring-task-timezone-and-last-run.js";
 import type { Migration } from "./table-spec.js";
 
 /** Every migration, oldest first. Append only: a released migration is never edited. */
-export const MIGRATIONS: readonly Migration[] = [createTables, addJobsLastError];
+export const MIGRATIONS: readonly Migration[] = [createTables, addJobsLastError, recurringTaskTimezoneAndLastRun];
