@@ -36,6 +36,8 @@ function serverOptions(dir, port) {
   return [
     ...COMMON_OPTIONS,
     `--datadir=${join(dir, "data")}`,
+    // Its own temp files in its own dir: servers of parallel runs (and leftovers in /tmp) never collide.
+    `--tmpdir=${dir}`,
     `--socket=${join(dir, "mariadb.sock")}`,
     `--pid-file=${join(dir, "mariadb.pid")}`,
     `--port=${port}`,
@@ -84,6 +86,7 @@ export async function startMariadb(options) {
         await tool(binaries.installDb, [
           ...COMMON_OPTIONS,
           `--datadir=${join(dir, "data")}`,
+          `--tmpdir=${dir}`,
           // "normal": a passwordless root. The default ("socket") only lets
           // the OS root user in, through the Unix socket.
           "--auth-root-authentication-method=normal",
