@@ -97,3 +97,15 @@ function decodeEntries(record: Record<string, unknown>): Record<string, unknown>
   for (const [key, item] of Object.entries(record)) out[key] = decode(item);
   return out;
 }
+
+/**
+ * Decode stored arguments for display (getJob, listings): damaged text comes back as the raw text
+ * instead of throwing, so looking at a job always works.
+ */
+export function readableArguments(text: string | null): unknown {
+  try {
+    return deserializeArguments(text);
+  } catch {
+    return text;
+  }
+}

@@ -2,7 +2,7 @@ import type { Database } from "../database/connection.js";
 import type { Db } from "../database/dialect.js";
 import { toDate } from "../database/schema.js";
 import { JobNotFailedError, JobNotFoundError, JobRunningError } from "../errors.js";
-import { deserializeArguments } from "../serialization.js";
+import { readableArguments } from "../serialization.js";
 import { parseStoredError, type StoredError } from "./failed-execution.js";
 import type { DispatchContext } from "./dispatch-context.js";
 import { dispatchJobs, toDispatchable } from "./job-dispatch.js";
@@ -52,7 +52,7 @@ export async function listFailedJobs(db: Db, filter: FailedJobFilter, limit: num
     name: row.class_name,
     queue: row.queue_name,
     priority: row.priority,
-    arguments: readable(row.arguments),
+    arguments: readableArguments(row.arguments),
     attempts: row.attempts,
     error: parseStoredError(row.failure) ?? { name: "Error", message: "(no error was recorded)" },
     failedAt: toDate(row.failed_at),
@@ -117,10 +117,3 @@ async function explainNotFailed(trx: Db, id: number, action: "discarded" | "retr
   throw new JobNotFailedError(id, info.state);
 }
 
-function readable(text: string | null): unknown {
-  try {
-    return deserializeArguments(text);
-  } catch {
-    return text;
-  }
-}

@@ -1,6 +1,6 @@
 import type { Db } from "../database/dialect.js";
 import { toDate } from "../database/schema.js";
-import { deserializeArguments } from "../serialization.js";
+import { readableArguments } from "../serialization.js";
 import { parseStoredError, type StoredError } from "./failed-execution.js";
 
 /** Where a job is in its life. */
@@ -73,11 +73,3 @@ export async function findJobInfo(db: Db, jobId: number): Promise<JobInfo | null
   };
 }
 
-/** Looking at a job must work even when its stored arguments are damaged. */
-function readableArguments(text: string | null): unknown {
-  try {
-    return deserializeArguments(text);
-  } catch {
-    return text;
-  }
-}

@@ -1,7 +1,7 @@
 import type { Database } from "../database/connection.js";
 import { toDate } from "../database/schema.js";
 import { deleteDynamicRecurringTask, listRecurringTaskRows, saveDynamicRecurringTask, taskFromRow } from "../models/recurring-task.js";
-import { deserializeArguments } from "../serialization.js";
+import { readableArguments } from "../serialization.js";
 import { resolveRecurringTask, scheduleOf, type RecurringTaskOptions } from "./config.js";
 import { DEFAULT_TIMEZONE } from "./schedule.js";
 
@@ -87,10 +87,3 @@ export class RecurringOperations {
   }
 }
 
-function readableArguments(text: string | null): unknown {
-  try {
-    return deserializeArguments(text);
-  } catch {
-    return text;
-  }
-}
