@@ -1,9 +1,13 @@
 // Servers for one round of the comparison: each kind started once (lazily) and shared by every
 // system on it, each system getting a fresh database of its own. stop() tears everything down.
+import pg from "pg";
 import { startMariadb } from "../../scripts/servers/mariadb.mjs";
 import { startPostgres } from "../../scripts/servers/postgres.mjs";
 import { benchDatabase } from "../databases.mjs";
 import { redisServerBinary, startRedis } from "../servers/redis.mjs";
+
+/** How long a closed system gets to disconnect from its database before the drop. */
+const DISCONNECT_WAIT_MS = 5000;
 
 export class RoundServers {
   /**
@@ -40,7 +44,16 @@ export class RoundServers {
     // Redis: one system per throwaway server, nothing to create.
     if (kind === "redis") return { url: server.url, cleanup: async () => {} };
     const database = await benchDatabase(kind, server.url);
-    return { url: database.url, cleanup: database.cleanup };
+    if (kind !== "postgres") return { url: database.url, cleanup: database.cleanup };
+    return {
+      url: database.url,
+      cleanup: async () => {
+        // DROP DATABASE … WITH (FORCE) kills whatever is still connected, and a library whose
+        // pool is still closing would get that as an unhandled 'error' event: let them finish.
+        await waitForDisconnects(server.url, new URL(database.url).pathname.slice(1), this.progress);
+        await database.cleanup();
+      },
+    };
   }
 
   /** @param {"postgres" | "mysql" | "redis"} kind */
@@ -79,5 +92,30 @@ export class RoundServers {
     // A server that failed to start has cleaned up after itself already.
     const results = await Promise.allSettled(servers.map((server) => server.then((running) => running.stop(), () => undefined)));
     for (const result of results) if (result.status === "rejected") this.progress(`could not stop a server: ${String(result.reason)}`);
+  }
+}
+
+/**
+ * Wait until nothing is connected to `name` any more (a closed system's pools finishing), at most
+ * a few seconds; then say how many connections are left to be cut.
+ * @param {string} adminUrl @param {string} name @param {(message: string) => void} progress
+ */
+async function waitForDisconnects(adminUrl, name, progress) {
+  const client = new pg.Client({ connectionString: adminUrl });
+  await client.connect();
+  try {
+    const deadline = Date.now() + DISCONNECT_WAIT_MS;
+    for (;;) {
+      const { rows } = await client.query("SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = $1 AND pid <> pg_backend_pid()", [name]);
+      const open = rows[0].n;
+      if (open === 0) return;
+      if (Date.now() > deadline) {
+        progress(`  ${open} connection(s) still open ${DISCONNECT_WAIT_MS / 1000} s after close; the drop cuts them`);
+        return;
+      }
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+  } finally {
+    await client.end();
   }
 }
