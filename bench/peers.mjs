@@ -66,7 +66,9 @@ for (let round = 1; round <= rounds && !interrupted; round++) {
   current = { servers, cleanups: [] };
   const results = [];
   try {
-    for (const adapter of adapters) {
+    // Even rounds run the systems in reverse, so a machine getting busier or quieter during a
+    // run does not always favour the same systems.
+    for (const adapter of round % 2 === 1 ? adapters : [...adapters].reverse()) {
       if (interrupted) break;
       results.push(await measureOne(adapter, round));
     }
@@ -74,7 +76,10 @@ for (let round = 1; round <= rounds && !interrupted; round++) {
     await tearDown();
   }
   failures += results.filter((result) => result.error).length;
-  allRounds.push({ round, results, notes: Object.fromEntries(servers.notes) });
+  const runOrder = results.map((result) => result.id);
+  // Tables list systems in the usual order, whatever order they ran in.
+  results.sort((a, b) => adapters.findIndex((x) => x.id === a.id) - adapters.findIndex((x) => x.id === b.id));
+  allRounds.push({ round, runOrder, results, notes: Object.fromEntries(servers.notes) });
 }
 
 if (interrupted) await interrupted;
