@@ -7,6 +7,7 @@
 // each library through a small adapter (bench/peers/*.mjs). Prints absolute numbers and ratios
 // against firm-queue on PostgreSQL; progress goes to stderr, tables to stdout.
 import { writeFileSync } from "node:fs";
+import { cpus, loadavg } from "node:os";
 import { parseArgs } from "node:util";
 import { importPeer } from "./peers/adapter.mjs";
 import { ADAPTERS, REFERENCE_ID } from "./peers/index.mjs";
@@ -14,7 +15,7 @@ import { absoluteTable, ratioSentences, ratioTable } from "./peers/report.mjs";
 import { RoundServers } from "./peers/servers.mjs";
 import { QUEUES, runWorkload } from "./peers/workload.mjs";
 
-const { values } = parseArgs({
+const { values } = parseOptions({
   options: {
     jobs: { type: "string", default: "5000" },
     concurrency: { type: "string", default: "10" },
@@ -28,6 +29,7 @@ const { values } = parseArgs({
     json: { type: "string" },
   },
 });
+const loadAtStart = loadAverage();
 const jobs = positive("jobs");
 const concurrency = positive("concurrency");
 const latencySamples = positive("latency");
@@ -84,7 +86,8 @@ for (let round = 1; round <= rounds && !interrupted; round++) {
 
 if (interrupted) await interrupted;
 
-const heading = `firm-queue compared with other queues: ${jobs} jobs, concurrency ${concurrency}, ${latencySamples} latency samples, polling ${pollingInterval} ms where allowed, ${rounds} round(s), node ${process.version}`;
+// The machine's load is part of the result: on a busy machine absolute numbers drop, ratios less.
+const heading = `firm-queue compared with other queues: ${jobs} jobs, concurrency ${concurrency}, ${latencySamples} latency samples, polling ${pollingInterval} ms where allowed, ${rounds} round(s), node ${process.version}, ${cpus().length} CPUs, load average ${loadAtStart} at start and ${loadAverage()} at end`;
 console.log(`\n${heading}\n`);
 if (rounds > 1) {
   for (const round of allRounds) console.log(`Round ${round.round}:\n\n${absoluteTable([round], jobs, latencySamples)}\n`);
@@ -166,6 +169,18 @@ function withTimeout(promise, ms) {
   let timer;
   const timeout = new Promise((_, reject) => (timer = setTimeout(() => reject(new Error(`timed out after ${ms} ms`)), ms)));
   return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
+}
+
+function parseOptions(config) {
+  try {
+    return parseArgs(config);
+  } catch (error) {
+    fail(/** @type {Error} */ (error).message);
+  }
+}
+
+function loadAverage() {
+  return loadavg()[0].toFixed(1);
 }
 
 function positive(name) {
