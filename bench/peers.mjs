@@ -1,21 +1,22 @@
 // npm run bench:peers -- [--jobs 5000] [--concurrency 10] [--latency 200] [--polling 10]
 //                        [--max-seconds 30] [--rounds 1] [--systems id,id,…] [--url URL] [--mysql-url URL]
 //                        [--json FILE]
+//        npm run bench:peers -- --merge run1.json run2.json …   (tables of earlier runs, combined)
 //
 // firm-queue against other job queues, in one run, on the same servers: every PostgreSQL system
 // gets a fresh database on ONE PostgreSQL server. Same workload for all (bench/peers/workload.mjs),
 // each library through a small adapter (bench/peers/*.mjs). Prints absolute numbers and ratios
 // against firm-queue on PostgreSQL; progress goes to stderr, tables to stdout.
-import { writeFileSync } from "node:fs";
+import { readFileSync, writeFileSync } from "node:fs";
 import { cpus, loadavg } from "node:os";
 import { parseArgs } from "node:util";
 import { importPeer } from "./peers/adapter.mjs";
 import { ADAPTERS, REFERENCE_ID } from "./peers/index.mjs";
-import { absoluteTable, ratioSentences, ratioTable } from "./peers/report.mjs";
+import { printReport } from "./peers/report.mjs";
 import { RoundServers } from "./peers/servers.mjs";
 import { QUEUES, runWorkload } from "./peers/workload.mjs";
 
-const { values } = parseOptions({
+const { values, positionals } = parseOptions({
   options: {
     jobs: { type: "string", default: "5000" },
     concurrency: { type: "string", default: "10" },
@@ -27,8 +28,25 @@ const { values } = parseOptions({
     url: { type: "string" },
     "mysql-url": { type: "string" },
     json: { type: "string" },
+    merge: { type: "boolean", default: false },
   },
+  allowPositionals: true,
 });
+if (values.merge) {
+  // No measuring: the tables of several earlier runs' --json files, as if they were one run.
+  const files = positionals.map((file) => {
+    try {
+      return JSON.parse(readFileSync(file, "utf8"));
+    } catch (error) {
+      fail(`cannot read ${file} as a --json result: ${/** @type {Error} */ (error).message}`);
+    }
+  });
+  if (files.length === 0) fail("--merge needs the --json files of earlier runs");
+  const rounds = files.flatMap((file) => file.rounds).map((round, index) => ({ ...round, round: index + 1 }));
+  printReport({ headings: files.map((file) => file.heading), rounds, jobs: files[0].jobs, latencySamples: files[0].latencySamples, referenceId: REFERENCE_ID });
+  process.exit(0);
+}
+if (positionals.length > 0) fail(`unexpected argument(s) ${positionals.join(" ")} (only --merge takes files)`);
 const loadAtStart = loadAverage();
 const jobs = positive("jobs");
 const concurrency = positive("concurrency");
@@ -50,9 +68,9 @@ for (const packageName of new Set(adapters.map((adapter) => adapter.packageName)
   }
 }
 
-/** The round in progress, so a Ctrl-C can still stop its servers and drop its databases. */
 /** Set by Ctrl-C: the clean-up under way, after which the process exits. */
 let interrupted = /** @type {Promise<void> | undefined} */ (undefined);
+/** The round in progress, so a Ctrl-C can still stop its servers and drop its databases. */
 let current = /** @type {{ servers: RoundServers, cleanups: (() => Promise<void>)[] } | undefined} */ (undefined);
 for (const signal of /** @type {const} */ (["SIGINT", "SIGTERM"])) {
   process.once(signal, () => {
@@ -88,23 +106,7 @@ if (interrupted) await interrupted;
 
 // The machine's load is part of the result: on a busy machine absolute numbers drop, ratios less.
 const heading = `firm-queue compared with other queues: ${jobs} jobs, concurrency ${concurrency}, ${latencySamples} latency samples, polling ${pollingInterval} ms where allowed, ${rounds} round(s), node ${process.version}, ${cpus().length} CPUs, load average ${loadAtStart} at start and ${loadAverage()} at end`;
-console.log(`\n${heading}\n`);
-if (rounds > 1) {
-  for (const round of allRounds) console.log(`Round ${round.round}:\n\n${absoluteTable([round], jobs, latencySamples)}\n`);
-  console.log("Median of the rounds:\n");
-}
-console.log(absoluteTable(allRounds, jobs, latencySamples));
-if (allRounds.some((round) => round.results.some((result) => result.id === REFERENCE_ID && result.measurement))) {
-  const { table, referenceLabel } = ratioTable(allRounds, REFERENCE_ID);
-  console.log(`\nRatios to ${referenceLabel} measured in the same round${rounds > 1 ? " (median over rounds)" : ""}:\n\n${table}\n`);
-  for (const sentence of ratioSentences(allRounds, REFERENCE_ID)) console.log(`- ${sentence}`);
-} else {
-  console.log(`\nNo ratios: the reference, ${REFERENCE_ID}, was not measured in this run.`);
-}
-console.log("\nSettings:");
-for (const result of allRounds[0]?.results ?? []) console.log(`- ${result.label}: ${result.settings || (result.skipped ? `skipped: ${result.skipped}` : `failed: ${result.error}`)}`);
-console.log("\nServers:");
-for (const [kind, note] of Object.entries(allRounds[0]?.notes ?? {})) console.log(`- ${kind}: ${note}`);
+printReport({ headings: [heading], rounds: allRounds, jobs, latencySamples, referenceId: REFERENCE_ID });
 if (values.json) writeFileSync(values.json, `${JSON.stringify({ heading, jobs, concurrency, latencySamples, pollingInterval, maxSeconds, rounds: allRounds }, null, 2)}\n`);
 if (failures > 0) {
   progress(`\n${failures} system run(s) failed; see above.`);

@@ -1,5 +1,31 @@
 // Tables for bench/peers.mjs: absolute numbers and ratios against the reference system.
 
+/**
+ * Print the whole report to stdout: per-round tables when there are several rounds, the median
+ * table, the ratios, and each system's settings and servers.
+ * @param {{ headings: string[], rounds: Round[], jobs: number, latencySamples: number, referenceId: string }} report
+ */
+export function printReport({ headings, rounds, jobs, latencySamples, referenceId }) {
+  console.log(`\n${headings.join("\n")}\n`);
+  if (rounds.length > 1) {
+    for (const round of rounds) console.log(`Round ${round.round}:\n\n${absoluteTable([round], jobs, latencySamples)}\n`);
+    console.log(`Median of the ${rounds.length} rounds:\n`);
+  }
+  console.log(absoluteTable(rounds, jobs, latencySamples));
+  if (rounds.some((round) => round.results.some((result) => result.id === referenceId && result.measurement))) {
+    const { table, referenceLabel } = ratioTable(rounds, referenceId);
+    const how = rounds.length > 1 ? " (median over rounds, smallest–largest in brackets)" : "";
+    console.log(`\nRatios to ${referenceLabel} measured in the same round${how}:\n\n${table}\n`);
+    for (const sentence of ratioSentences(rounds, referenceId)) console.log(`- ${sentence}`);
+  } else {
+    console.log(`\nNo ratios: the reference, ${referenceId}, was not measured.`);
+  }
+  console.log("\nSettings:");
+  for (const result of rounds[0]?.results ?? []) console.log(`- ${result.label}: ${result.settings || (result.skipped ? `skipped: ${result.skipped}` : `failed: ${result.error}`)}`);
+  console.log("\nServers:");
+  for (const [kind, note] of Object.entries(rounds[0]?.notes ?? {})) console.log(`- ${kind}: ${note}`);
+}
+
 /** Metrics in table order; `higher` says which direction is better. */
 const METRICS = [
   { key: "enqueueOne", title: "enqueue one by one (jobs/s)", higher: true, digits: 0 },
@@ -11,7 +37,7 @@ const METRICS = [
 
 /**
  * @typedef {{ id: string, label: string, version: string, settings: string, measurement?: import("./workload.mjs").Measurement, error?: string, skipped?: string }} SystemResult
- * @typedef {{ round: number, results: SystemResult[] }} Round
+ * @typedef {{ round: number, results: SystemResult[], notes?: Record<string, string> }} Round
  */
 
 /** Absolute numbers of one round, or the median of several. @param {Round[]} rounds */
@@ -39,7 +65,8 @@ export function absoluteTable(rounds, jobs, latencySamples) {
 
 /**
  * Each system's numbers divided by the reference's from the same round, then the median over
- * rounds. For latencies a ratio above 1 means slower than the reference.
+ * rounds, with the smallest and largest round in brackets when there are several. For latencies
+ * a ratio above 1 means slower than the reference.
  * @param {Round[]} rounds
  * @param {string} referenceId
  */
@@ -50,10 +77,15 @@ export function ratioTable(rounds, referenceId) {
     `|---|${METRICS.map(() => "---:").join("|")}|`,
   ];
   for (const id of systemIds(rounds)) {
-    const ratios = METRICS.map((metric) => ratioOf(rounds, id, referenceId, metric.key));
-    if (ratios.every((ratio) => ratio === undefined)) continue;
+    const perMetric = METRICS.map((metric) => roundRatios(rounds, id, referenceId, metric.key));
+    if (perMetric.every((ratios) => ratios.length === 0)) continue;
     const label = rounds[0].results.find((result) => result.id === id)?.label ?? id;
-    lines.push(`| ${label} | ${ratios.map((ratio) => (ratio === undefined ? "–" : `${formatRatio(ratio)}×`)).join(" | ")} |`);
+    const cells = perMetric.map((ratios) => {
+      if (ratios.length === 0) return "–";
+      const cell = `${formatRatio(median(ratios))}×`;
+      return ratios.length > 1 && id !== referenceId ? `${cell} (${formatRatio(Math.min(...ratios))}–${formatRatio(Math.max(...ratios))})` : cell;
+    });
+    lines.push(`| ${label} | ${cells.join(" | ")} |`);
   }
   return { table: lines.join("\n"), referenceLabel };
 }
@@ -76,13 +108,18 @@ export function ratioSentences(rounds, referenceId) {
   return sentences;
 }
 
-/** Median over rounds of (system / reference) for one metric; undefined when never both measured. */
-function ratioOf(rounds, id, referenceId, key) {
-  const perRound = rounds.flatMap((round) => {
+/** (system / reference) for one metric in every round where both were measured. */
+function roundRatios(rounds, id, referenceId, key) {
+  return rounds.flatMap((round) => {
     const mine = round.results.find((result) => result.id === id)?.measurement;
     const reference = round.results.find((result) => result.id === referenceId)?.measurement;
     return mine && reference ? [mine[key] / reference[key]] : [];
   });
+}
+
+/** Median over rounds of (system / reference) for one metric; undefined when never both measured. */
+function ratioOf(rounds, id, referenceId, key) {
+  const perRound = roundRatios(rounds, id, referenceId, key);
   return perRound.length > 0 ? median(perRound) : undefined;
 }
 
