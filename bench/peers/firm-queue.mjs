@@ -1,0 +1,70 @@
+// firm-queue itself, on any of its databases: the reference every ratio is taken against.
+import { execFileSync } from "node:child_process";
+import { readFileSync } from "node:fs";
+import { importPeer } from "./adapter.mjs";
+
+const LABELS = { postgres: "PostgreSQL", mysql: "MariaDB", sqlite: "SQLite" };
+
+/**
+ * @param {"postgres" | "mysql" | "sqlite"} dialect
+ * @returns {import("./adapter.mjs").PeerAdapter}
+ */
+export function firmQueueAdapter(dialect) {
+  return {
+    id: `firm-queue-${dialect}`,
+    label: `firm-queue (${LABELS[dialect]})`,
+    server: dialect,
+    packageName: "firm-queue",
+    async open({ url, concurrency, pollingInterval, queues }) {
+      const { FirmQueue, silentLogger } = await importPeer("firm-queue");
+      const firm = new FirmQueue({ databaseUrl: url, logger: silentLogger, poolSize: concurrency + 2 });
+      try {
+        await firm.migrate();
+      } catch (error) {
+        await firm.close();
+        throw error;
+      }
+      /** @type {Map<string, (payload: any) => void>} */
+      const handlers = new Map();
+      // Jobs are defined up front: one job name per queue, each calling whatever handler the
+      // current phase installed.
+      const jobs = new Map(queues.map((queue) => [queue, firm.defineJob(queue, (payload) => handlers.get(queue)?.(payload), { queue })]));
+      return {
+        version: firmQueueVersion(),
+        settings: `one worker: queues "*", concurrency ${concurrency}, pollingInterval ${pollingInterval} ms; poolSize ${concurrency + 2}; no dispatcher; preserveFinishedJobs true (default)`,
+        pollingIntervalMs: pollingInterval,
+        enqueue: async (queue, payload) => {
+          await jobs.get(queue).enqueue(payload);
+        },
+        enqueueBatch: async (queue, payloads) => {
+          await jobs.get(queue).enqueueAll(payloads);
+        },
+        startWorker: async (queue, handler) => {
+          handlers.set(queue, handler);
+          const supervisor = await firm.start({ workers: [{ queues: "*", concurrency, pollingInterval }], dispatchers: [] });
+          return { stop: () => supervisor.stop() };
+        },
+        clear: async (queue) => {
+          // No purge API: delete the queue's waiting jobs directly (nothing is claimed once the
+          // worker has stopped).
+          const { db } = await firm.database();
+          await db.deleteFrom("firm_queue_ready_executions").where("queue_name", "=", queue).execute();
+          await db.deleteFrom("firm_queue_jobs").where("queue_name", "=", queue).where("finished_at", "is", null).execute();
+        },
+        close: () => firm.close(),
+      };
+    },
+  };
+}
+
+/** The package version plus the commit benchmarked, since firm-queue is measured from this tree. */
+function firmQueueVersion() {
+  const { version } = JSON.parse(readFileSync(new URL("../../package.json", import.meta.url), "utf8"));
+  try {
+    const commit = execFileSync("git", ["rev-parse", "--short", "HEAD"], { cwd: new URL("..", import.meta.url), encoding: "utf8", stdio: ["ignore", "pipe", "ignore"] }).trim();
+    const dirty = execFileSync("git", ["status", "--porcelain", "--", "src"], { cwd: new URL("..", import.meta.url), encoding: "utf8", stdio: ["ignore", "pipe", "ignore"] }).trim();
+    return `${version} (${commit}${dirty ? ", src modified" : ""})`;
+  } catch {
+    return version;
+  }
+}

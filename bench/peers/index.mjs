@@ -1,0 +1,20 @@
+// Every system the comparison knows, in the order they run. firm-queue on PostgreSQL comes first:
+// it is the reference the ratios are taken against.
+import { bullmqAdapter } from "./bullmq.mjs";
+import { firmQueueAdapter } from "./firm-queue.mjs";
+import { graphileWorkerAdapter } from "./graphile-worker.mjs";
+import { pgBossAdapter } from "./pg-boss.mjs";
+
+/** @type {readonly import("./adapter.mjs").PeerAdapter[]} */
+export const ADAPTERS = [
+  firmQueueAdapter("postgres"),
+  pgBossAdapter,
+  graphileWorkerAdapter,
+  bullmqAdapter("postgres"),
+  firmQueueAdapter("sqlite"),
+  firmQueueAdapter("mysql"),
+  bullmqAdapter("redis"),
+];
+
+/** The system every ratio is relative to. */
+export const REFERENCE_ID = "firm-queue-postgres";
