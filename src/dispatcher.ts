@@ -23,12 +23,14 @@ export interface DispatcherSettings {
  * how many were dispatched.
  */
 export async function dispatchScheduledBatch(database: Database, policies: JobPolicies, batchSize: number): Promise<number> {
-  return database.dialect.beginClaimTx(database.db, async (trx) => {
+  const promoted = await database.dialect.beginClaimTx(database.db, async (trx) => {
     const now = new Date();
     const jobIds = await takeDueScheduledExecutions(database, trx, batchSize, now);
     await dispatchStoredJobsNow(trx, jobIds, now, dispatchContext(database, policies));
     return jobIds.length;
   });
+  if (promoted > 0) database.jobsReady.notify();
+  return promoted;
 }
 
 /** Dispatch every due scheduled job, batch after batch. Returns the total dispatched. */

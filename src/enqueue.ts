@@ -47,8 +47,12 @@ export async function enqueueJobs(
     const gone = new Set(discarded);
     return ids.map((id) => (gone.has(id) ? null : id));
   };
+  // Inside the caller's transaction the jobs exist only once it commits, which only the caller
+  // knows; on PostgreSQL the commit itself wakes workers (see migration 004).
   if (transaction) return write(transaction);
-  return database.dialect.beginClaimTx(database.db, write);
+  const ids = await database.dialect.beginClaimTx(database.db, write);
+  if (jobs.some((job, index) => ids[index] !== null && job.scheduledAt.getTime() <= now.getTime())) database.jobsReady.notify();
+  return ids;
 }
 
 function prepareJob(request: EnqueueRequest, now: Date): NewJob {

@@ -5,7 +5,8 @@ import { TimeoutError, UnknownJobError } from "./errors.js";
 import type { JobContext } from "./job-definition.js";
 import type { JobRegistry } from "./job-registry.js";
 import type { Logger } from "./logger.js";
-import { failClaimedJob, finishClaimedJob, releaseClaims } from "./models/claimed-execution.js";
+import { FinishBatcher } from "./finish-batcher.js";
+import { failClaimedJob, finishClaimedJobs, releaseClaims } from "./models/claimed-execution.js";
 import type { FailedAttemptOutcome } from "./models/failed-attempt.js";
 import type { JobRow } from "./models/job.js";
 import { runWithTimeout } from "./job-timeout.js";
@@ -24,14 +25,19 @@ export class ShutdownSignal extends Error {
 
 /** Runs claimed jobs for one process and records how each ended. */
 export class JobRunner {
+  /** Successful attempts are recorded in batches: many per transaction on a busy worker. */
+  private readonly finished: FinishBatcher;
+
   constructor(
     private readonly database: Database,
     private readonly registry: JobRegistry,
     private readonly policies: JobPolicies,
     private readonly processId: number,
-    private readonly preserveFinishedJobs: boolean,
+    preserveFinishedJobs: boolean,
     private readonly logger: Logger,
-  ) {}
+  ) {
+    this.finished = new FinishBatcher((jobs) => finishClaimedJobs(database, policies, processId, jobs, preserveFinishedJobs));
+  }
 
   /**
    * Run the job's handler and record the outcome. A handler that stops because the worker is
@@ -52,7 +58,7 @@ export class JobRunner {
     }
     const ms = Math.round(performance.now() - started);
     if (succeeded) {
-      const recorded = await finishClaimedJob(this.database, this.policies, jobId, this.processId, this.preserveFinishedJobs);
+      const recorded = await this.finished.finish(job);
       if (!recorded) return this.lost(fields);
       this.logger.debug("job finished", { ...fields, ms });
       return "finished";

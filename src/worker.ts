@@ -38,6 +38,7 @@ export class Worker extends Poller {
   private readonly runner: JobRunner;
   private readonly inFlight = new Map<number, { readonly abort: AbortController; readonly done: Promise<void> }>();
   private lastClaimFilledCapacity = false;
+  private stopHearingOfJobs: (() => Promise<void>) | undefined;
 
   constructor(
     readonly settings: WorkerSettings,
@@ -55,6 +56,17 @@ export class Worker extends Poller {
   /** Ids of the jobs this worker is running now. */
   get runningJobIds(): number[] {
     return [...this.inFlight.keys()];
+  }
+
+  /** Start polling, and wake early whenever jobs may have become ready (see JobsReadySignal). */
+  override start(): void {
+    super.start();
+    this.stopHearingOfJobs ??= this.deps.database.jobsReady.subscribe(
+      () => {
+        if (this.inFlight.size < this.settings.concurrency) this.wake();
+      },
+      (error) => this.deps.logger.warn("lost the connection that hears of new jobs; polling until it is back", { processId: this.deps.processId, error }),
+    );
   }
 
   protected async poll(): Promise<number> {
@@ -82,6 +94,8 @@ export class Worker extends Poller {
    * of the jobs released that way.
    */
   async shutdown(timeout: number): Promise<number[]> {
+    await this.stopHearingOfJobs?.();
+    this.stopHearingOfJobs = undefined;
     await this.stopPolling();
     for (const { abort } of this.inFlight.values()) abort.abort(new ShutdownSignal());
     const everything = Promise.allSettled([...this.inFlight.values()].map((entry) => entry.done));

@@ -1,3 +1,4 @@
+import { MIGRATIONS } from "../src/database/migrations/index.js";
 import { sql } from "kysely";
 import { expect, it } from "vitest";
 import { FirmQueue, silentLogger } from "../src/index.js";
@@ -22,7 +23,7 @@ describeEachDatabase("migration 002_add_jobs_last_error", (env) => {
         throw new Error("after the upgrade");
       });
       await sql.raw("INSERT INTO firm_queue_jobs (queue_name, class_name, arguments, priority, attempts, scheduled_at, created_at, updated_at) VALUES ('default', 'old', 'null', 0, 0, NULL, '2024-01-01 00:00:00', '2024-01-01 00:00:00')").execute(database.db);
-      expect(await firm.migrate()).toEqual(["002_add_jobs_last_error", "003_recurring_task_timezone_and_last_run"]);
+      expect(await firm.migrate()).toEqual(MIGRATIONS.slice(1).map((migration) => migration.version));
       const [row] = await database.db.selectFrom("firm_queue_jobs").select(["id", "last_error"]).execute();
       expect(row?.last_error).toBeNull();
       // New jobs record their last error in the new column.

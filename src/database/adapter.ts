@@ -22,4 +22,10 @@ export interface DatabaseAdapter {
   withMigrationLock<T>(db: Db, work: (connection: Db) => Promise<T>): Promise<T>;
   /** Run one migration's statements atomically where the database allows it. */
   inMigrationTransaction<T>(connection: Db, work: (trx: Db) => Promise<T>): Promise<T>;
+  /**
+   * Where the database can announce new ready jobs to every process (PostgreSQL's NOTIFY, sent
+   * by a trigger on ready executions): listen on a connection of its own, reconnecting when it is
+   * lost. Absent elsewhere: workers rely on polling.
+   */
+  listenForReadyJobs?(url: ParsedDatabaseUrl, onReady: () => void, onError: (error: unknown) => void): Promise<() => Promise<void>>;
 }

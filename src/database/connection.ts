@@ -2,6 +2,7 @@ import { resolve } from "node:path";
 import type { Kysely } from "kysely";
 import { redactUrl } from "../errors.js";
 import type { DatabaseAdapter } from "./adapter.js";
+import { JobsReadySignal } from "./jobs-ready.js";
 import type { Dialect, DialectName } from "./dialect.js";
 import type { Schema } from "./schema.js";
 import { parseDatabaseUrl } from "./url.js";
@@ -13,6 +14,8 @@ export interface Database {
   readonly adapter: DatabaseAdapter;
   /** The URL with any password hidden, for logs. */
   readonly displayUrl: string;
+  /** Wakes this process's workers when jobs may be ready (shared by every user of the pool). */
+  readonly jobsReady: JobsReadySignal;
   close(): Promise<void>;
 }
 
@@ -28,7 +31,7 @@ const ADAPTERS: Record<DialectName, () => Promise<DatabaseAdapter>> = {
  * connections to one file in one process would deadlock: better-sqlite3 waits for the write
  * lock synchronously, so the connection holding it could never get to commit.
  */
-const sharedSqlite = new Map<string, { database: Promise<Kysely<Schema>>; users: number }>();
+const sharedSqlite = new Map<string, { database: Promise<Kysely<Schema>>; jobsReady: JobsReadySignal; users: number }>();
 
 /** Open a pool on `url` (see `parseDatabaseUrl` for the accepted forms). */
 export async function openDatabase(url: string, options: { poolSize: number }): Promise<Database> {
@@ -36,18 +39,25 @@ export async function openDatabase(url: string, options: { poolSize: number }): 
   const adapter = await ADAPTERS[parsed.dialect]();
   const shareKey = parsed.dialect === "sqlite" && parsed.filename !== ":memory:" ? resolve(parsed.filename!) : undefined;
   let db: Kysely<Schema>;
+  let jobsReady: JobsReadySignal;
   let release: () => Promise<void>;
+  const listen = adapter.listenForReadyJobs ? (onReady: () => void, onError: (error: unknown) => void) => adapter.listenForReadyJobs!(parsed, onReady, onError) : undefined;
   if (shareKey === undefined) {
     db = await adapter.open(parsed, options);
-    release = () => db.destroy();
+    jobsReady = new JobsReadySignal(listen);
+    release = async () => {
+      await jobsReady.close();
+      await db.destroy();
+    };
   } else {
     let entry = sharedSqlite.get(shareKey);
     if (!entry) {
-      entry = { database: adapter.open(parsed, options), users: 0 };
+      entry = { database: adapter.open(parsed, options), jobsReady: new JobsReadySignal(listen), users: 0 };
       sharedSqlite.set(shareKey, entry);
     }
     entry.users++;
     const shared = entry;
+    jobsReady = shared.jobsReady;
     try {
       db = await shared.database;
     } catch (error) {
@@ -66,6 +76,7 @@ export async function openDatabase(url: string, options: { poolSize: number }): 
     dialect: adapter.dialect,
     adapter,
     displayUrl: redactUrl(url),
+    jobsReady,
     close: () => (closed ??= release()),
   };
 }

@@ -54,5 +54,6 @@ async function applyMigration(database: Database, trx: Db, migration: Migration)
 
 function statementsOf(database: Database, step: MigrationStep): string[] {
   if ("createTable" in step) return database.adapter.ddl.createTable(step.createTable);
-  return [step.sql[database.dialect.name]];
+  const statement = step.sql[database.dialect.name];
+  return statement === undefined ? [] : [statement];
 }

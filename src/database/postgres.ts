@@ -1,6 +1,7 @@
 import { Kysely, PostgresDialect, sql } from "kysely";
 import type { DatabaseAdapter } from "./adapter.js";
 import type { Dialect } from "./dialect.js";
+import { listenForReadyJobs } from "./postgres-listener.js";
 import { rowLockingDialect } from "./row-locking-dialect.js";
 import { doubleQuote, renderColumns, renderSeparateIndexes, type ColumnSpec, type TableSpec } from "./migrations/table-spec.js";
 import type { Schema } from "./schema.js";
@@ -67,4 +68,5 @@ export const postgresAdapter: DatabaseAdapter = {
     });
   },
   inMigrationTransaction: (connection, work) => connection.transaction().execute(work),
+  listenForReadyJobs,
 };

@@ -4,8 +4,8 @@ import type { Db } from "../database/dialect.js";
 import { dispatchContext } from "./dispatch-context.js";
 import { recordFailedAttempt, type FailedAttemptOutcome } from "./failed-attempt.js";
 import { dispatchStoredJobsNow } from "./job-dispatch.js";
-import { markJobFinished } from "./job.js";
-import { findSlotHolder, releaseSemaphoreAndPromote, releaseSemaphoresForRequeue, type SlotHolder } from "./semaphore-release.js";
+import { markJobsFinished, type JobRow } from "./job.js";
+import { compareKeys, releaseSemaphoreAndPromote, releaseSemaphoresForRequeue, type SlotHolder } from "./semaphore-release.js";
 
 /**
  * Give up the claim `processId` holds on a job. Returns false when the claim is no longer there
@@ -48,25 +48,38 @@ export async function releaseClaims(database: Database, policies: JobPolicies, p
 }
 
 /**
- * Record a successful attempt, if `processId` still holds the claim, and hand the job's
- * concurrency slot (if any) to the next blocked job, all in one transaction. Returns false
- * (and changes nothing) when the claim is gone.
+ * Record successful attempts of jobs `processId` claimed, in one transaction for the whole batch:
+ * remove the claims this process still holds (the stale-worker guard: `DELETE … RETURNING` says
+ * which), mark those jobs finished (or delete them when not preserving finished jobs), and hand
+ * each one's concurrency slot to the next blocked job of its key. Returns the ids recorded; a job
+ * missing from it had lost its claim, and nothing was changed for it.
  */
-export async function finishClaimedJob(
+export async function finishClaimedJobs(
   database: Database,
   policies: JobPolicies,
-  jobId: number,
   processId: number,
+  jobs: readonly Pick<JobRow, "id" | "class_name" | "concurrency_key">[],
   preserve: boolean,
-): Promise<boolean> {
+): Promise<Set<number>> {
+  if (jobs.length === 0) return new Set();
   return database.dialect.beginClaimTx(database.db, async (trx) => {
-    if (!(await removeClaim(trx, jobId, processId))) return false;
+    const removed = await trx
+      .deleteFrom("firm_queue_claimed_executions")
+      .where("process_id", "=", processId)
+      .where("job_id", "in", jobs.map((job) => Number(job.id)))
+      .returning("job_id")
+      .execute();
+    const finished = new Set(removed.map((row) => Number(row.job_id)));
+    if (finished.size === 0) return finished;
     const now = new Date();
-    // Read before the row may be deleted: the slot is released after the job is marked finished.
-    const holder = await findSlotHolder(trx, jobId);
-    await markJobFinished(trx, jobId, now, preserve);
-    if (holder) await releaseSemaphoreAndPromote(trx, dispatchContext(database, policies), holder, now);
-    return true;
+    await markJobsFinished(trx, [...finished], now, preserve);
+    const holders = jobs
+      .filter((job) => finished.has(Number(job.id)) && job.concurrency_key !== null)
+      .map((job): SlotHolder => ({ jobName: job.class_name, concurrencyKey: job.concurrency_key }))
+      .sort((a, b) => compareKeys(a.concurrencyKey!, b.concurrencyKey!));
+    const context = dispatchContext(database, policies);
+    for (const holder of holders) await releaseSemaphoreAndPromote(trx, context, holder, now);
+    return finished;
   });
 }
 

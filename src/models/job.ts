@@ -50,28 +50,17 @@ export async function insertJobs(trx: Db, jobs: readonly NewJob[], now: Date): P
   return ids;
 }
 
-/** Load jobs by id, in (priority, id) order. */
-export async function findJobs(db: Db, ids: readonly number[]): Promise<JobRow[]> {
-  if (ids.length === 0) return [];
-  return db
-    .selectFrom("firm_queue_jobs")
-    .selectAll()
-    .where("id", "in", ids)
-    .orderBy("priority")
-    .orderBy("id")
-    .execute();
-}
-
 /** Record a finished attempt: either keep the row with `finished_at`, or delete it. */
-export async function markJobFinished(trx: Db, jobId: number, now: Date, preserve: boolean): Promise<void> {
+export async function markJobsFinished(trx: Db, jobIds: readonly number[], now: Date, preserve: boolean): Promise<void> {
+  if (jobIds.length === 0) return;
   if (preserve) {
     await trx
       .updateTable("firm_queue_jobs")
       .set((eb) => ({ finished_at: now, updated_at: now, attempts: eb("attempts", "+", 1) }))
-      .where("id", "=", jobId)
+      .where("id", "in", jobIds)
       .execute();
   } else {
-    await trx.deleteFrom("firm_queue_jobs").where("id", "=", jobId).execute();
+    await trx.deleteFrom("firm_queue_jobs").where("id", "in", jobIds).execute();
   }
 }
 

@@ -1,6 +1,7 @@
 import { sql } from "kysely";
 import type { Database } from "../database/connection.js";
 import type { Db } from "../database/dialect.js";
+import type { JobRow } from "./job.js";
 import type { ClaimTarget } from "./queue-selector.js";
 
 /** A job about to become ready: what the ready row copies from the job for fast polling. */
@@ -21,8 +22,9 @@ export async function insertReadyExecutions(trx: Db, jobs: readonly ReadyJob[], 
 
 /**
  * Claim up to `limit` ready jobs of one target for `processId`, in (priority, job id) order, in one
- * short transaction: select (skipping rows other claimers hold), record the claims, delete the
- * ready rows. Paused queues are never claimed. Returns the claimed job ids.
+ * short transaction: select the ready rows with their jobs (skipping rows other claimers hold),
+ * record the claims, delete the ready rows. Paused queues are never claimed. Returns the claimed
+ * jobs' rows, in claim order: reading them in the same SELECT saves a round trip per claim.
  */
 export async function claimReadyExecutions(
   database: Database,
@@ -30,27 +32,28 @@ export async function claimReadyExecutions(
   limit: number,
   processId: number,
   now: Date,
-): Promise<number[]> {
+): Promise<JobRow[]> {
   const { dialect } = database;
   return dialect.beginClaimTx(database.db, async (trx) => {
     let query = trx
-      .selectFrom("firm_queue_ready_executions")
-      .select("job_id")
-      .where("queue_name", "not in", trx.selectFrom("firm_queue_pauses").select("queue_name"))
-      .orderBy("priority")
-      .orderBy("job_id")
+      .selectFrom("firm_queue_ready_executions as r")
+      .innerJoin("firm_queue_jobs as j", "j.id", "r.job_id")
+      .selectAll("j")
+      .where("r.queue_name", "not in", trx.selectFrom("firm_queue_pauses").select("queue_name"))
+      .orderBy("r.priority")
+      .orderBy("r.job_id")
       .limit(limit);
-    if (target.queue !== undefined) query = query.where("queue_name", "=", target.queue);
-    if (target.exclude.length > 0) query = query.where("queue_name", "not in", target.exclude);
-    const rows = await dialect.withSkipLocked(query).execute();
-    if (rows.length === 0) return [];
-    const jobIds = rows.map((row) => Number(row.job_id));
+    if (target.queue !== undefined) query = query.where("r.queue_name", "=", target.queue);
+    if (target.exclude.length > 0) query = query.where("r.queue_name", "not in", target.exclude);
+    const jobs = await dialect.withSkipLocked(query).execute();
+    if (jobs.length === 0) return [];
+    const jobIds = jobs.map((job) => Number(job.id));
     await trx
       .insertInto("firm_queue_claimed_executions")
       .values(jobIds.map((jobId) => ({ job_id: jobId, process_id: processId, created_at: now })))
       .execute();
     await trx.deleteFrom("firm_queue_ready_executions").where("job_id", "in", jobIds).execute();
-    return jobIds;
+    return jobs;
   });
 }
 

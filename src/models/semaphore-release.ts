@@ -10,12 +10,6 @@ export interface SlotHolder {
   readonly concurrencyKey: string | null;
 }
 
-/** The name and key of a stored job, read before the job row changes or goes. */
-export async function findSlotHolder(trx: Db, jobId: number): Promise<SlotHolder | undefined> {
-  const row = await trx.selectFrom("firm_queue_jobs").select(["class_name", "concurrency_key"]).where("id", "=", jobId).executeTakeFirst();
-  return row && { jobName: row.class_name, concurrencyKey: row.concurrency_key };
-}
-
 /**
  * A job that held a slot of its key is done with it: give the slot back and promote the next
  * blocked job of that key (priority, then job id) through the semaphore. Call it in the same

@@ -33,8 +33,11 @@ export interface TableSpec {
   readonly foreignKeys?: readonly ForeignKeySpec[];
 }
 
-/** A migration step: a table to create, or a raw statement per database. */
-export type MigrationStep = { readonly createTable: TableSpec } | { readonly sql: Readonly<Record<"sqlite" | "postgres" | "mysql", string>> };
+/**
+ * A migration step: a table to create, or a raw statement per database. A database missing from
+ * `sql` has nothing to do in that step (a PostgreSQL-only trigger, say).
+ */
+export type MigrationStep = { readonly createTable: TableSpec } | { readonly sql: Readonly<Partial<Record<"sqlite" | "postgres" | "mysql", string>>> };
 
 export interface Migration {
   /** Sortable and unique, e.g. `"001_create_tables"`. Never renamed once released. */
