@@ -4,9 +4,6 @@ import { planRoles, roleDefinition, type RoleRunner, type RoleSpec } from "../pr
 import { BaseSupervisor } from "./base-supervisor.js";
 import type { SupervisorDependencies } from "./supervisor.js";
 
-// Kept for code that imported these from here before supervisor.ts existed.
-export type { Supervisor, SupervisorDependencies } from "./supervisor.js";
-
 /**
  * Runs every configured role inside this process: workers run jobs as concurrent promises on
  * this event loop. Each role registers its own process row (supervised by this one) and
