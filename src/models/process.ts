@@ -49,13 +49,16 @@ export async function deleteProcess(db: Db, processId: number): Promise<void> {
 
 /** A process row as read back. */
 export interface ProcessRow {
+  /** Its row id in `firm_queue_processes`. */
   readonly id: number;
   readonly kind: ProcessKind;
   readonly name: string;
   readonly pid: number;
   readonly hostname: string;
+  /** The supervisor it belongs to; null for a supervisor. */
   readonly supervisorId: number | null;
-  readonly metadata: Record<string, unknown>;
+  /** Queues, concurrency, mode… as stored in the row. */
+  readonly metadata: Readonly<Record<string, unknown>>;
   readonly lastHeartbeatAt: Date;
 }
 

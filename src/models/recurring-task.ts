@@ -26,12 +26,11 @@ export async function listRecurringTaskRows(db: Db, only?: "static" | "dynamic")
   return query.execute();
 }
 
-/** A row as a task. Throws {@link RecurringTaskError} when its schedule or zone is unusable here. */
-export function taskFromRow(row: RecurringTaskRow): RecurringTask {
-  const task: RecurringTask = {
+/** What a row says about its task, read as is (arguments stay serialized; nothing is checked). */
+export function taskFieldsOf(row: RecurringTaskRow): Omit<RecurringTask, "arguments"> {
+  return {
     key: row.key,
     job: row.class_name ?? "",
-    arguments: row.arguments ?? "null",
     schedule: row.schedule,
     timezone: row.timezone ?? DEFAULT_TIMEZONE,
     queue: row.queue_name,
@@ -39,6 +38,11 @@ export function taskFromRow(row: RecurringTaskRow): RecurringTask {
     description: row.description,
     static: Boolean(row.static),
   };
+}
+
+/** A row as a task. Throws {@link RecurringTaskError} when its schedule or zone is unusable here. */
+export function taskFromRow(row: RecurringTaskRow): RecurringTask {
+  const task: RecurringTask = { ...taskFieldsOf(row), arguments: row.arguments ?? "null" };
   if (task.job === "") throw new RecurringTaskError(task.key, "the stored task names no job (class_name is empty)");
   new CronSchedule(task.key, task.schedule, task.timezone);
   return Object.freeze(task);

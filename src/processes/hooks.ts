@@ -1,20 +1,9 @@
 import { ConfigurationError } from "../errors.js";
 import type { Logger } from "../logger.js";
-import type { ProcessKind } from "../models/process.js";
+import type { ProcessKind, ProcessRow } from "../models/process.js";
 
-/** A registered process as lifecycle hooks see it. */
-export interface ProcessInfo {
-  /** Its row id in `firm_queue_processes`. */
-  readonly id: number;
-  readonly kind: ProcessKind;
-  readonly name: string;
-  readonly pid: number;
-  readonly hostname: string;
-  /** The supervisor it belongs to; null for a supervisor. */
-  readonly supervisorId: number | null;
-  /** Queues, concurrency, mode… as stored in the row. */
-  readonly metadata: Readonly<Record<string, unknown>>;
-}
+/** A registered process as lifecycle hooks see it: its row, without the moving heartbeat. */
+export type ProcessInfo = Omit<ProcessRow, "lastHeartbeatAt">;
 
 /** Where an error reported to `onError` came from. */
 export interface ErrorContext {

@@ -1,9 +1,8 @@
 import type { Database } from "../database/connection.js";
 import { toDate } from "../database/schema.js";
-import { deleteDynamicRecurringTask, listRecurringTaskRows, saveDynamicRecurringTask, taskFromRow } from "../models/recurring-task.js";
+import { deleteDynamicRecurringTask, listRecurringTaskRows, saveDynamicRecurringTask, taskFieldsOf, taskFromRow } from "../models/recurring-task.js";
 import { readableArguments } from "../serialization.js";
 import { resolveRecurringTask, scheduleOf, type RecurringTaskOptions } from "./config.js";
-import { DEFAULT_TIMEZONE } from "./schedule.js";
 
 /** One recurring task as `firm.recurring.list()` and `firm-queue recurring` show it. */
 export interface RecurringTaskInfo {
@@ -70,15 +69,8 @@ export class RecurringOperations {
         problem = (error as Error).message;
       }
       return {
-        key: row.key,
-        job: row.class_name ?? "",
+        ...taskFieldsOf(row),
         args: readableArguments(row.arguments),
-        schedule: row.schedule,
-        timezone: row.timezone ?? DEFAULT_TIMEZONE,
-        queue: row.queue_name,
-        priority: row.priority,
-        description: row.description,
-        static: Boolean(row.static),
         nextRunAt,
         lastRunAt: toDate(row.last_run_at),
         ...(problem ? { problem } : {}),
