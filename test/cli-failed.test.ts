@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { claimJobs } from "../src/claims.js";
-import { QueueSelector } from "../src/models/queue-selector.js";
+import { claimJobs } from "../src/roles/claims.js";
+import { QueueSelector } from "../src/roles/queue-selector.js";
 import { registerProcess } from "../src/models/process.js";
 import { describeEachDatabase } from "./support/harness.js";
 import { runCli } from "./support/processes.js";

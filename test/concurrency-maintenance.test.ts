@@ -1,7 +1,7 @@
 import { expect, it } from "vitest";
-import { claimJobs } from "../src/claims.js";
-import { runConcurrencyMaintenance } from "../src/concurrency-maintenance.js";
-import { QueueSelector } from "../src/models/queue-selector.js";
+import { claimJobs } from "../src/roles/claims.js";
+import { runConcurrencyMaintenance } from "../src/roles/concurrency-maintenance.js";
+import { QueueSelector } from "../src/roles/queue-selector.js";
 import { registerProcess } from "../src/models/process.js";
 import { silentLogger, type FirmQueue } from "../src/index.js";
 import { countRows, describeEachDatabase, waitFor, type TestEnv } from "./support/harness.js";

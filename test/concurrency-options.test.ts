@@ -1,8 +1,8 @@
 import { describe, expect, expectTypeOf, it } from "vitest";
 import { ConfigurationError, FirmQueue, silentLogger, type Job } from "../src/index.js";
-import { concurrencyKeyFor, resolveConcurrency } from "../src/concurrency-options.js";
-import { JobPolicies, FALLBACK_LIMIT } from "../src/job-policies.js";
-import type { DefinitionLookup } from "../src/job-registry.js";
+import { concurrencyKeyFor, resolveConcurrency } from "../src/definitions/concurrency-options.js";
+import { JobPolicies, FALLBACK_LIMIT } from "../src/definitions/job-policies.js";
+import type { DefinitionLookup } from "../src/definitions/job-registry.js";
 
 const firm = () => new FirmQueue({ databaseUrl: "sqlite::memory:", logger: silentLogger });
 

@@ -1,8 +1,8 @@
 import { expect, it } from "vitest";
-import { enqueueJobs } from "../src/enqueue.js";
-import { dispatchContext } from "../src/models/dispatch-context.js";
-import { releaseSemaphoreAndPromote } from "../src/models/semaphore-release.js";
-import { resolveJobOptions } from "../src/job-definition.js";
+import { enqueueJobs } from "../src/lifecycle/enqueue.js";
+import { dispatchContext } from "../src/lifecycle/dispatch-context.js";
+import { releaseSemaphoreAndPromote } from "../src/lifecycle/semaphore-release.js";
+import { resolveJobOptions } from "../src/definitions/job-definition.js";
 import type { FirmQueue } from "../src/index.js";
 import { countRows, describeEachDatabase, type TestEnv } from "./support/harness.js";
 

@@ -2,7 +2,7 @@ import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { describe, expect, it } from "vitest";
-import { resolveCliConfig } from "../src/config/cli-config.js";
+import { resolveCliConfig } from "../src/cli/config.js";
 import { countRows, describeEachDatabase } from "./support/harness.js";
 import { ROOT, runCli, spawnCli } from "./support/processes.js";
 import { processRows, startSupervisor, waitForProcesses } from "./support/supervised.js";

@@ -87,7 +87,7 @@ describeEachDatabase("crash recovery (in-process supervisor)", (env) => {
       const claim = await db.selectFrom("firm_queue_claimed_executions").select("process_id").where("job_id", "=", id).executeTakeFirstOrThrow();
       const workerId = Number(claim.process_id);
       // What another supervisor's pruning does to a process it believes dead.
-      const { pruneDeadProcesses } = await import("../src/models/crash-recovery.js");
+      const { pruneDeadProcesses } = await import("../src/processes/crash-recovery.js");
       await db.updateTable("firm_queue_processes").set({ last_heartbeat_at: new Date(Date.now() - 120_000) }).where("id", "=", workerId).execute();
       await pruneDeadProcesses(await firm.database(), (firm as any).policies, 60_000, supervisor.id);
       expect(await firm.getJob(id)).toMatchObject({ state: "failed", error: { name: "ProcessPrunedError" } });

@@ -1,5 +1,5 @@
 import { expect, it } from "vitest";
-import { dispatchScheduledBatch } from "../src/dispatcher.js";
+import { dispatchScheduledBatch } from "../src/roles/dispatcher.js";
 import { countRows, describeEachDatabase, waitFor } from "./support/harness.js";
 
 describeEachDatabase("scheduled jobs", (env) => {

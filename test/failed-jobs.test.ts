@@ -1,7 +1,7 @@
 import { expect, it } from "vitest";
 import { JobNotFailedError, JobNotFoundError, JobRunningError, type FirmQueue } from "../src/index.js";
-import { claimJobs } from "../src/claims.js";
-import { QueueSelector } from "../src/models/queue-selector.js";
+import { claimJobs } from "../src/roles/claims.js";
+import { QueueSelector } from "../src/roles/queue-selector.js";
 import { registerProcess } from "../src/models/process.js";
 import { countRows, describeEachDatabase } from "./support/harness.js";
 

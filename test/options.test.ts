@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { ConfigurationError, DatabaseUrlError, FirmQueue, silentLogger } from "../src/index.js";
 import { parseDatabaseUrl } from "../src/database/url.js";
 import { toMilliseconds } from "../src/duration.js";
-import { resolveStartOptions } from "../src/configuration.js";
+import { resolveStartOptions } from "../src/facade/options.js";
 
 describe("database URLs", () => {
   it("accepts the three databases", () => {

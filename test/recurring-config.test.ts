@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { ConfigurationError, RecurringTaskError } from "../src/index.js";
-import { resolveStartOptions } from "../src/configuration.js";
-import { resolveRecurringTasks } from "../src/recurring/config.js";
+import { resolveStartOptions } from "../src/facade/options.js";
+import { resolveRecurringTasks } from "../src/definitions/recurring-task.js";
 
 const JOBS = ["build-report", "cleanup"];
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { RecurringTaskError } from "../src/index.js";
-import { CronSchedule } from "../src/recurring/schedule.js";
+import { CronSchedule } from "../src/definitions/schedule.js";
 
 /** The ticks of a schedule after `from`, as ISO strings: fixed dates, no waiting. */
 function ticks(expression: string, timezone: string | undefined, from: string, count: number): string[] {

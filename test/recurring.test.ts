@@ -1,13 +1,13 @@
 import { expect, it } from "vitest";
 import { RecurringTaskError, silentLogger } from "../src/index.js";
-import { JobPolicies } from "../src/job-policies.js";
-import { JobRegistry } from "../src/job-registry.js";
-import { enqueueJobs } from "../src/enqueue.js";
-import { resolveJobOptions } from "../src/job-definition.js";
+import { JobPolicies } from "../src/definitions/job-policies.js";
+import { JobRegistry } from "../src/definitions/job-registry.js";
+import { enqueueJobs } from "../src/lifecycle/enqueue.js";
+import { resolveJobOptions } from "../src/definitions/job-definition.js";
 import { insertRecurringExecution, isDuplicateTick } from "../src/models/recurring-execution.js";
 import { syncStaticRecurringTasks } from "../src/models/recurring-task.js";
-import { resolveRecurringTasks } from "../src/recurring/config.js";
-import { enqueueRecurringTick, type EnqueueJobs } from "../src/recurring/tick.js";
+import { resolveRecurringTasks } from "../src/definitions/recurring-task.js";
+import { enqueueRecurringTick, type EnqueueJobs } from "../src/roles/recurring-tick.js";
 import { countRows, describeEachDatabase } from "./support/harness.js";
 import { FakeClock, capturingLogger, recurringJobs, testScheduler } from "./support/recurring.js";
 

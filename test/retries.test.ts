@@ -1,11 +1,11 @@
-import { dispatchContext } from "../src/models/dispatch-context.js";
+import { dispatchContext } from "../src/lifecycle/dispatch-context.js";
 import { expect, it } from "vitest";
 import { UnrecoverableError, type FirmQueue } from "../src/index.js";
-import { recordFailedAttempt } from "../src/models/failed-attempt.js";
-import { claimJobs } from "../src/claims.js";
-import { QueueSelector } from "../src/models/queue-selector.js";
+import { recordFailedAttempt } from "../src/lifecycle/failed-attempt.js";
+import { claimJobs } from "../src/roles/claims.js";
+import { QueueSelector } from "../src/roles/queue-selector.js";
 import { registerProcess } from "../src/models/process.js";
-import { removeClaim } from "../src/models/claimed-execution.js";
+import { removeClaim } from "../src/lifecycle/claimed-jobs.js";
 import { countRows, describeEachDatabase, type TestEnv } from "./support/harness.js";
 
 class FlakyError extends Error {

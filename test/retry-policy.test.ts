@@ -1,8 +1,8 @@
 import { describe, expect, it } from "vitest";
 import { ConfigurationError, FirmQueue, UnrecoverableError, silentLogger } from "../src/index.js";
 import { DeserializationError } from "../src/errors.js";
-import { decideAfterFailure, retryDelay } from "../src/retry-decision.js";
-import { resolveRetryPolicy, type RetryOptions } from "../src/retry-policy.js";
+import { decideAfterFailure, retryDelay } from "../src/definitions/retry-decision.js";
+import { resolveRetryPolicy, type RetryOptions } from "../src/definitions/retry-policy.js";
 
 const policy = (options: RetryOptions) => resolveRetryPolicy(options, "test");
 const lowest = () => 0;

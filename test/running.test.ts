@@ -1,8 +1,8 @@
 import { expect, it } from "vitest";
 import { countRows, describeEachDatabase } from "./support/harness.js";
-import { claimJobs } from "../src/claims.js";
-import { JobRunner } from "../src/job-runner.js";
-import { QueueSelector } from "../src/models/queue-selector.js";
+import { claimJobs } from "../src/roles/claims.js";
+import { JobRunner } from "../src/roles/job-runner.js";
+import { QueueSelector } from "../src/roles/queue-selector.js";
 import { registerProcess } from "../src/models/process.js";
 import { silentLogger } from "../src/index.js";
 

@@ -2,7 +2,7 @@ import { sql } from "kysely";
 import type { Database } from "../database/connection.js";
 import type { Db } from "../database/dialect.js";
 import type { JobRow } from "./job.js";
-import type { ClaimTarget } from "./queue-selector.js";
+import type { ClaimTarget } from "../roles/queue-selector.js";
 
 /** A job about to become ready: what the ready row copies from the job for fast polling. */
 export interface ReadyJob {

@@ -4,8 +4,8 @@ import type { Db } from "../database/dialect.js";
 import type { RecurringTasksTable } from "../database/schema.js";
 import { isUniqueViolation, type UniqueIndex } from "../database/unique-violation.js";
 import { RecurringTaskError } from "../errors.js";
-import type { RecurringTask } from "../recurring/config.js";
-import { CronSchedule, DEFAULT_TIMEZONE } from "../recurring/schedule.js";
+import type { RecurringTask } from "../definitions/recurring-task.js";
+import { CronSchedule, DEFAULT_TIMEZONE } from "../definitions/schedule.js";
 
 /** A recurring_tasks row as read from the database. */
 export type RecurringTaskRow = Selectable<RecurringTasksTable>;

@@ -1,7 +1,7 @@
 import type { Database } from "../database/connection.js";
-import type { JobPolicies } from "../job-policies.js";
+import type { JobPolicies } from "../definitions/job-policies.js";
 import type { Logger } from "../logger.js";
-import { failOrphanedClaims, pruneDeadProcesses } from "../models/crash-recovery.js";
+import { failOrphanedClaims, pruneDeadProcesses } from "./crash-recovery.js";
 import { Poller } from "./poller.js";
 
 /**

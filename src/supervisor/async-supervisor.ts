@@ -1,6 +1,6 @@
-import type { ResolvedStartOptions } from "../configuration.js";
-import { RegisteredRole } from "../processes/registered-role.js";
-import { planRoles, roleDefinition, type RoleRunner, type RoleSpec } from "../processes/roles.js";
+import type { ResolvedStartOptions } from "../facade/options.js";
+import { RegisteredRole } from "./registered-role.js";
+import { planRoles, roleDefinition, type RoleRunner, type RoleSpec } from "./role-table.js";
 import { BaseSupervisor } from "./base-supervisor.js";
 import type { SupervisorDependencies } from "./supervisor.js";
 

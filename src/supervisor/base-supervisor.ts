@@ -1,6 +1,6 @@
-import type { ResolvedStartOptions } from "../configuration.js";
+import type { ResolvedStartOptions } from "../facade/options.js";
 import { ProcessPruner } from "../processes/process-pruner.js";
-import { RegisteredRole } from "../processes/registered-role.js";
+import { RegisteredRole } from "./registered-role.js";
 import type { StopOptions, Supervisor, SupervisorDependencies } from "./supervisor.js";
 
 /**

@@ -1,4 +1,4 @@
-import type { RoleSpec } from "../processes/roles.js";
+import type { RoleSpec } from "./role-table.js";
 
 /** The environment variable carrying a child's {@link ChildSpec}, as JSON. */
 export const CHILD_SPEC_VARIABLE = "FIRM_QUEUE_CHILD";

@@ -1,13 +1,13 @@
-import type { ResolvedOptions } from "../configuration.js";
+import type { ResolvedOptions } from "../facade/options.js";
 import type { Database } from "../database/connection.js";
 import { ConfigurationError, redactUrl } from "../errors.js";
-import type { JobPolicies } from "../job-policies.js";
-import type { JobRegistry } from "../job-registry.js";
-import { releaseClaims } from "../models/claimed-execution.js";
+import type { JobPolicies } from "../definitions/job-policies.js";
+import type { JobRegistry } from "../definitions/job-registry.js";
+import { releaseClaims } from "../lifecycle/claimed-jobs.js";
 import { deleteProcess } from "../models/process.js";
 import type { HookSet } from "../processes/hooks.js";
-import { RegisteredRole } from "../processes/registered-role.js";
-import { roleDefinition } from "../processes/roles.js";
+import { RegisteredRole } from "./registered-role.js";
+import { roleDefinition } from "./role-table.js";
 import { tellSupervisor, type ChildSpec } from "./child-protocol.js";
 
 /** What a child needs from the FirmQueue its job modules define. */

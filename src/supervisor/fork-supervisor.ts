@@ -1,11 +1,11 @@
 import { fork, type ChildProcess } from "node:child_process";
-import type { ResolvedStartOptions } from "../configuration.js";
+import type { ResolvedStartOptions } from "../facade/options.js";
 import { ChildProcessError } from "../errors.js";
-import { releaseClaims } from "../models/claimed-execution.js";
-import { reapExitedProcess } from "../models/crash-recovery.js";
+import { releaseClaims } from "../lifecycle/claimed-jobs.js";
+import { reapExitedProcess } from "../processes/crash-recovery.js";
 import { deleteProcess, findSupervisedProcess } from "../models/process.js";
-import { newProcessName } from "../processes/registered-role.js";
-import { planRoles, roleDefinition, type RoleSpec } from "../processes/roles.js";
+import { newProcessName } from "./registered-role.js";
+import { planRoles, roleDefinition, type RoleSpec } from "./role-table.js";
 import { BaseSupervisor } from "./base-supervisor.js";
 import { resolveChildLaunch, type ChildLaunch } from "./child-launch.js";
 import { CHILD_SPEC_VARIABLE, type ChildMessage, type ChildSpec } from "./child-protocol.js";

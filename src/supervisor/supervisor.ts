@@ -1,9 +1,9 @@
 import type { Database } from "../database/connection.js";
-import type { JobPolicies } from "../job-policies.js";
-import type { JobRegistry } from "../job-registry.js";
+import type { JobPolicies } from "../definitions/job-policies.js";
+import type { JobRegistry } from "../definitions/job-registry.js";
 import type { Logger } from "../logger.js";
 import type { HookSet } from "../processes/hooks.js";
-import type { RecurringTask } from "../recurring/config.js";
+import type { RecurringTask } from "../definitions/recurring-task.js";
 
 /** How to stop a supervisor. */
 export interface StopOptions {

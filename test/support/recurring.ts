@@ -1,13 +1,13 @@
-import { JobPolicies } from "../../src/job-policies.js";
+import { JobPolicies } from "../../src/definitions/job-policies.js";
 import type { Logger } from "../../src/index.js";
 import type { Db } from "../../src/database/dialect.js";
 import type { Database } from "../../src/database/connection.js";
 import { toDate } from "../../src/database/schema.js";
-import { resolveJobOptions, type JobOptions } from "../../src/job-definition.js";
-import { JobRegistry } from "../../src/job-registry.js";
-import { resolveRecurringTasks, type RecurringTasksOptions } from "../../src/recurring/config.js";
-import type { EnqueueJobs } from "../../src/recurring/tick.js";
-import { Scheduler } from "../../src/scheduler.js";
+import { resolveJobOptions, type JobOptions } from "../../src/definitions/job-definition.js";
+import { JobRegistry } from "../../src/definitions/job-registry.js";
+import { resolveRecurringTasks, type RecurringTasksOptions } from "../../src/definitions/recurring-task.js";
+import type { EnqueueJobs } from "../../src/roles/recurring-tick.js";
+import { Scheduler } from "../../src/roles/scheduler.js";
 
 /** A logger that keeps its lines, to assert that nothing went wrong (or that something did). */
 export function capturingLogger(): Logger & { lines: { level: string; message: string; fields?: Record<string, unknown> }[] } {

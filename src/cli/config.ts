@@ -1,0 +1,182 @@
+import { basename, dirname, resolve } from "node:path";
+import { positiveInteger, resolveStartOptions, type DispatcherOptions, type ResolvedStartOptions, type StartOptions, type WorkerOptions } from "../facade/options.js";
+import { parseDatabaseUrl } from "../database/url.js";
+import { toMilliseconds, type Duration } from "../duration.js";
+import { ConfigurationError } from "../errors.js";
+import { rejectUnknownKeys } from "../definitions/job-definition.js";
+import { isLogLevel, type LogLevel } from "../logger.js";
+import type { RecurringTasksOptions } from "../definitions/recurring-task.js";
+import type { SchedulerOptions } from "../facade/scheduler-options.js";
+import { findConfigFile, loadConfigFile } from "./config-file.js";
+
+/** What a config module's default export may contain. Every key is optional. */
+export interface FirmQueueConfig {
+  /** `sqlite:path`, `postgres://…` or `mysql://…`. */
+  readonly databaseUrl?: string;
+  /** Modules defining your jobs (relative to the config file), as `--require` takes them. */
+  readonly jobs?: readonly string[];
+  /** `"fork"` (default): a child process per role. `"async"`: everything in one process. */
+  readonly mode?: "fork" | "async";
+  readonly logLevel?: LogLevel;
+  /** Default: one worker on `"*"`. */
+  readonly workers?: readonly WorkerOptions[];
+  /** Default: one dispatcher. */
+  readonly dispatchers?: readonly DispatcherOptions[];
+  readonly processHeartbeatInterval?: Duration;
+  readonly processAliveThreshold?: Duration;
+  readonly shutdownTimeout?: Duration;
+  /** Recurring tasks, by key (see docs/recurring-tasks.md). Declaring them runs a scheduler. */
+  readonly recurring?: RecurringTasksOptions;
+  /** Scheduler settings (`dynamicTasks`, `pollingInterval`); giving them runs a scheduler. */
+  readonly scheduler?: SchedulerOptions;
+}
+
+/** Identity function that gives a config module its types. */
+export function defineConfig(config: FirmQueueConfig): FirmQueueConfig {
+  return config;
+}
+
+/** Values given on the command line (undefined when not given). */
+export interface CliFlags {
+  readonly config?: string;
+  readonly databaseUrl?: string;
+  readonly require?: readonly string[];
+  readonly mode?: string;
+  readonly queues?: string;
+  readonly concurrency?: string;
+  readonly processes?: string;
+  readonly pollingInterval?: string;
+  readonly shutdownTimeout?: string;
+  readonly processHeartbeatInterval?: string;
+  readonly processAliveThreshold?: string;
+}
+
+/** The settings `firm-queue start` runs with, every layer applied and checked. */
+export interface CliConfig {
+  /** The config file used, if any. */
+  readonly file: string | undefined;
+  readonly databaseUrl: string | undefined;
+  /** Absolute paths of the job modules. */
+  readonly jobs: readonly string[];
+  readonly logLevel: LogLevel | undefined;
+  /** The options to give `firm.start()`; recurring tasks are checked there, against the jobs. */
+  readonly startOptions: StartOptions;
+  /** The same, checked and with defaults filled in. */
+  readonly start: ResolvedStartOptions;
+}
+
+type Mutable<T> = { -readonly [K in keyof T]: T[K] };
+
+/**
+ * One setting that a flag and an environment variable can override. Adding a setting (a scheduler
+ * section, say) is one more row: its config key, its flag, its variable, and how to read text.
+ */
+interface Override {
+  readonly flag: keyof CliFlags;
+  readonly flagName: string;
+  readonly env: string;
+  /** Parse `text` (named `label` in errors) and store it in the config being built. */
+  apply(config: Mutable<FirmQueueConfig>, text: string, label: string): void;
+}
+
+const setTop = (key: keyof FirmQueueConfig, parse: (text: string, label: string) => unknown) =>
+  (config: Mutable<FirmQueueConfig>, text: string, label: string) => void ((config as Record<string, unknown>)[key] = parse(text, label));
+
+/** Worker flags apply to every configured worker (or to the default one). */
+const setWorkers = (key: keyof WorkerOptions, parse: (text: string, label: string) => unknown) =>
+  (config: Mutable<FirmQueueConfig>, text: string, label: string) => {
+    const value = parse(text, label);
+    config.workers = (config.workers ?? [{}]).map((worker) => ({ ...worker, [key]: value }));
+  };
+
+const duration = (text: string, label: string): string => (toMilliseconds(text, label), text);
+const wholeNumber = (text: string, label: string): number => positiveInteger(/^\d+$/.test(text.trim()) ? Number(text) : text, label);
+const queueList = (text: string): string[] => text.split(",").map((queue) => queue.trim()).filter((queue) => queue !== "");
+
+const OVERRIDES: readonly Override[] = [
+  { flag: "databaseUrl", flagName: "--database-url", env: "FIRM_QUEUE_DATABASE_URL", apply: setTop("databaseUrl", (text) => text) },
+  { flag: "mode", flagName: "--mode", env: "FIRM_QUEUE_MODE", apply: setTop("mode", checkMode) },
+  { flag: "shutdownTimeout", flagName: "--shutdown-timeout", env: "FIRM_QUEUE_SHUTDOWN_TIMEOUT", apply: setTop("shutdownTimeout", duration) },
+  {
+    flag: "processHeartbeatInterval",
+    flagName: "--process-heartbeat-interval",
+    env: "FIRM_QUEUE_PROCESS_HEARTBEAT_INTERVAL",
+    apply: setTop("processHeartbeatInterval", duration),
+  },
+  {
+    flag: "processAliveThreshold",
+    flagName: "--process-alive-threshold",
+    env: "FIRM_QUEUE_PROCESS_ALIVE_THRESHOLD",
+    apply: setTop("processAliveThreshold", duration),
+  },
+  { flag: "queues", flagName: "--queues", env: "FIRM_QUEUE_QUEUES", apply: setWorkers("queues", queueList) },
+  { flag: "concurrency", flagName: "--concurrency", env: "FIRM_QUEUE_CONCURRENCY", apply: setWorkers("concurrency", wholeNumber) },
+  { flag: "processes", flagName: "--processes", env: "FIRM_QUEUE_PROCESSES", apply: setWorkers("processes", wholeNumber) },
+  { flag: "pollingInterval", flagName: "--polling-interval", env: "FIRM_QUEUE_POLLING_INTERVAL", apply: setWorkers("pollingInterval", duration) },
+];
+
+const CONFIG_KEYS = new Set([
+  "databaseUrl", "jobs", "mode", "logLevel", "workers", "dispatchers",
+  "processHeartbeatInterval", "processAliveThreshold", "shutdownTimeout", "recurring", "scheduler",
+]);
+
+/**
+ * Build the settings for `start` and `check`: the config file (--config, else env
+ * FIRM_QUEUE_CONFIG, else firm-queue.config.* in `cwd`, else none), then `FIRM_QUEUE_*`
+ * variables, then flags, each overriding the one before. Errors name the key, variable or flag.
+ */
+export async function resolveCliConfig(flags: CliFlags, env: NodeJS.ProcessEnv = process.env, cwd: string = process.cwd()): Promise<CliConfig> {
+  const file = findConfigFile(flags.config ?? env.FIRM_QUEUE_CONFIG, cwd);
+  const where = file ? basename(file) : "configuration";
+  let config: Mutable<FirmQueueConfig> = {};
+  if (file) {
+    const { contents } = await loadConfigFile(file);
+    if (typeof contents !== "object" || contents === null || Array.isArray(contents)) {
+      throw new ConfigurationError(`${where}: the default export must be an object of settings`);
+    }
+    rejectUnknownKeys(contents, CONFIG_KEYS, `${where} key`);
+    config = { ...(contents as FirmQueueConfig) };
+  }
+  const base = file ? dirname(file) : cwd;
+  let jobs = config.jobs === undefined ? [] : checkJobs(config.jobs, `${where}: jobs`).map((path) => resolve(base, path));
+  for (const override of OVERRIDES) {
+    const text = env[override.env];
+    if (text !== undefined && text !== "") override.apply(config, text, override.env);
+  }
+  if (env.FIRM_QUEUE_JOBS) jobs = queueList(env.FIRM_QUEUE_JOBS).map((path) => resolve(cwd, path));
+  for (const override of OVERRIDES) {
+    const text = flags[override.flag];
+    if (typeof text === "string") override.apply(config, text, override.flagName);
+  }
+  if (flags.require && flags.require.length > 0) jobs = flags.require.map((path) => resolve(cwd, path));
+  try {
+    if (config.databaseUrl !== undefined) parseDatabaseUrl(checkString(config.databaseUrl, "databaseUrl"));
+    if (config.logLevel !== undefined && !isLogLevel(config.logLevel)) {
+      throw new ConfigurationError(`logLevel must be debug, info, warn or error, got ${JSON.stringify(config.logLevel)}`);
+    }
+    const { databaseUrl: _url, jobs: _jobs, logLevel: _level, ...startOptions } = config;
+    const options: StartOptions = { ...startOptions, mode: checkMode(config.mode ?? "fork", "mode"), ...(jobs.length > 0 ? { require: jobs } : {}) };
+    const start = resolveStartOptions(options);
+    return { file, databaseUrl: config.databaseUrl, jobs, logLevel: config.logLevel, startOptions: options, start };
+  } catch (error) {
+    if (error instanceof ConfigurationError) throw new ConfigurationError(`${where}: ${error.message}`, { cause: error });
+    throw error;
+  }
+}
+
+function checkMode(value: unknown, label: string): "fork" | "async" {
+  if (value !== "fork" && value !== "async") throw new ConfigurationError(`${label} must be "fork" or "async", got ${JSON.stringify(value)}`);
+  return value;
+}
+
+function checkString(value: unknown, label: string): string {
+  if (typeof value !== "string" || value === "") throw new ConfigurationError(`${label} must be a non-empty string, got ${JSON.stringify(value)}`);
+  return value;
+}
+
+function checkJobs(value: unknown, label: string): string[] {
+  if (!Array.isArray(value) || !value.every((path) => typeof path === "string" && path !== "")) {
+    throw new ConfigurationError(`${label} must be a list of module paths, got ${JSON.stringify(value)}`);
+  }
+  return value as string[];
+}

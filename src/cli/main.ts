@@ -1,0 +1,163 @@
+#!/usr/bin/env node
+import { Command, InvalidArgumentError, Option } from "commander";
+import { createRequire } from "node:module";
+import { FirmQueueError } from "../errors.js";
+import { FirmQueue } from "../firm-queue.js";
+import { loadJobModules } from "../module-loader.js";
+import { registerFailedCommands } from "./failed-command.js";
+import { runCheck, runStart } from "./start-command.js";
+import type { CliFlags } from "./config.js";
+import { formatRecurringTasks } from "./recurring-listing.js";
+
+const { version } = createRequire(import.meta.url)("../../package.json") as { version: string };
+
+interface CommonOptions {
+  databaseUrl?: string;
+  require: string[];
+}
+
+const program = new Command("firm-queue")
+  .version(version)
+  .description("A database-backed job queue for Node.js on SQLite, PostgreSQL and MySQL/MariaDB.")
+  .showHelpAfterError()
+  .addHelpText(
+    "after",
+    "\nThe database URL is --database-url, else env FIRM_QUEUE_DATABASE_URL, else\n" +
+      "sqlite:firm-queue.sqlite3 - unless your --require module passes databaseUrl to new FirmQueue().",
+  );
+
+program
+  .command("migrate")
+  .description("Create or update firm-queue's tables. Safe to run again: it applies only what is missing.")
+  .addOption(databaseUrlOption())
+  .addOption(requireOption())
+  .action(async (options: CommonOptions) => {
+    const firm = await firmFor(options, { jobsRequired: false });
+    try {
+      const applied = await firm.migrate();
+      console.log(applied.length === 0 ? "Schema is up to date." : `Applied ${applied.length} migration(s): ${applied.join(", ")}`);
+    } finally {
+      await firm.close();
+    }
+  });
+
+const startCommand = program
+  .command("start")
+  .description(
+    "Run workers and a dispatcher until stopped. TERM or Ctrl-C (INT): stop claiming, let running jobs end " +
+      "(up to the shutdown timeout), put the rest back in line, exit 0. QUIT: put claimed jobs back at once.",
+  )
+  .addOption(configOption())
+  .addOption(databaseUrlOption())
+  .addOption(requireOption());
+addStartOptions(startCommand).action((options: CliFlags) => runStart(options));
+
+const checkCommand = program
+  .command("check")
+  .description("Validate the configuration (file, FIRM_QUEUE_* variables, flags) and the job modules; print a summary. Exits 0 when valid, 1 otherwise.")
+  .addOption(configOption())
+  .addOption(databaseUrlOption())
+  .addOption(requireOption());
+addStartOptions(checkCommand).action(async (options: CliFlags) => console.log(await runCheck(options)));
+
+program
+  .command("drain")
+  .description("Run the ready jobs in this process until none are left, then exit. Prints how many ran.")
+  .addOption(databaseUrlOption())
+  .addOption(requireOption())
+  .addOption(queuesOption())
+  .addOption(new Option("-c, --concurrency <n>", "jobs run at once").argParser(wholeNumber).default(1))
+  .action(async (options: CommonOptions & { queues: string; concurrency: number }) => {
+    const firm = await firmFor(options, { jobsRequired: true });
+    try {
+      const count = await firm.drain({ queues: options.queues, concurrency: options.concurrency });
+      console.log(`Ran ${count} job(s).`);
+    } finally {
+      await firm.close();
+    }
+  });
+
+program
+  .command("recurring")
+  .description("List recurring tasks (declared and dynamic) with their schedule, next run and last run.")
+  .addOption(databaseUrlOption())
+  .addOption(requireOption())
+  .option("--json", "print the tasks as JSON instead of a table")
+  .action(async (options: CommonOptions & { json?: boolean }) => {
+    const firm = await firmFor(options, { jobsRequired: false });
+    try {
+      const tasks = await firm.recurring.list();
+      console.log(options.json ? JSON.stringify(tasks, (_key, value: unknown) => (typeof value === "bigint" ? value.toString() : value), 2) : formatRecurringTasks(tasks));
+    } finally {
+      await firm.close();
+    }
+  });
+
+/** The settings `start` takes, which `check` validates the same way. */
+function addStartOptions(command: Command): Command {
+  return command
+    .addOption(new Option("--mode <mode>", "fork: a child process per worker and dispatcher (default); async: all in this process").choices(["fork", "async"]))
+    .addOption(new Option("-q, --queues <list>", 'queues each worker takes jobs from: "*", names and prefix* patterns, comma-separated, in order'))
+    .addOption(new Option("-c, --concurrency <n>", "jobs each worker runs at once (default 3)"))
+    .addOption(new Option("--processes <n>", "processes per worker (default 1)"))
+    .addOption(new Option("--polling-interval <duration>", "worker sleep when the queues are empty, e.g. 100ms, 1s"))
+    .addOption(new Option("--shutdown-timeout <duration>", "how long a graceful stop waits for running jobs (default 5s)"))
+    .addOption(new Option("--process-heartbeat-interval <duration>", "how often each process proves it is alive (default 60s)"))
+    .addOption(new Option("--process-alive-threshold <duration>", "after this long without a heartbeat a process is dead (default 5m)"));
+}
+
+function configOption(): Option {
+  return new Option("--config <path>", "config module (default: env FIRM_QUEUE_CONFIG, else firm-queue.config.ts/.js/.mjs in this directory)");
+}
+
+function databaseUrlOption(): Option {
+  return new Option("-d, --database-url <url>", "sqlite:path, postgres://… or mysql://… (default: env FIRM_QUEUE_DATABASE_URL)");
+}
+
+function requireOption(): Option {
+  return new Option("-r, --require <path>", "module defining your jobs (.js, .mjs or .ts); its default export or `firm` export is the FirmQueue (repeatable)")
+    .argParser((value: string, previous: string[]) => [...previous, value])
+    .default([]);
+}
+
+function queuesOption(): Option {
+  return new Option("-q, --queues <list>", 'queues to take jobs from: "*", names and prefix* patterns, comma-separated, in order').default("*");
+}
+
+function wholeNumber(value: string): number {
+  const parsed = Number(value);
+  if (!Number.isInteger(parsed) || parsed < 1) throw new InvalidArgumentError("must be a whole number of at least 1");
+  return parsed;
+}
+
+/**
+ * The FirmQueue to work with: the one the --require modules define, or a bare instance on the
+ * URL when no jobs are needed. The URL flag is exported before the modules load, so instances
+ * that read FIRM_QUEUE_DATABASE_URL pick it up.
+ */
+async function firmFor(options: CommonOptions, { jobsRequired }: { jobsRequired: boolean }): Promise<FirmQueue> {
+  if (options.databaseUrl) process.env.FIRM_QUEUE_DATABASE_URL = options.databaseUrl;
+  if (options.require.length === 0) {
+    if (jobsRequired) throw new FirmQueueError("This command runs jobs: pass --require <module> naming the module that defines them");
+    return new FirmQueue();
+  }
+  const firm = await loadJobModules(options.require);
+  if (options.databaseUrl && firm.options.databaseUrl !== options.databaseUrl) {
+    throw new FirmQueueError("--database-url differs from the databaseUrl your module passes to new FirmQueue(); drop one of them");
+  }
+  return firm;
+}
+
+registerFailedCommands(program, {
+  commonOptions: () => [databaseUrlOption(), requireOption()],
+  firmFor: (options: CommonOptions) => firmFor(options, { jobsRequired: false }),
+});
+
+program.parseAsync(process.argv).catch((error: unknown) => {
+  if (error instanceof FirmQueueError) {
+    console.error(`firm-queue: ${(error as Error).message}`);
+  } else {
+    console.error(error);
+  }
+  process.exitCode = 1;
+});

@@ -1,0 +1,93 @@
+import { relative } from "node:path";
+import type { ResolvedStartOptions } from "../facade/options.js";
+import { ConfigurationError, redactUrl } from "../errors.js";
+import type { FirmQueue } from "../firm-queue.js";
+import { loadJobModules } from "../module-loader.js";
+import { resolveRecurringTasks, type RecurringTask } from "../definitions/recurring-task.js";
+import type { StopOptions, Supervisor } from "../supervisor/supervisor.js";
+import { resolveCliConfig, type CliConfig, type CliFlags } from "./config.js";
+
+/**
+ * `firm-queue start`: resolve the configuration, load the job modules, start the supervisor and
+ * run until a signal. TERM and INT stop gracefully (a second one changes nothing), QUIT stops at
+ * once; either way the process exits 0 once every claim is finished or back in line.
+ */
+export async function runStart(flags: CliFlags): Promise<void> {
+  const config = await resolveCliConfig(flags);
+  const firm = await loadFirm(config);
+  // Handlers go in before starting: a signal during startup stops the supervisor once it is up,
+  // instead of killing it half-started.
+  let supervisor: Supervisor | undefined;
+  let pending: StopOptions | undefined;
+  const onSignal = (signal: NodeJS.Signals) => {
+    const options = { immediate: signal === "SIGQUIT" };
+    firm.options.logger.info("signal received", { signal, supervisorId: supervisor?.id });
+    if (supervisor) void supervisor.stop(options);
+    else pending = { immediate: options.immediate || (pending?.immediate ?? false) };
+  };
+  for (const signal of ["SIGTERM", "SIGINT", "SIGQUIT"] as const) process.on(signal, onSignal);
+  try {
+    supervisor = await firm.start(config.startOptions);
+  } catch (error) {
+    // An open pool would keep the process alive after the error is printed.
+    await firm.close();
+    throw error;
+  }
+  if (pending) void supervisor.stop(pending);
+  await supervisor.stopped;
+  await firm.close();
+  // Jobs that ignored their AbortSignal may still hold timers; their claims are already back.
+  process.exit(0);
+}
+
+/** `firm-queue check`: validate the configuration and job modules, print a summary. */
+export async function runCheck(flags: CliFlags): Promise<string> {
+  const config = await resolveCliConfig(flags);
+  const firm = await loadFirm(config);
+  try {
+    const recurring = resolveRecurringTasks(config.startOptions.recurring, firm.jobNames);
+    return summarize(config, firm, recurring);
+  } finally {
+    await firm.close();
+  }
+}
+
+async function loadFirm(config: CliConfig): Promise<FirmQueue> {
+  if (config.jobs.length === 0) {
+    throw new ConfigurationError("No job modules: pass --require <module>, set FIRM_QUEUE_JOBS, or list them under jobs in firm-queue.config.ts");
+  }
+  // Instances that read the environment pick these up.
+  if (config.databaseUrl !== undefined) process.env.FIRM_QUEUE_DATABASE_URL = config.databaseUrl;
+  if (config.logLevel !== undefined) process.env.FIRM_QUEUE_LOG_LEVEL = config.logLevel;
+  const firm = await loadJobModules(config.jobs);
+  if (config.databaseUrl !== undefined && firm.options.databaseUrl !== config.databaseUrl) {
+    throw new ConfigurationError("The configured database URL differs from the databaseUrl your job module passes to new FirmQueue(); drop one of them");
+  }
+  return firm;
+}
+
+function summarize(config: CliConfig, firm: FirmQueue, recurring: readonly RecurringTask[]): string {
+  const start: ResolvedStartOptions = config.start;
+  const lines = [
+    `config file:  ${config.file ? relative(process.cwd(), config.file) : "(none: defaults, environment and flags)"}`,
+    `database:     ${redactUrl(firm.options.databaseUrl)}`,
+    `mode:         ${start.mode}`,
+    `job modules:  ${config.jobs.map((path) => relative(process.cwd(), path)).join(", ")}`,
+    `jobs:         ${firm.jobNames.join(", ") || "(none defined)"}`,
+    ...start.workers.map(
+      (worker, index) =>
+        `worker ${index + 1}:     queues=${[worker.queues].flat().join(",")} concurrency=${worker.concurrency} ` +
+        `processes=${worker.processes} pollingInterval=${worker.pollingInterval}ms`,
+    ),
+    ...start.dispatchers.map(
+      (dispatcher, index) => `dispatcher ${index + 1}: pollingInterval=${dispatcher.pollingInterval}ms batchSize=${dispatcher.batchSize}`,
+    ),
+    ...(start.scheduler
+      ? [`scheduler:    dynamicTasks=${start.scheduler.dynamicTasks} pollingInterval=${start.scheduler.pollingInterval}ms`]
+      : []),
+    ...recurring.map((task) => `recurring:    ${task.key}: ${task.job} "${task.schedule}" (${task.timezone})`),
+    `timings:      processHeartbeatInterval=${start.processHeartbeatInterval}ms processAliveThreshold=${start.processAliveThreshold}ms ` +
+      `shutdownTimeout=${start.shutdownTimeout}ms`,
+  ];
+  return `${lines.join("\n")}\nConfiguration OK.`;
+}

@@ -1,0 +1,121 @@
+import { toMilliseconds, type Duration } from "../duration.js";
+import { ConfigurationError } from "../errors.js";
+
+/** What a concurrency key function may return; it is turned into text for the stored key. */
+export type ConcurrencyKeyValue = string | number | bigint;
+
+/** What to do with a due job whose key has no free slot. */
+export type OnConflict = "block" | "discard";
+
+/**
+ * The `concurrency` option of `defineJob`: at most `to` jobs with the same key run at once.
+ * Jobs over the limit wait as "blocked" (or are dropped with `onConflict: "discard"`).
+ */
+export interface ConcurrencyOptions<Args = any> {
+  /** The key jobs are limited by: a function of the job's arguments, or one fixed string. */
+  readonly key: ((args: Args) => ConcurrencyKeyValue) | string;
+  /** Jobs with one key that may run at once. Default 1. */
+  readonly to?: number;
+  /**
+   * How long a key's slots stay reserved after their last change (an acquire or a release).
+   * Past that, the dispatcher's maintenance frees them: the failsafe for slots held by crashed
+   * processes. Default 3 minutes.
+   */
+  readonly duration?: Duration;
+  /** Jobs of different names sharing a group share slots per key. Default: the job's name. */
+  readonly group?: string;
+  /** `"block"` (default): wait for a slot. `"discard"`: drop the job; `enqueue` returns null. */
+  readonly onConflict?: OnConflict;
+}
+
+/** Concurrency options of a definition that blocks on conflict: `enqueue` always returns an id. */
+export type BlockingConcurrencyOptions<Args = any> = ConcurrencyOptions<Args> & { readonly onConflict?: "block" };
+
+/** Concurrency options of a definition that discards on conflict: `enqueue` may return null. */
+export type DiscardingConcurrencyOptions<Args = any> = ConcurrencyOptions<Args> & { readonly onConflict: "discard" };
+
+/** The limit a key is held to, and what happens to a job over it. */
+export interface ConcurrencyLimit {
+  readonly to: number;
+  /** Milliseconds. */
+  readonly duration: number;
+  readonly onConflict: OnConflict;
+}
+
+/** {@link ConcurrencyOptions} checked, with every default filled in. */
+export interface ResolvedConcurrency extends ConcurrencyLimit {
+  readonly group: string;
+  /** The key part (without the group) for a job's arguments, as given to `enqueue`. */
+  readonly keyOf: (args: unknown) => unknown;
+}
+
+/** Three minutes, as in Solid Queue. */
+export const DEFAULT_CONCURRENCY_DURATION = 180_000;
+
+/** Longest stored key (`group/key`): the column is 255 characters on every database. */
+const MAX_KEY_LENGTH = 255;
+const KEYS = new Set(["key", "to", "duration", "group", "onConflict"]);
+
+/** Check a definition's `concurrency` option; every mistake is a named error at `defineJob`. */
+export function resolveConcurrency(jobName: string, options: unknown): ResolvedConcurrency | null {
+  if (options === undefined) return null;
+  const what = `defineJob("${jobName}") option concurrency`;
+  if (typeof options !== "object" || options === null || Array.isArray(options)) {
+    throw new ConfigurationError(`${what} must be an object such as { key: (args) => args.accountId, to: 1 }`);
+  }
+  for (const name of Object.keys(options)) {
+    if (!KEYS.has(name)) throw new ConfigurationError(`Unknown ${what} "${name}" (known: ${[...KEYS].join(", ")})`);
+  }
+  const given = options as ConcurrencyOptions;
+  const to = given.to ?? 1;
+  if (typeof to !== "number" || !Number.isInteger(to) || to < 1 || to > 2 ** 31 - 1) {
+    throw new ConfigurationError(`${what}.to must be a whole number of at least 1, got ${JSON.stringify(to)}`);
+  }
+  const duration = toMilliseconds(given.duration ?? DEFAULT_CONCURRENCY_DURATION, `${what}.duration`);
+  if (duration <= 0) throw new ConfigurationError(`${what}.duration must be more than 0`);
+  const group = given.group ?? jobName;
+  if (typeof group !== "string" || group === "" || group.length > 200) {
+    throw new ConfigurationError(`${what}.group must be a non-empty string of at most 200 characters, got ${JSON.stringify(group)}`);
+  }
+  const onConflict = given.onConflict ?? "block";
+  if (onConflict !== "block" && onConflict !== "discard") {
+    throw new ConfigurationError(`${what}.onConflict must be "block" or "discard", got ${JSON.stringify(onConflict)}`);
+  }
+  return Object.freeze({ to, duration, group, onConflict, keyOf: keyFunction(given.key, what) });
+}
+
+function keyFunction(key: unknown, what: string): (args: unknown) => unknown {
+  if (typeof key === "function") return key as (args: unknown) => unknown;
+  if (typeof key === "string" && key !== "") return () => key;
+  throw new ConfigurationError(`${what}.key is required: a function of the job's arguments, or a non-empty string`);
+}
+
+/**
+ * The stored key of a job, `${group}/${key}`. A key function that throws or returns something
+ * other than a string, number or bigint is a named error, and nothing is enqueued.
+ */
+export function concurrencyKeyFor(jobName: string, concurrency: ResolvedConcurrency, args: unknown): string {
+  let value: unknown;
+  try {
+    value = concurrency.keyOf(args);
+  } catch (error) {
+    throw new ConfigurationError(`The concurrency key function of job "${jobName}" threw: ${(error as Error)?.message ?? String(error)}`, { cause: error });
+  }
+  const valid = (typeof value === "string" && value !== "") || (typeof value === "number" && Number.isFinite(value)) || typeof value === "bigint";
+  if (!valid) {
+    throw new ConfigurationError(
+      `The concurrency key function of job "${jobName}" must return a non-empty string, a finite number or a bigint, got ${describe(value)}`,
+    );
+  }
+  const key = `${concurrency.group}/${String(value)}`;
+  if ([...key].length > MAX_KEY_LENGTH) {
+    throw new ConfigurationError(`The concurrency key of job "${jobName}" is longer than ${MAX_KEY_LENGTH} characters: ${key.slice(0, 60)}…`);
+  }
+  return key;
+}
+
+function describe(value: unknown): string {
+  if (value === undefined) return "undefined";
+  if (typeof value === "object") return value === null ? "null" : `an object (${Object.prototype.toString.call(value)})`;
+  return `${typeof value} ${String(value)}`;
+}

@@ -1,0 +1,123 @@
+import type { Kysely } from "kysely";
+import { resolveConcurrency, type ConcurrencyOptions, type ResolvedConcurrency } from "./concurrency-options.js";
+import { toMilliseconds, type Duration } from "../duration.js";
+import { ConfigurationError } from "../errors.js";
+import type { Logger } from "../logger.js";
+import { resolveRetryPolicy, type RetryOptions, type RetryPolicy } from "./retry-policy.js";
+
+/** What a handler learns about the job it runs. */
+export interface JobContext {
+  readonly jobId: number;
+  /** The job's name, as given to `defineJob`. */
+  readonly name: string;
+  readonly queue: string;
+  readonly priority: number;
+  /** 1 for the first attempt, 2 for the first retry, … */
+  readonly attempt: number;
+  readonly enqueuedAt: Date;
+  /**
+   * Fires when the worker shuts down (a handler that stops early is run again later), or when the
+   * definition's `timeout` passes (`signal.reason` is then a TimeoutError and the attempt failed).
+   */
+  readonly signal: AbortSignal;
+  readonly logger: Logger;
+}
+
+/** The function that does a job's work. */
+export type JobHandler<Args> = (args: Args, context: JobContext) => unknown;
+
+/** Options given to `defineJob`. `Args` is the job's argument type. */
+export interface JobOptions<Args = any> {
+  /** Queue the job goes to unless `enqueue` says otherwise. Default `"default"`. */
+  readonly queue?: string;
+  /** Smaller runs first. Default 0. */
+  readonly priority?: number;
+  /** What to do when an attempt fails: how many attempts, how long between them, which errors. */
+  readonly retry?: RetryOptions;
+  /**
+   * Longest an attempt may run. Past it the handler's AbortSignal fires and the attempt fails with
+   * a TimeoutError (retried per `retry`). Default: no limit.
+   */
+  readonly timeout?: Duration;
+  /** Limit how many jobs with the same key run at once (see docs/concurrency.md). */
+  readonly concurrency?: ConcurrencyOptions<Args>;
+}
+
+/** Options for one `enqueue` call. */
+export interface EnqueueOptions {
+  readonly queue?: string;
+  readonly priority?: number;
+  /** Run no earlier than this long from now. */
+  readonly wait?: Duration;
+  /** Run no earlier than this time. */
+  readonly at?: Date;
+  /**
+   * A Kysely transaction on the same database: the job is written inside it, so it exists only
+   * if that transaction commits.
+   */
+  readonly transaction?: Kysely<any>;
+}
+
+/** A job definition's options with every default filled in. */
+export interface ResolvedJobOptions {
+  readonly queue: string;
+  readonly priority: number;
+  readonly retry: RetryPolicy;
+  /** Milliseconds, or null for no limit. */
+  readonly timeout: number | null;
+  /** Null when the job has no concurrency limit. */
+  readonly concurrency: ResolvedConcurrency | null;
+}
+
+const JOB_OPTION_KEYS = new Set(["queue", "priority", "retry", "timeout", "concurrency"]);
+export const ENQUEUE_OPTION_KEYS = new Set(["queue", "priority", "wait", "at", "transaction"]);
+
+/** Check `defineJob` options and fill in defaults; unknown keys and bad values name themselves. */
+export function resolveJobOptions(name: string, options: JobOptions | undefined): ResolvedJobOptions {
+  rejectUnknownKeys(options ?? {}, JOB_OPTION_KEYS, `defineJob("${name}") option`);
+  return Object.freeze({
+    queue: checkQueueName(options?.queue ?? "default", `defineJob("${name}") option queue`),
+    priority: checkPriority(options?.priority ?? 0, `defineJob("${name}") option priority`),
+    retry: resolveRetryPolicy(options?.retry, `defineJob("${name}")`),
+    timeout: resolveTimeout(options?.timeout, `defineJob("${name}") option timeout`),
+    concurrency: resolveConcurrency(name, options?.concurrency),
+  });
+}
+
+function resolveTimeout(timeout: Duration | undefined, what: string): number | null {
+  if (timeout === undefined) return null;
+  const ms = toMilliseconds(timeout, what);
+  // setTimeout cannot wait longer than this; a longer timeout would fire at once.
+  if (ms < 1 || ms > 2 ** 31 - 1) throw new ConfigurationError(`${what} must be from 1 ms to about 24 days, got ${JSON.stringify(timeout)}`);
+  return ms;
+}
+
+export function checkJobName(name: unknown): string {
+  if (typeof name !== "string" || name.trim() === "" || name.length > 255) {
+    throw new ConfigurationError(`A job name must be a non-empty string of at most 255 characters, got ${JSON.stringify(name)}`);
+  }
+  return name;
+}
+
+export function checkQueueName(queue: unknown, what: string): string {
+  if (typeof queue !== "string" || queue === "" || queue.length > 255 || /[\s,*]/.test(queue)) {
+    throw new ConfigurationError(`${what} must be a queue name (1-255 characters, no spaces, commas or *), got ${JSON.stringify(queue)}`);
+  }
+  return queue;
+}
+
+export function checkPriority(priority: unknown, what: string): number {
+  if (typeof priority !== "number" || !Number.isInteger(priority) || Math.abs(priority) > 2 ** 31 - 1) {
+    throw new ConfigurationError(`${what} must be an integer (smaller runs first), got ${JSON.stringify(priority)}`);
+  }
+  return priority;
+}
+
+export function rejectUnknownKeys(value: object, allowed: ReadonlySet<string>, what: string): void {
+  if (typeof value !== "object" || value === null) throw new ConfigurationError(`${what}s must be an object`);
+  for (const key of Object.keys(value)) {
+    if (!allowed.has(key)) {
+      throw new ConfigurationError(`Unknown ${what} "${key}" (known: ${[...allowed].join(", ")})`);
+    }
+  }
+}

@@ -1,0 +1,51 @@
+import { DEFAULT_CONCURRENCY_DURATION, type ConcurrencyLimit } from "./concurrency-options.js";
+import type { DefinitionLookup } from "./job-registry.js";
+import type { Logger } from "../logger.js";
+import { NO_RETRY, type RetryPolicy } from "./retry-policy.js";
+
+/**
+ * The limit assumed for a stored job that has a concurrency key but whose definition this
+ * process does not know (a dispatcher started without the job modules, say): one at a time,
+ * blocking, for the default duration. Never more permissive than what was asked for, so the
+ * limit is not bypassed; it may run such jobs more slowly than the real definition would.
+ */
+export const FALLBACK_LIMIT: ConcurrencyLimit = Object.freeze({ to: 1, duration: DEFAULT_CONCURRENCY_DURATION, onConflict: "block" });
+
+/**
+ * What model code asks about a job by name when it moves the job between states: the
+ * concurrency limit its key is held to (enqueue, the dispatcher, releases, promotions,
+ * maintenance) and its retry policy (a failed attempt). One per FirmQueue, built on its job
+ * definitions; jobs not defined in this process get safe fallbacks.
+ */
+export class JobPolicies {
+  private readonly warned = new Set<string>();
+
+  constructor(
+    private readonly definitions: DefinitionLookup,
+    /** Where policy decisions (discards, fallbacks) are logged. */
+    readonly logger: Logger,
+  ) {}
+
+  /**
+   * The limit a job with concurrency key `key` is held to. A job that has a key but no known
+   * definition gets {@link FALLBACK_LIMIT}, with a warning (once per job name).
+   */
+  limitFor(jobName: string, key: string): ConcurrencyLimit {
+    const limit = this.definitions.get(jobName)?.options.concurrency;
+    if (limit) return limit;
+    if (!this.warned.has(jobName)) {
+      this.warned.add(jobName);
+      this.logger.warn(
+        "job has a concurrency key but is not defined in this process; holding its key to one job at a time. " +
+          "Load the module that defines it (--require) in every process that runs the dispatcher or workers",
+        { job: jobName, concurrencyKey: key, assumed: FALLBACK_LIMIT },
+      );
+    }
+    return FALLBACK_LIMIT;
+  }
+
+  /** The retry policy of a job; one attempt, no retry, for a job not defined here. */
+  retryPolicyFor(jobName: string): RetryPolicy {
+    return this.definitions.get(jobName)?.options.retry ?? NO_RETRY;
+  }
+}

@@ -1,0 +1,44 @@
+import { positiveInteger } from "./options.js";
+import type { Database } from "../database/connection.js";
+import { toMilliseconds, type Duration } from "../duration.js";
+import { ConfigurationError } from "../errors.js";
+import { checkJobName, rejectUnknownKeys } from "../definitions/job-definition.js";
+import { deleteFinishedJobs } from "../models/finished-jobs.js";
+
+/** Options of `firm.clearFinishedJobs()`. */
+export interface ClearFinishedJobsOptions {
+  /**
+   * Delete jobs finished longer ago than this duration, or finished before this Date. Default:
+   * the FirmQueue's `clearFinishedJobsAfter` (required when that is `false`).
+   */
+  readonly olderThan?: Duration | Date;
+  /** Jobs deleted per transaction. Default 500. */
+  readonly batchSize?: number;
+  /** Only jobs of this name. */
+  readonly name?: string;
+}
+
+const KEYS = new Set(["olderThan", "batchSize", "name"]);
+
+/** Check the options of `clearFinishedJobs`, then delete in batches. Returns the count. */
+export async function clearFinishedJobs(database: Database, options: ClearFinishedJobsOptions, defaultAfter: number | null): Promise<number> {
+  rejectUnknownKeys(options, KEYS, "clearFinishedJobs option");
+  const cutoff = cutoffOf(options.olderThan, defaultAfter, new Date());
+  const batchSize = positiveInteger(options.batchSize ?? 500, "clearFinishedJobs option batchSize");
+  const name = options.name === undefined ? undefined : checkJobName(options.name);
+  return deleteFinishedJobs(database, { cutoff, ...(name !== undefined ? { name } : {}) }, batchSize);
+}
+
+function cutoffOf(olderThan: Duration | Date | undefined, defaultAfter: number | null, now: Date): Date {
+  if (olderThan instanceof Date) {
+    if (Number.isNaN(olderThan.getTime())) throw new ConfigurationError("clearFinishedJobs option olderThan is an invalid Date");
+    return olderThan;
+  }
+  if (olderThan === undefined) {
+    if (defaultAfter === null) {
+      throw new ConfigurationError("clearFinishedJobs needs olderThan: this FirmQueue has clearFinishedJobsAfter: false");
+    }
+    return new Date(now.getTime() - defaultAfter);
+  }
+  return new Date(now.getTime() - toMilliseconds(olderThan, "clearFinishedJobs option olderThan"));
+}

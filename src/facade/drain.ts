@@ -1,0 +1,51 @@
+import { randomBytes } from "node:crypto";
+import { claimJobs } from "../roles/claims.js";
+import type { JobPolicies } from "../definitions/job-policies.js";
+import type { Database } from "../database/connection.js";
+import type { JobRegistry } from "../definitions/job-registry.js";
+import { JobRunner } from "../roles/job-runner.js";
+import type { Logger } from "../logger.js";
+import { releaseClaims } from "../lifecycle/claimed-jobs.js";
+import { deleteProcess, registerProcess } from "../models/process.js";
+import { QueueSelector } from "../roles/queue-selector.js";
+
+/** Options of `firm.drain()`. */
+export interface DrainOptions {
+  /** Which queues to run, as for a worker. Default `"*"`. */
+  readonly queues?: string | readonly string[];
+  /** Jobs run at once. Default 1: one after another, in claim order. */
+  readonly concurrency?: number;
+}
+
+/**
+ * Run ready jobs in this process until none are left (including jobs those jobs enqueue), then
+ * return how many ran. The process registers like a worker for the duration, so a crash in the
+ * middle is recovered like any other.
+ */
+export async function drainQueues(
+  database: Database,
+  registry: JobRegistry,
+  policies: JobPolicies,
+  settings: { queues: string | readonly string[]; concurrency: number; preserveFinishedJobs: boolean; logger: Logger },
+): Promise<number> {
+  const selector = new QueueSelector(settings.queues);
+  const processId = await registerProcess(
+    database.db,
+    { kind: "Worker", name: `drain-${randomBytes(6).toString("hex")}`, metadata: { queues: selector.patterns, drain: true } },
+    new Date(),
+  );
+  const runner = new JobRunner(database, registry, policies, processId, settings.preserveFinishedJobs, settings.logger);
+  const signal = new AbortController().signal;
+  let count = 0;
+  try {
+    for (;;) {
+      const jobs = await claimJobs(database, selector, settings.concurrency, processId);
+      if (jobs.length === 0) return count;
+      await Promise.all(jobs.map((job) => runner.run(job, signal)));
+      count += jobs.length;
+    }
+  } finally {
+    await releaseClaims(database, policies, processId);
+    await deleteProcess(database.db, processId);
+  }
+}

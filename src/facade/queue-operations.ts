@@ -1,0 +1,47 @@
+import type { Database } from "../database/connection.js";
+import type { JobPolicies } from "../definitions/job-policies.js";
+import { positiveInteger } from "./options.js";
+import { checkQueueName, rejectUnknownKeys } from "../definitions/job-definition.js";
+import { discardReadyJobs } from "./queue-clear.js";
+import { pauseQueue, resumeQueue } from "../models/pause.js";
+import { listQueues, type QueueInfo } from "../models/queue-stats.js";
+
+const CLEAR_KEYS = new Set(["batchSize"]);
+
+/** `firm.queues`: look at queues, pause or resume them, clear their ready jobs. */
+export class QueueOperations {
+  constructor(
+    private readonly database: () => Promise<Database>,
+    private readonly policies: JobPolicies,
+  ) {}
+
+  /** Stop workers from claiming jobs of this queue. Jobs can still be enqueued. */
+  async pause(name: string): Promise<void> {
+    const { db } = await this.database();
+    await pauseQueue(db, checkQueueName(name, "queue"), new Date());
+  }
+
+  /** Let workers claim from this queue again. */
+  async resume(name: string): Promise<void> {
+    const { db } = await this.database();
+    await resumeQueue(db, checkQueueName(name, "queue"));
+  }
+
+  /**
+   * Discard the queue's ready jobs (deleted for good), in batches of `batchSize` (default 500).
+   * Jobs a worker is claiming at that very moment are skipped, and so are scheduled, blocked,
+   * running and failed jobs of the queue. Returns how many were discarded.
+   */
+  async clear(name: string, options: { readonly batchSize?: number } = {}): Promise<number> {
+    const queue = checkQueueName(name, "queue");
+    rejectUnknownKeys(options, CLEAR_KEYS, "queues.clear option");
+    const batchSize = positiveInteger(options.batchSize ?? 500, "queues.clear option batchSize");
+    return discardReadyJobs(await this.database(), this.policies, queue, batchSize);
+  }
+
+  /** Queues with ready jobs or a pause: size, latency of the oldest ready job, paused or not. */
+  async list(): Promise<QueueInfo[]> {
+    const { db } = await this.database();
+    return listQueues(db, new Date());
+  }
+}

@@ -1,0 +1,102 @@
+import type { JobPolicies } from "../definitions/job-policies.js";
+import type { Database } from "../database/connection.js";
+import type { Db } from "../database/dialect.js";
+import { dispatchContext } from "./dispatch-context.js";
+import { recordFailedAttempt, type FailedAttemptOutcome } from "./failed-attempt.js";
+import { dispatchStoredJobsNow } from "./job-dispatch.js";
+import { markJobsFinished, type JobRow } from "../models/job.js";
+import { compareKeys, releaseSemaphoreAndPromote, releaseSemaphoresForRequeue, type SlotHolder } from "./semaphore-release.js";
+
+/**
+ * Give up the claim `processId` holds on a job. Returns false when the claim is no longer there
+ * (recovered after a crash, released on shutdown, discarded): the caller then must not touch the
+ * job, because someone else owns it now. This is the stale-worker guard.
+ */
+export async function removeClaim(trx: Db, jobId: number, processId: number | null): Promise<boolean> {
+  const result = await trx
+    .deleteFrom("firm_queue_claimed_executions")
+    .where("job_id", "=", jobId)
+    .where("process_id", processId === null ? "is" : "=", processId)
+    .executeTakeFirst();
+  return Number(result.numDeletedRows) > 0;
+}
+
+/**
+ * Put claimed jobs back in line without counting an attempt (graceful shutdown that ran out of
+ * time, a process deregistering). `jobIds` limits it to those jobs; otherwise every claim of the
+ * process. A job holding a concurrency slot gives it back and takes it again through the
+ * semaphore in the same transaction, so it keeps its place. Returns the job ids released.
+ */
+export async function releaseClaims(database: Database, policies: JobPolicies, processId: number, jobIds?: readonly number[]): Promise<number[]> {
+  return database.dialect.beginClaimTx(database.db, async (trx) => {
+    let query = trx.selectFrom("firm_queue_claimed_executions").select("job_id").where("process_id", "=", processId);
+    if (jobIds !== undefined) {
+      if (jobIds.length === 0) return [];
+      query = query.where("job_id", "in", jobIds);
+    }
+    const rows = await database.dialect.withSkipLocked(query).execute();
+    const released = rows.map((row) => Number(row.job_id));
+    if (released.length === 0) return [];
+    const now = new Date();
+    const context = dispatchContext(database, policies);
+    const holders = await trx.selectFrom("firm_queue_jobs").select(["class_name", "concurrency_key"]).where("id", "in", released).execute();
+    await trx.deleteFrom("firm_queue_claimed_executions").where("job_id", "in", released).execute();
+    await releaseSemaphoresForRequeue(trx, context, holders.map((row): SlotHolder => ({ jobName: row.class_name, concurrencyKey: row.concurrency_key })), now);
+    await dispatchStoredJobsNow(trx, released, now, context);
+    return released;
+  });
+}
+
+/**
+ * Record successful attempts of jobs `processId` claimed, in one transaction for the whole batch:
+ * remove the claims this process still holds (the stale-worker guard: `DELETE … RETURNING` says
+ * which), mark those jobs finished (or delete them when not preserving finished jobs), and hand
+ * each one's concurrency slot to the next blocked job of its key. Returns the ids recorded; a job
+ * missing from it had lost its claim, and nothing was changed for it.
+ */
+export async function finishClaimedJobs(
+  database: Database,
+  policies: JobPolicies,
+  processId: number,
+  jobs: readonly Pick<JobRow, "id" | "class_name" | "concurrency_key">[],
+  preserve: boolean,
+): Promise<Set<number>> {
+  if (jobs.length === 0) return new Set();
+  return database.dialect.beginClaimTx(database.db, async (trx) => {
+    const removed = await trx
+      .deleteFrom("firm_queue_claimed_executions")
+      .where("process_id", "=", processId)
+      .where("job_id", "in", jobs.map((job) => Number(job.id)))
+      .returning("job_id")
+      .execute();
+    const finished = new Set(removed.map((row) => Number(row.job_id)));
+    if (finished.size === 0) return finished;
+    const now = new Date();
+    await markJobsFinished(trx, [...finished], now, preserve);
+    const holders = jobs
+      .filter((job) => finished.has(Number(job.id)) && job.concurrency_key !== null)
+      .map((job): SlotHolder => ({ jobName: job.class_name, concurrencyKey: job.concurrency_key }))
+      .sort((a, b) => compareKeys(a.concurrencyKey!, b.concurrencyKey!));
+    const context = dispatchContext(database, policies);
+    for (const holder of holders) await releaseSemaphoreAndPromote(trx, context, holder, now);
+    return finished;
+  });
+}
+
+/**
+ * Record a failed attempt (see `recordFailedAttempt`: retried, failed or discarded per the job's
+ * retry policy), if `processId` still holds the claim. Returns null (and changes nothing)
+ * otherwise.
+ */
+export async function failClaimedJob(
+  database: Database,
+  policies: JobPolicies,
+  jobId: number,
+  processId: number,
+  error: unknown,
+): Promise<FailedAttemptOutcome | null> {
+  return database.dialect.beginClaimTx(database.db, async (trx) => {
+    if (!(await removeClaim(trx, jobId, processId))) return null;
+    return recordFailedAttempt(trx, jobId, error, new Date(), dispatchContext(database, policies));
+  });
+}

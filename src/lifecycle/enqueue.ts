@@ -1,0 +1,83 @@
+import { concurrencyKeyFor } from "../definitions/concurrency-options.js";
+import type { JobPolicies } from "../definitions/job-policies.js";
+import type { Database } from "../database/connection.js";
+import type { Db } from "../database/dialect.js";
+import { toMilliseconds } from "../duration.js";
+import { ConfigurationError } from "../errors.js";
+import {
+  ENQUEUE_OPTION_KEYS,
+  checkPriority,
+  checkQueueName,
+  rejectUnknownKeys,
+  type EnqueueOptions,
+  type ResolvedJobOptions,
+} from "../definitions/job-definition.js";
+import { dispatchContext, dispatchJobs } from "./job-dispatch.js";
+import { insertJobs, type NewJob } from "../models/job.js";
+import { serializeArguments } from "../serialization.js";
+
+/** One job to write: its name, arguments, and the options that decide queue, priority and time. */
+export interface EnqueueRequest {
+  readonly name: string;
+  readonly args: unknown;
+  readonly defaults: ResolvedJobOptions;
+  readonly options?: EnqueueOptions;
+}
+
+/**
+ * Write jobs and route them (ready, scheduled or blocked) in one transaction, returning their
+ * ids in order, with null for a job discarded because its concurrency key had no free slot
+ * (nothing of it stays in the database). Every argument is serialized, every option checked
+ * and every concurrency key computed before anything is written, so a bad request leaves the
+ * database untouched.
+ */
+export async function enqueueJobs(
+  database: Database,
+  policies: JobPolicies,
+  requests: readonly EnqueueRequest[],
+  transaction?: Db,
+): Promise<(number | null)[]> {
+  const now = new Date();
+  const jobs = requests.map((request) => prepareJob(request, now));
+  if (jobs.length === 0) return [];
+  const write = async (trx: Db) => {
+    const ids = await insertJobs(trx, jobs, now);
+    const { discarded } = await dispatchJobs(trx, jobs.map((job, index) => ({ ...job, id: ids[index]! })), now, dispatchContext(database, policies));
+    if (discarded.length === 0) return ids;
+    const gone = new Set(discarded);
+    return ids.map((id) => (gone.has(id) ? null : id));
+  };
+  // Inside the caller's transaction the jobs exist only once it commits, which only the caller
+  // knows; on PostgreSQL the commit itself wakes workers (see migration 004).
+  if (transaction) return write(transaction);
+  const ids = await database.dialect.beginClaimTx(database.db, write);
+  if (jobs.some((job, index) => ids[index] !== null && job.scheduledAt.getTime() <= now.getTime())) database.jobsReady.notify();
+  return ids;
+}
+
+function prepareJob(request: EnqueueRequest, now: Date): NewJob {
+  const options = request.options ?? {};
+  rejectUnknownKeys(options, ENQUEUE_OPTION_KEYS, `enqueue("${request.name}") option`);
+  return {
+    className: request.name,
+    queueName: options.queue === undefined ? request.defaults.queue : checkQueueName(options.queue, "enqueue option queue"),
+    priority: options.priority === undefined ? request.defaults.priority : checkPriority(options.priority, "enqueue option priority"),
+    scheduledAt: scheduledAt(options, now),
+    arguments: serializeArguments(request.name, request.args),
+    concurrencyKey: request.defaults.concurrency ? concurrencyKeyFor(request.name, request.defaults.concurrency, request.args) : null,
+  };
+}
+
+function scheduledAt(options: EnqueueOptions, now: Date): Date {
+  if (options.at !== undefined && options.wait !== undefined) {
+    throw new ConfigurationError("enqueue options wait and at cannot be used together");
+  }
+  if (options.at !== undefined) {
+    if (!(options.at instanceof Date) || Number.isNaN(options.at.getTime())) {
+      throw new ConfigurationError(`enqueue option at must be a valid Date, got ${String(options.at)}`);
+    }
+    return options.at;
+  }
+  if (options.wait !== undefined) return new Date(now.getTime() + toMilliseconds(options.wait, "enqueue option wait"));
+  return now;
+}

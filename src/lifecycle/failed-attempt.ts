@@ -1,0 +1,61 @@
+import type { Db } from "../database/dialect.js";
+import { JobNotFoundError } from "../errors.js";
+import { decideAfterFailure, type FailureDecision } from "../definitions/retry-decision.js";
+import type { DispatchContext } from "./dispatch-context.js";
+import { describeError, insertFailedExecution } from "../models/failed-execution.js";
+import { dispatchJobs, toDispatchable } from "./job-dispatch.js";
+import { recordAttemptFailure } from "../models/job.js";
+import { releaseSemaphoreAndPromote } from "./semaphore-release.js";
+
+/** What became of a job after a failed attempt, for the caller to log. */
+export interface FailedAttemptOutcome {
+  readonly jobId: number;
+  readonly name: string;
+  /** The attempt that failed: 1 for the first. Also the job's `attempts` count now. */
+  readonly attempt: number;
+  /** Attempts the job's retry policy allows in total. */
+  readonly maxAttempts: number;
+  readonly decision: FailureDecision;
+  /** When the retry is due, for a retried job. */
+  readonly retryAt?: Date;
+}
+
+/**
+ * The one place a failed attempt is recorded, whatever failed it: a handler error, a timeout, an
+ * unknown job, unreadable arguments, or (crash recovery) a process that died holding the claim.
+ * The caller has already removed the job's claim in this transaction. The attempt is counted, its
+ * error kept as the job's last error, the concurrency slot it held goes to the next blocked job of
+ * its key, and the job's retry policy (from its definition; none known here means one attempt)
+ * decides what follows:
+ * - retry: the same job row is dispatched again for now + the backoff delay (taking a slot again,
+ *   through the semaphore, when it is due);
+ * - fail: the job moves to failed executions with this error;
+ * - discard (`discardOn` matched): the job is recorded as finished, its error kept as last error.
+ * Pass the thrown value itself as `error`, so `retryOn`/`discardOn` can test it with `instanceof`.
+ */
+export async function recordFailedAttempt(trx: Db, jobId: number, error: unknown, now: Date, context: DispatchContext): Promise<FailedAttemptOutcome> {
+  const row = await trx.selectFrom("firm_queue_jobs").selectAll().where("id", "=", jobId).executeTakeFirst();
+  if (!row) throw new JobNotFoundError(jobId);
+  const policy = context.policies.retryPolicyFor(row.class_name);
+  const attempt = row.attempts + 1;
+  const decision = decideAfterFailure(policy, attempt, error);
+  const errorJson = JSON.stringify(describeError(error));
+  const job = toDispatchable(row);
+  const outcome = { jobId, name: row.class_name, attempt, maxAttempts: policy.attempts, decision };
+
+  await releaseSemaphoreAndPromote(trx, context, { jobName: row.class_name, concurrencyKey: row.concurrency_key }, now);
+
+  if (decision.action === "retry") {
+    const retryAt = new Date(now.getTime() + decision.delayMs);
+    await recordAttemptFailure(trx, jobId, errorJson, now, { scheduledAt: retryAt });
+    await dispatchJobs(trx, [{ ...job, scheduledAt: retryAt }], now, context);
+    return { ...outcome, retryAt };
+  }
+  if (decision.action === "discard") {
+    await recordAttemptFailure(trx, jobId, errorJson, now, { finishedAt: now });
+    return outcome;
+  }
+  await recordAttemptFailure(trx, jobId, errorJson, now);
+  await insertFailedExecution(trx, jobId, errorJson, now);
+  return outcome;
+}

@@ -1,0 +1,100 @@
+import type { Database } from "../database/connection.js";
+import type { Db } from "../database/dialect.js";
+import { ProcessExitError, ProcessMissingError, ProcessPrunedError } from "../errors.js";
+import { removeClaim } from "../lifecycle/claimed-jobs.js";
+import { recordFailedAttempt } from "../lifecycle/failed-attempt.js";
+import type { JobPolicies } from "../definitions/job-policies.js";
+import { dispatchContext } from "../lifecycle/dispatch-context.js";
+import { toProcessRow, type ProcessRow } from "../models/process.js";
+
+/** A dead process whose row was removed, and the jobs whose claims failed with it. */
+export interface RecoveredProcess {
+  readonly process: ProcessRow;
+  readonly failedJobIds: readonly number[];
+}
+
+/**
+ * Fail every claim `processId` holds with `error` (a counted, failed attempt) inside `trx`.
+ * Each claim goes through the stale-worker guard, so a claim finalized meanwhile is left alone.
+ */
+async function failClaimsOf(database: Database, policies: JobPolicies, trx: Db, processId: number | null, error: Error): Promise<number[]> {
+  const query = trx
+    .selectFrom("firm_queue_claimed_executions")
+    .select("job_id")
+    .where("process_id", processId === null ? "is" : "=", processId);
+  const rows = await database.dialect.withSkipLocked(query).execute();
+  const failed: number[] = [];
+  const now = new Date();
+  for (const row of rows) {
+    const jobId = Number(row.job_id);
+    if (!(await removeClaim(trx, jobId, processId))) continue;
+    await recordFailedAttempt(trx, jobId, error, now, dispatchContext(database, policies));
+    failed.push(jobId);
+  }
+  return failed;
+}
+
+/**
+ * Remove every process whose last heartbeat is older than `thresholdMs` (except `keepId`, the
+ * caller's own row) and fail its claims with ProcessPrunedError. A pruned process that is in fact
+ * alive finds its row gone at its next heartbeat and stops; it can no longer finish those jobs.
+ */
+export async function pruneDeadProcesses(database: Database, policies: JobPolicies, thresholdMs: number, keepId: number | null): Promise<RecoveredProcess[]> {
+  return database.dialect.beginClaimTx(database.db, async (trx) => {
+    const cutoff = new Date(Date.now() - thresholdMs);
+    let query = trx.selectFrom("firm_queue_processes").selectAll().where("last_heartbeat_at", "<", cutoff);
+    if (keepId !== null) query = query.where("id", "<>", keepId);
+    const dead = (await database.dialect.withSkipLocked(query).execute()).map(toProcessRow);
+    const recovered: RecoveredProcess[] = [];
+    for (const process of dead) {
+      const error = new ProcessPrunedError(process.name, process.pid, process.lastHeartbeatAt, thresholdMs);
+      const failedJobIds = await failClaimsOf(database, policies, trx, process.id, error);
+      await trx.deleteFrom("firm_queue_processes").where("id", "=", process.id).execute();
+      recovered.push({ process, failedJobIds });
+    }
+    return recovered;
+  });
+}
+
+/**
+ * Fail the claims of an exited child with ProcessExitError and remove its row. `how` says how it
+ * ended ("killed by SIGKILL", "exit code 1"). Returns null when the child never registered.
+ */
+export async function reapExitedProcess(database: Database, policies: JobPolicies, supervisorId: number, name: string, how: string): Promise<RecoveredProcess | null> {
+  return database.dialect.beginClaimTx(database.db, async (trx) => {
+    const query = trx.selectFrom("firm_queue_processes").selectAll().where("supervisor_id", "=", supervisorId).where("name", "=", name);
+    const row = await database.dialect.withSkipLocked(query).executeTakeFirst();
+    if (!row) return null;
+    const process = toProcessRow(row);
+    const failedJobIds = await failClaimsOf(database, policies, trx, process.id, new ProcessExitError(process.name, process.pid, how));
+    await trx.deleteFrom("firm_queue_processes").where("id", "=", process.id).execute();
+    return { process, failedJobIds };
+  });
+}
+
+/**
+ * Fail, with ProcessMissingError, claims held by no registered process: their process vanished
+ * without deregistering (its row was deleted by hand, or it claimed without registering).
+ * Returns the failed job ids.
+ */
+export async function failOrphanedClaims(database: Database, policies: JobPolicies): Promise<number[]> {
+  return database.dialect.beginClaimTx(database.db, async (trx) => {
+    const query = trx
+      .selectFrom("firm_queue_claimed_executions as claim")
+      .select(["claim.job_id", "claim.process_id"])
+      .where(({ not, exists, selectFrom }) =>
+        not(exists(selectFrom("firm_queue_processes as process").select("process.id").whereRef("process.id", "=", "claim.process_id"))),
+      );
+    const orphans = await database.dialect.withSkipLocked(query).execute();
+    const failed: number[] = [];
+    const now = new Date();
+    for (const orphan of orphans) {
+      const jobId = Number(orphan.job_id);
+      const processId = orphan.process_id === null ? null : Number(orphan.process_id);
+      if (!(await removeClaim(trx, jobId, processId))) continue;
+      await recordFailedAttempt(trx, jobId, new ProcessMissingError(processId), now, dispatchContext(database, policies));
+      failed.push(jobId);
+    }
+    return failed;
+  });
+}

@@ -1,0 +1,127 @@
+import type { JobPolicies } from "../definitions/job-policies.js";
+import type { Database } from "../database/connection.js";
+import { toDate } from "../database/schema.js";
+import { TimeoutError, UnknownJobError } from "../errors.js";
+import type { JobContext } from "../definitions/job-definition.js";
+import type { JobRegistry } from "../definitions/job-registry.js";
+import type { Logger } from "../logger.js";
+import { FinishBatcher } from "./finish-batcher.js";
+import { failClaimedJob, finishClaimedJobs, releaseClaims } from "../lifecycle/claimed-jobs.js";
+import type { FailedAttemptOutcome } from "../lifecycle/failed-attempt.js";
+import type { JobRow } from "../models/job.js";
+import { runWithTimeout } from "./job-timeout.js";
+import { deserializeArguments } from "../serialization.js";
+
+/** How one claimed job ended, seen from the process that ran it. */
+export type RunOutcome = "finished" | "failed" | "released" | "lost";
+
+/** Why a job's AbortSignal fired because its worker is shutting down. */
+export class ShutdownSignal extends Error {
+  constructor() {
+    super("The worker is shutting down");
+    this.name = "ShutdownSignal";
+  }
+}
+
+/** Runs claimed jobs for one process and records how each ended. */
+export class JobRunner {
+  /** Successful attempts are recorded in batches: many per transaction on a busy worker. */
+  private readonly finished: FinishBatcher;
+
+  constructor(
+    private readonly database: Database,
+    private readonly registry: JobRegistry,
+    private readonly policies: JobPolicies,
+    private readonly processId: number,
+    preserveFinishedJobs: boolean,
+    private readonly logger: Logger,
+  ) {
+    this.finished = new FinishBatcher((jobs) => finishClaimedJobs(database, policies, processId, jobs, preserveFinishedJobs));
+  }
+
+  /**
+   * Run the job's handler and record the outcome. A handler that stops because the worker is
+   * shutting down puts the job back in line; "lost" means the claim was taken away meanwhile
+   * (crash recovery decided this process was gone), so the outcome was not recorded.
+   */
+  async run(job: JobRow, signal: AbortSignal): Promise<RunOutcome> {
+    const jobId = Number(job.id);
+    const fields = { jobId, job: job.class_name, queue: job.queue_name, attempt: job.attempts + 1 };
+    const started = performance.now();
+    let failure: unknown;
+    let succeeded = false;
+    try {
+      await this.perform(job, signal);
+      succeeded = true;
+    } catch (error) {
+      failure = error;
+    }
+    const ms = Math.round(performance.now() - started);
+    if (succeeded) {
+      const recorded = await this.finished.finish(job);
+      if (!recorded) return this.lost(fields);
+      this.logger.debug("job finished", { ...fields, ms });
+      return "finished";
+    }
+    if (signal.aborted && signal.reason instanceof ShutdownSignal) {
+      await releaseClaims(this.database, this.policies, this.processId, [jobId]);
+      this.logger.info("job stopped for shutdown; back in its queue", { ...fields, ms });
+      return "released";
+    }
+    const outcome = await failClaimedJob(this.database, this.policies, jobId, this.processId, failure);
+    if (!outcome) return this.lost(fields);
+    this.logFailure(outcome, { ...fields, ms, error: failure });
+    return "failed";
+  }
+
+  private logFailure({ decision, maxAttempts, retryAt }: FailedAttemptOutcome, fields: Record<string, unknown>): void {
+    switch (decision.action) {
+      case "retry":
+        this.logger.warn("job attempt failed; retry scheduled", { ...fields, maxAttempts, retryInMs: decision.delayMs, retryAt: retryAt?.toISOString() });
+        return;
+      case "discard":
+        this.logger.warn("job attempt failed with an error its discardOn matches; job discarded (recorded as finished)", fields);
+        return;
+      case "fail":
+        if (decision.policyError !== undefined) {
+          this.logger.error("job's retry policy threw while judging a failure; the job is failed instead of retried", { ...fields, policyError: decision.policyError });
+        }
+        this.logger.error(`job failed (${decision.reason}); moved to failed jobs`, { ...fields, maxAttempts });
+        return;
+    }
+  }
+
+  private async perform(job: JobRow, signal: AbortSignal): Promise<void> {
+    const definition = this.registry.get(job.class_name);
+    if (definition === undefined) throw new UnknownJobError(job.class_name, this.registry.names());
+    const args = deserializeArguments(job.arguments);
+    const context: Omit<JobContext, "signal"> = {
+      jobId: Number(job.id),
+      name: job.class_name,
+      queue: job.queue_name,
+      priority: job.priority,
+      attempt: job.attempts + 1,
+      enqueuedAt: toDate(job.created_at),
+      logger: this.logger,
+    };
+    const { timeout } = definition.options;
+    await runWithTimeout(
+      (handlerSignal) => definition.handler(args, { ...context, signal: handlerSignal }),
+      signal,
+      timeout,
+      () => new TimeoutError(context.name, context.jobId, timeout!),
+      (end) =>
+        this.logger.warn("a timed-out handler has now ended; its outcome was ignored (the attempt already failed)", {
+          jobId: context.jobId,
+          job: context.name,
+          attempt: context.attempt,
+          ...(end.ok ? { result: "returned" } : { result: "threw", error: end.error }),
+        }),
+    );
+  }
+
+  private lost(fields: Record<string, unknown>): RunOutcome {
+    this.logger.warn("job's claim was taken from this process before it ended; its outcome was not recorded", fields);
+    return "lost";
+  }
+}

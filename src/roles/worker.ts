@@ -1,0 +1,128 @@
+import { claimJobs } from "./claims.js";
+import type { JobPolicies } from "../definitions/job-policies.js";
+import type { Database } from "../database/connection.js";
+import type { JobRegistry } from "../definitions/job-registry.js";
+import { JobRunner, ShutdownSignal } from "./job-runner.js";
+import type { Logger } from "../logger.js";
+import { releaseClaims } from "../lifecycle/claimed-jobs.js";
+import type { JobRow } from "../models/job.js";
+import { QueueSelector } from "./queue-selector.js";
+import { Poller, UNTIL_WOKEN } from "../processes/poller.js";
+
+/** A worker's settings, defaults filled in. */
+export interface WorkerSettings {
+  readonly queues: string | readonly string[];
+  /** Jobs run at once. */
+  readonly concurrency: number;
+  /** Sleep between polls when the queues are empty, in ms. */
+  readonly pollingInterval: number;
+}
+
+export interface WorkerDependencies {
+  readonly database: Database;
+  readonly registry: JobRegistry;
+  readonly policies: JobPolicies;
+  readonly processId: number;
+  readonly preserveFinishedJobs: boolean;
+  readonly logger: Logger;
+  readonly onError: (error: unknown) => void;
+}
+
+/**
+ * Claims jobs up to its free capacity and runs them concurrently in this process. It polls at
+ * `pollingInterval` while the queues are empty; when a claim filled every free slot it sleeps
+ * until a job ends, then claims again at once.
+ */
+export class Worker extends Poller {
+  readonly selector: QueueSelector;
+  private readonly runner: JobRunner;
+  private readonly inFlight = new Map<number, { readonly abort: AbortController; readonly done: Promise<void> }>();
+  private lastClaimFilledCapacity = false;
+  private stopHearingOfJobs: (() => Promise<void>) | undefined;
+
+  constructor(
+    readonly settings: WorkerSettings,
+    private readonly deps: WorkerDependencies,
+  ) {
+    super();
+    this.selector = new QueueSelector(settings.queues);
+    this.runner = new JobRunner(deps.database, deps.registry, deps.policies, deps.processId, deps.preserveFinishedJobs, deps.logger);
+  }
+
+  get processId(): number {
+    return this.deps.processId;
+  }
+
+  /** Ids of the jobs this worker is running now. */
+  get runningJobIds(): number[] {
+    return [...this.inFlight.keys()];
+  }
+
+  /** Start polling, and wake early whenever jobs may have become ready (see JobsReadySignal). */
+  override start(): void {
+    super.start();
+    this.stopHearingOfJobs ??= this.deps.database.jobsReady.subscribe(
+      () => {
+        if (this.inFlight.size < this.settings.concurrency) this.wake();
+      },
+      (error) => this.deps.logger.warn("lost the connection that hears of new jobs; polling until it is back", { processId: this.deps.processId, error }),
+    );
+  }
+
+  protected async poll(): Promise<number> {
+    const free = this.settings.concurrency - this.inFlight.size;
+    if (free <= 0) return UNTIL_WOKEN;
+    const jobs = await claimJobs(this.deps.database, this.selector, free, this.deps.processId);
+    if (!this.isRunning) {
+      // Stopped while claiming: hand the jobs straight back instead of starting them.
+      await releaseClaims(this.deps.database, this.deps.policies, this.deps.processId, jobs.map((job) => Number(job.id)));
+      return 0;
+    }
+    for (const job of jobs) this.launch(job);
+    this.lastClaimFilledCapacity = jobs.length === free;
+    return this.lastClaimFilledCapacity ? UNTIL_WOKEN : this.settings.pollingInterval;
+  }
+
+  protected onPollError(error: unknown): number {
+    this.deps.onError(error);
+    return this.settings.pollingInterval;
+  }
+
+  /**
+   * Stop claiming, fire every running job's AbortSignal, wait up to `timeout` ms for them to end,
+   * then put whatever is still running back in its queue (no attempt is counted). Returns the ids
+   * of the jobs released that way.
+   */
+  async shutdown(timeout: number): Promise<number[]> {
+    await this.stopHearingOfJobs?.();
+    this.stopHearingOfJobs = undefined;
+    await this.stopPolling();
+    for (const { abort } of this.inFlight.values()) abort.abort(new ShutdownSignal());
+    const everything = Promise.allSettled([...this.inFlight.values()].map((entry) => entry.done));
+    let timer: NodeJS.Timeout | undefined;
+    const deadline = new Promise<"timeout">((resolve) => (timer = setTimeout(() => resolve("timeout"), timeout)));
+    const result = await Promise.race([everything.then(() => "done" as const), deadline]);
+    clearTimeout(timer);
+    if (result === "done") return [];
+    const stuck = this.runningJobIds;
+    const released = await releaseClaims(this.deps.database, this.deps.policies, this.deps.processId, stuck);
+    this.deps.logger.warn("shutdown timeout passed; jobs still running were put back in their queues", {
+      jobIds: released,
+      timeoutMs: timeout,
+    });
+    return released;
+  }
+
+  private launch(job: JobRow): void {
+    const jobId = Number(job.id);
+    const abort = new AbortController();
+    const done = this.runner
+      .run(job, abort.signal)
+      .then(() => undefined, (error: unknown) => this.deps.onError(error))
+      .finally(() => {
+        this.inFlight.delete(jobId);
+        if (this.lastClaimFilledCapacity) this.wake();
+      });
+    this.inFlight.set(jobId, { abort, done });
+  }
+}

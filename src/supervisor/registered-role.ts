@@ -1,0 +1,139 @@
+import { randomBytes } from "node:crypto";
+import { hostname } from "node:os";
+import type { Database } from "../database/connection.js";
+import type { JobPolicies } from "../definitions/job-policies.js";
+import type { Logger } from "../logger.js";
+import { releaseClaims } from "../lifecycle/claimed-jobs.js";
+import { deleteProcess, registerProcess, type ProcessKind } from "../models/process.js";
+import { Heartbeat } from "../processes/heartbeat.js";
+import type { HookSet, LifecycleEvent, ProcessInfo } from "../processes/hooks.js";
+import type { RoleRunner } from "./role-table.js";
+
+/** What registering a process needs. */
+export interface RegistrationOptions {
+  readonly kind: ProcessKind;
+  /** Unique per supervisor; generated when absent. */
+  readonly name?: string;
+  readonly supervisorId: number | null;
+  readonly metadata: Record<string, unknown>;
+}
+
+/** The shared machinery every registered process runs with. */
+export interface RegisteredEnvironment {
+  readonly database: Database;
+  /** For putting leftover claims back in line through their concurrency slots. */
+  readonly policies: JobPolicies;
+  readonly hooks: HookSet;
+  readonly logger: Logger;
+  readonly heartbeatInterval: number;
+  /** Called once when the heartbeat finds this process's row gone (it was pruned as dead). */
+  readonly onLost: (process: RegisteredRole) => void;
+}
+
+/**
+ * A process in `firm_queue_processes` (a supervisor, or a role such as a worker): it owns the row,
+ * the heartbeat that keeps the row alive, the lifecycle hooks, and the role's poller when there
+ * is one. Stopping is idempotent: stop hooks, shut the role down, deregister (any claim left goes
+ * back to ready), exit hooks.
+ */
+export class RegisteredRole {
+  private readonly heartbeat: Heartbeat;
+  private runner: RoleRunner | undefined;
+  private stopping: Promise<void> | undefined;
+  private lost = false;
+
+  private constructor(
+    readonly info: ProcessInfo,
+    private readonly env: RegisteredEnvironment,
+  ) {
+    this.heartbeat = new Heartbeat(
+      env.database,
+      info.id,
+      env.heartbeatInterval,
+      () => {
+        this.lost = true;
+        env.logger.warn("this process's row is gone (pruned as dead after missed heartbeats?); stopping it", this.fields());
+        env.onLost(this);
+      },
+      env.hooks.reporter(() => ({ process: info, where: "heartbeat" })),
+    );
+  }
+
+  /** Register the row and start heartbeating. Call {@link begin} to run start hooks and the role. */
+  static async register(options: RegistrationOptions, env: RegisteredEnvironment): Promise<RegisteredRole> {
+    const name = options.name ?? newProcessName(options.kind);
+    const id = await registerProcess(env.database.db, { kind: options.kind, name, supervisorId: options.supervisorId, metadata: options.metadata }, new Date());
+    const info: ProcessInfo = Object.freeze({
+      id,
+      kind: options.kind,
+      name,
+      pid: process.pid,
+      hostname: hostname(),
+      supervisorId: options.supervisorId,
+      metadata: Object.freeze({ ...options.metadata }),
+    });
+    const registered = new RegisteredRole(info, env);
+    registered.heartbeat.start();
+    return registered;
+  }
+
+  /** Whether the row was found removed by someone else. */
+  get isLost(): boolean {
+    return this.lost;
+  }
+
+  /** Run the start hooks, then start the role (if any). */
+  async begin(runner?: RoleRunner): Promise<void> {
+    await this.runHooks("Start");
+    if (this.stopping) return;
+    this.runner = runner;
+    await runner?.prepare?.();
+    runner?.start();
+    this.env.logger.debug(`${this.info.kind.toLowerCase()} started`, this.fields());
+  }
+
+  /**
+   * Stop: stop hooks, then the role gets `timeout` ms to finish work in flight (a worker fires its
+   * jobs' AbortSignals and puts what is left back in line), then the row goes and exit hooks run.
+   * `beforeDeregister` runs between (a supervisor stops its children there).
+   */
+  stop(timeout: number, beforeDeregister?: () => Promise<void>): Promise<void> {
+    return (this.stopping ??= this.shutdown(this.lost ? 0 : timeout, beforeDeregister));
+  }
+
+  /** Run this process's hooks for `event`. */
+  runHooks(event: LifecycleEvent): Promise<void> {
+    return this.env.hooks.run(this.info.kind, event, this.info);
+  }
+
+  private async shutdown(timeout: number, beforeDeregister?: () => Promise<void>): Promise<void> {
+    await this.runHooks("Stop");
+    await this.guard("stopping the role", () => this.runner?.shutdown(timeout));
+    if (beforeDeregister) await this.guard("stopping children", beforeDeregister);
+    await this.heartbeat.stopPolling();
+    await this.guard("deregistering", async () => {
+      // Claims still held here were not finished in time: back in line, no attempt counted.
+      await releaseClaims(this.env.database, this.env.policies, this.info.id);
+      await deleteProcess(this.env.database.db, this.info.id);
+    });
+    this.env.logger.debug(`${this.info.kind.toLowerCase()} stopped`, this.fields());
+    await this.runHooks("Exit");
+  }
+
+  private async guard(where: string, work: () => Promise<unknown> | undefined): Promise<void> {
+    try {
+      await work();
+    } catch (error) {
+      await this.env.hooks.error(error, { process: this.info, where });
+    }
+  }
+
+  private fields(): Record<string, unknown> {
+    return { processId: this.info.id, kind: this.info.kind, name: this.info.name };
+  }
+}
+
+/** A process name unique enough for the (name, supervisor id) index: kind plus random hex. */
+export function newProcessName(kind: ProcessKind): string {
+  return `${kind.toLowerCase()}-${randomBytes(6).toString("hex")}`;
+}
