@@ -1,4 +1,4 @@
-import { positiveInteger, resolveOptions, resolveStartOptions, type FirmQueueOptions, type ResolvedOptions, type StartOptions } from "./facade/options.js";
+import { resolveOptions, resolveStartOptions, type FirmQueueOptions, type ResolvedOptions, type StartOptions } from "./facade/options.js";
 import { openDatabase, type Database } from "./database/connection.js";
 import { migrate } from "./database/migrator.js";
 import { dispatchAllDue } from "./roles/dispatcher.js";
@@ -7,7 +7,8 @@ import { enqueueJobs } from "./lifecycle/enqueue.js";
 import { ClosedError, ConfigurationError } from "./errors.js";
 import type { BlockingConcurrencyOptions, DiscardingConcurrencyOptions } from "./definitions/concurrency-options.js";
 import { JobPolicies } from "./definitions/job-policies.js";
-import { checkJobName, resolveJobOptions, type EnqueueOptions, type JobHandler, type JobOptions } from "./definitions/job-definition.js";
+import { checkJobName, positiveInteger } from "./option-checks.js";
+import { resolveJobOptions, type EnqueueOptions, type JobHandler, type JobOptions } from "./definitions/job-definition.js";
 import { Job } from "./facade/job.js";
 import { JobRegistry } from "./definitions/job-registry.js";
 import { findJobInfo, type JobInfo } from "./models/job-info.js";
@@ -16,6 +17,7 @@ import { QueueOperations } from "./facade/queue-operations.js";
 import { FailedJobOperations } from "./facade/failed-job-operations.js";
 import { clearFinishedJobs, type ClearFinishedJobsOptions } from "./facade/clear-finished-jobs.js";
 import { callerFile } from "./call-site.js";
+import { INSTANCE_BRAND, isBrandedInstance } from "./module-loader.js";
 import { HookSet, type LifecycleHooks } from "./processes/hooks.js";
 import { AsyncSupervisor } from "./supervisor/async-supervisor.js";
 import { CHILD_INSTANCES, RUN_CHILD, type ChildSpec } from "./supervisor/child-protocol.js";
@@ -26,7 +28,6 @@ import type { StopOptions, Supervisor, SupervisorDependencies } from "./supervis
 import { resolveRecurringTasks } from "./definitions/recurring-task.js";
 import { RecurringOperations } from "./facade/recurring-operations.js";
 
-const BRAND = Symbol.for("firm-queue.instance");
 
 /**
  * The entry point: one instance per database. Define jobs on it, enqueue them, run them with
@@ -64,7 +65,7 @@ export class FirmQueue {
       () => this.jobNames,
       () => this.supervisors.forEach((supervisor) => supervisor.reloadRecurringTasks()),
     );
-    Object.defineProperty(this, BRAND, { value: true });
+    Object.defineProperty(this, INSTANCE_BRAND, { value: true });
     this.recordDefinitionFile();
     ((globalThis as Record<symbol, unknown>)[CHILD_INSTANCES] as unknown[] | undefined)?.push(this);
   }
@@ -81,7 +82,7 @@ export class FirmQueue {
 
   /** Whether `value` is a FirmQueue, even one loaded from another copy of this package. */
   static isFirmQueue(value: unknown): value is FirmQueue {
-    return typeof value === "object" && value !== null && (value as Record<symbol, unknown>)[BRAND] === true;
+    return isBrandedInstance(value);
   }
 
   /**

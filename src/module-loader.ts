@@ -3,7 +3,17 @@ import { resolve } from "node:path";
 import { pathToFileURL } from "node:url";
 import { createJiti } from "jiti";
 import { ConfigurationError } from "./errors.js";
-import { FirmQueue } from "./firm-queue.js";
+
+/**
+ * Marks a FirmQueue instance, so the instance is recognised even when it comes from another copy
+ * of this package (the one the job modules import) and without importing the class from below it.
+ */
+export const INSTANCE_BRAND: unique symbol = Symbol.for("firm-queue.instance") as never;
+
+/** Whether `value` carries {@link INSTANCE_BRAND}. */
+export function isBrandedInstance(value: unknown): value is object {
+  return typeof value === "object" && value !== null && (value as Record<symbol, unknown>)[INSTANCE_BRAND] === true;
+}
 
 /**
  * Import the modules that define an application's jobs (`.js`, `.mjs` or `.ts`, TypeScript
@@ -11,14 +21,14 @@ import { FirmQueue } from "./firm-queue.js";
  * default export or its export named `firm`. Modules that only define jobs on an instance
  * exported elsewhere are fine; exactly one instance must be found.
  */
-export async function loadJobModules(
+export async function loadJobModules<Instance extends object>(
   paths: readonly string[],
   cwd: string = process.cwd(),
   options: { /** Instances to consider when no module exports one (fork-mode children). */ readonly fallback?: () => readonly unknown[] } = {},
-): Promise<FirmQueue> {
+): Promise<Instance> {
   if (paths.length === 0) throw new ConfigurationError("No job modules given: pass --require <path> naming the module that defines your jobs");
   const jiti = createJiti(pathToFileURL(resolve(cwd, "firm-queue-loader")).href, { interopDefault: false, tryNative: true });
-  const instances = new Set<FirmQueue>();
+  const instances = new Set<object>();
   for (const path of paths) {
     const absolute = resolve(cwd, path);
     if (!existsSync(absolute)) throw new ConfigurationError(`Job module not found: ${path} (looked at ${absolute})`);
@@ -29,11 +39,11 @@ export async function loadJobModules(
       throw new ConfigurationError(`Could not load job module ${path}: ${(error as Error).message}`, { cause: error });
     }
     for (const candidate of [exports?.firm, exports?.default]) {
-      if (FirmQueue.isFirmQueue(candidate)) instances.add(candidate);
+      if (isBrandedInstance(candidate)) instances.add(candidate);
     }
   }
   if (instances.size === 0 && options.fallback) {
-    for (const candidate of options.fallback()) if (FirmQueue.isFirmQueue(candidate)) instances.add(candidate);
+    for (const candidate of options.fallback()) if (isBrandedInstance(candidate)) instances.add(candidate);
   }
   if (instances.size === 0) {
     throw new ConfigurationError(
@@ -43,5 +53,5 @@ export async function loadJobModules(
   if (instances.size > 1) {
     throw new ConfigurationError(`${paths.join(", ")} export ${instances.size} different FirmQueue instances; export exactly one`);
   }
-  return [...instances][0]!;
+  return [...instances][0] as Instance;
 }

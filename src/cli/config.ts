@@ -1,9 +1,10 @@
 import { basename, dirname, resolve } from "node:path";
-import { positiveInteger, resolveStartOptions, type DispatcherOptions, type ResolvedStartOptions, type StartOptions, type WorkerOptions } from "../facade/options.js";
+import { resolveStartOptions, type DispatcherOptions, type StartOptions, type WorkerOptions } from "../facade/options.js";
+import type { ResolvedStartOptions } from "../supervisor/settings.js";
 import { parseDatabaseUrl } from "../database/url.js";
 import { toMilliseconds, type Duration } from "../duration.js";
 import { ConfigurationError } from "../errors.js";
-import { rejectUnknownKeys } from "../definitions/job-definition.js";
+import { rejectUnknownKeys, wholeNumberArgument } from "../option-checks.js";
 import { isLogLevel, type LogLevel } from "../logger.js";
 import type { RecurringTasksOptions } from "../definitions/recurring-task.js";
 import type { SchedulerOptions } from "../facade/scheduler-options.js";
@@ -90,7 +91,6 @@ const setWorkers = (key: keyof WorkerOptions, parse: (text: string, label: strin
   };
 
 const duration = (text: string, label: string): string => (toMilliseconds(text, label), text);
-const wholeNumber = (text: string, label: string): number => positiveInteger(/^\d+$/.test(text.trim()) ? Number(text) : text, label);
 const queueList = (text: string): string[] => text.split(",").map((queue) => queue.trim()).filter((queue) => queue !== "");
 
 const OVERRIDES: readonly Override[] = [
@@ -110,8 +110,8 @@ const OVERRIDES: readonly Override[] = [
     apply: setTop("processAliveThreshold", duration),
   },
   { flag: "queues", flagName: "--queues", env: "FIRM_QUEUE_QUEUES", apply: setWorkers("queues", queueList) },
-  { flag: "concurrency", flagName: "--concurrency", env: "FIRM_QUEUE_CONCURRENCY", apply: setWorkers("concurrency", wholeNumber) },
-  { flag: "processes", flagName: "--processes", env: "FIRM_QUEUE_PROCESSES", apply: setWorkers("processes", wholeNumber) },
+  { flag: "concurrency", flagName: "--concurrency", env: "FIRM_QUEUE_CONCURRENCY", apply: setWorkers("concurrency", wholeNumberArgument) },
+  { flag: "processes", flagName: "--processes", env: "FIRM_QUEUE_PROCESSES", apply: setWorkers("processes", wholeNumberArgument) },
   { flag: "pollingInterval", flagName: "--polling-interval", env: "FIRM_QUEUE_POLLING_INTERVAL", apply: setWorkers("pollingInterval", duration) },
 ];
 

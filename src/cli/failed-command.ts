@@ -1,3 +1,4 @@
+import { countArgument } from "./arguments.js";
 import { Command, InvalidArgumentError, Option } from "commander";
 import { FirmQueueError } from "../errors.js";
 import type { FirmQueue } from "../firm-queue.js";
@@ -27,8 +28,8 @@ export function registerFailedCommands(program: Command, helpers: CliHelpers): v
     .description("List failed jobs, oldest first, with the error that failed each.")
     .addOption(new Option("--name <job>", "only jobs of this name"))
     .addOption(new Option("--queue <queue>", "only jobs of this queue"))
-    .addOption(new Option("--limit <n>", "most jobs shown").argParser(wholeNumber).default(50))
-    .addOption(new Option("--after <id>", "only jobs with a larger id (next page)").argParser(wholeNumber))
+    .addOption(new Option("--limit <n>", "most jobs shown").argParser(countArgument).default(50))
+    .addOption(new Option("--after <id>", "only jobs with a larger id (next page)").argParser(countArgument))
     .addOption(new Option("--json", "one JSON object per line instead of a table"))
     .action(async (flags: FilterFlags & { limit: number; after?: number; json?: boolean }) => {
       await withFirm(helpers, flags, async (firm) => {
@@ -69,7 +70,7 @@ function changeCommand(
     .addOption(new Option("--all", "every failed job (of --name / --queue), in batches"))
     .addOption(new Option("--name <job>", "with --all: only jobs of this name"))
     .addOption(new Option("--queue <queue>", "with --all: only jobs of this queue"))
-    .addOption(new Option("--batch-size <n>", "with --all: jobs per transaction").argParser(wholeNumber).default(500))
+    .addOption(new Option("--batch-size <n>", "with --all: jobs per transaction").argParser(countArgument).default(500))
     .action(async (idTexts: string[], flags: ChangeFlags) => {
       const ids = idTexts.map((text) => jobIdArgument(text));
       if (flags.all && ids.length > 0) throw new FirmQueueError(`failed ${verb}: give job ids or --all, not both`);
@@ -123,11 +124,6 @@ function formatTable(jobs: readonly FailedJobInfo[]): string {
   return rows.map((row) => row.map((cell, column) => (column === row.length - 1 ? cell : cell.padEnd(widths[column]!))).join("  ")).join("\n");
 }
 
-function wholeNumber(value: string): number {
-  const parsed = Number(value);
-  if (!Number.isInteger(parsed) || parsed < 1) throw new InvalidArgumentError("must be a whole number of at least 1");
-  return parsed;
-}
 
 function jobIdArgument(text: string): number {
   const id = Number(text);

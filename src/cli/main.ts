@@ -1,4 +1,5 @@
 #!/usr/bin/env node
+import { countArgument } from "./arguments.js";
 import { Command, InvalidArgumentError, Option } from "commander";
 import { createRequire } from "node:module";
 import { FirmQueueError } from "../errors.js";
@@ -66,7 +67,7 @@ program
   .addOption(databaseUrlOption())
   .addOption(requireOption())
   .addOption(queuesOption())
-  .addOption(new Option("-c, --concurrency <n>", "jobs run at once").argParser(wholeNumber).default(1))
+  .addOption(new Option("-c, --concurrency <n>", "jobs run at once").argParser(countArgument).default(1))
   .action(async (options: CommonOptions & { queues: string; concurrency: number }) => {
     const firm = await firmFor(options, { jobsRequired: true });
     try {
@@ -124,11 +125,6 @@ function queuesOption(): Option {
   return new Option("-q, --queues <list>", 'queues to take jobs from: "*", names and prefix* patterns, comma-separated, in order').default("*");
 }
 
-function wholeNumber(value: string): number {
-  const parsed = Number(value);
-  if (!Number.isInteger(parsed) || parsed < 1) throw new InvalidArgumentError("must be a whole number of at least 1");
-  return parsed;
-}
 
 /**
  * The FirmQueue to work with: the one the --require modules define, or a bare instance on the
@@ -141,7 +137,7 @@ async function firmFor(options: CommonOptions, { jobsRequired }: { jobsRequired:
     if (jobsRequired) throw new FirmQueueError("This command runs jobs: pass --require <module> naming the module that defines them");
     return new FirmQueue();
   }
-  const firm = await loadJobModules(options.require);
+  const firm = await loadJobModules<FirmQueue>(options.require);
   if (options.databaseUrl && firm.options.databaseUrl !== options.databaseUrl) {
     throw new FirmQueueError("--database-url differs from the databaseUrl your module passes to new FirmQueue(); drop one of them");
   }

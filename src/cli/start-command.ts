@@ -1,5 +1,5 @@
 import { relative } from "node:path";
-import type { ResolvedStartOptions } from "../facade/options.js";
+import type { ResolvedStartOptions } from "../supervisor/settings.js";
 import { ConfigurationError, redactUrl } from "../errors.js";
 import type { FirmQueue } from "../firm-queue.js";
 import { loadJobModules } from "../module-loader.js";
@@ -59,7 +59,7 @@ async function loadFirm(config: CliConfig): Promise<FirmQueue> {
   // Instances that read the environment pick these up.
   if (config.databaseUrl !== undefined) process.env.FIRM_QUEUE_DATABASE_URL = config.databaseUrl;
   if (config.logLevel !== undefined) process.env.FIRM_QUEUE_LOG_LEVEL = config.logLevel;
-  const firm = await loadJobModules(config.jobs);
+  const firm = await loadJobModules<FirmQueue>(config.jobs);
   if (config.databaseUrl !== undefined && firm.options.databaseUrl !== config.databaseUrl) {
     throw new ConfigurationError("The configured database URL differs from the databaseUrl your job module passes to new FirmQueue(); drop one of them");
   }

@@ -2,6 +2,7 @@ import type { Kysely } from "kysely";
 import { resolveConcurrency, type ConcurrencyOptions, type ResolvedConcurrency } from "./concurrency-options.js";
 import { toMilliseconds, type Duration } from "../duration.js";
 import { ConfigurationError } from "../errors.js";
+import { checkPriority, checkQueueName, rejectUnknownKeys } from "../option-checks.js";
 import type { Logger } from "../logger.js";
 import { resolveRetryPolicy, type RetryOptions, type RetryPolicy } from "./retry-policy.js";
 
@@ -90,34 +91,4 @@ function resolveTimeout(timeout: Duration | undefined, what: string): number | n
   // setTimeout cannot wait longer than this; a longer timeout would fire at once.
   if (ms < 1 || ms > 2 ** 31 - 1) throw new ConfigurationError(`${what} must be from 1 ms to about 24 days, got ${JSON.stringify(timeout)}`);
   return ms;
-}
-
-export function checkJobName(name: unknown): string {
-  if (typeof name !== "string" || name.trim() === "" || name.length > 255) {
-    throw new ConfigurationError(`A job name must be a non-empty string of at most 255 characters, got ${JSON.stringify(name)}`);
-  }
-  return name;
-}
-
-export function checkQueueName(queue: unknown, what: string): string {
-  if (typeof queue !== "string" || queue === "" || queue.length > 255 || /[\s,*]/.test(queue)) {
-    throw new ConfigurationError(`${what} must be a queue name (1-255 characters, no spaces, commas or *), got ${JSON.stringify(queue)}`);
-  }
-  return queue;
-}
-
-export function checkPriority(priority: unknown, what: string): number {
-  if (typeof priority !== "number" || !Number.isInteger(priority) || Math.abs(priority) > 2 ** 31 - 1) {
-    throw new ConfigurationError(`${what} must be an integer (smaller runs first), got ${JSON.stringify(priority)}`);
-  }
-  return priority;
-}
-
-export function rejectUnknownKeys(value: object, allowed: ReadonlySet<string>, what: string): void {
-  if (typeof value !== "object" || value === null) throw new ConfigurationError(`${what}s must be an object`);
-  for (const key of Object.keys(value)) {
-    if (!allowed.has(key)) {
-      throw new ConfigurationError(`Unknown ${what} "${key}" (known: ${[...allowed].join(", ")})`);
-    }
-  }
 }

@@ -1,5 +1,5 @@
 import { ConfigurationError, FirmQueueError, RecurringTaskError } from "../errors.js";
-import { checkPriority, checkQueueName } from "./job-definition.js";
+import { checkPriority, checkQueueName } from "../option-checks.js";
 import { serializeArguments } from "../serialization.js";
 import { CronSchedule, DEFAULT_TIMEZONE } from "./schedule.js";
 

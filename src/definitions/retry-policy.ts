@@ -1,6 +1,6 @@
 import { toMilliseconds, type Duration } from "../duration.js";
 import { ConfigurationError } from "../errors.js";
-import { rejectUnknownKeys } from "./job-definition.js";
+import { rejectUnknownKeys } from "../option-checks.js";
 
 /**
  * How long to wait before the next attempt:

@@ -1,8 +1,7 @@
-import { positiveInteger } from "./options.js";
 import type { Database } from "../database/connection.js";
 import { toMilliseconds, type Duration } from "../duration.js";
 import { ConfigurationError } from "../errors.js";
-import { checkJobName, rejectUnknownKeys } from "../definitions/job-definition.js";
+import { checkJobName, positiveInteger, rejectUnknownKeys } from "../option-checks.js";
 import { deleteFinishedJobs } from "../models/finished-jobs.js";
 
 /** Options of `firm.clearFinishedJobs()`. */

@@ -1,8 +1,7 @@
-import { positiveInteger } from "./options.js";
 import type { Database } from "../database/connection.js";
 import type { Db } from "../database/dialect.js";
 import { ConfigurationError } from "../errors.js";
-import { checkJobName, checkQueueName, rejectUnknownKeys } from "../definitions/job-definition.js";
+import { checkJobName, checkQueueName, positiveInteger, rejectUnknownKeys } from "../option-checks.js";
 import {
   countFailedJobs,
   discardLockedFailedJobs,

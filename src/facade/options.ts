@@ -1,12 +1,12 @@
 import { toMilliseconds, type Duration } from "../duration.js";
 import { ConfigurationError } from "../errors.js";
 import { consoleLogger, isLogLevel, type Logger, type LogLevel } from "../logger.js";
-import { rejectUnknownKeys } from "../definitions/job-definition.js";
+import { checkBoolean, positive, positiveInteger, rejectUnknownKeys } from "../option-checks.js";
 import { QueueSelector } from "../roles/queue-selector.js";
 import type { LifecycleHooks } from "../processes/hooks.js";
 import type { RecurringTasksOptions } from "../definitions/recurring-task.js";
 import { resolveSchedulerOptions, type SchedulerOptions } from "./scheduler-options.js";
-import type { SchedulerSettings } from "../roles/scheduler.js";
+import type { ResolvedDispatcher, ResolvedStartOptions, ResolvedWorker } from "../supervisor/settings.js";
 
 /** Options of `new FirmQueue(...)`. */
 export interface FirmQueueOptions {
@@ -119,34 +119,6 @@ export interface StartOptions {
   readonly scheduler?: SchedulerOptions;
 }
 
-export interface ResolvedWorker {
-  readonly queues: string | readonly string[];
-  readonly concurrency: number;
-  readonly pollingInterval: number;
-  readonly processes: number;
-}
-
-export interface ResolvedDispatcher {
-  readonly pollingInterval: number;
-  readonly batchSize: number;
-  readonly clearFinishedJobsInterval: number;
-  readonly clearFinishedJobsBatchSize: number;
-  /** Milliseconds, or false when maintenance is off. */
-  readonly concurrencyMaintenanceInterval: number | false;
-}
-
-export interface ResolvedStartOptions {
-  readonly mode: "async" | "fork";
-  readonly require: readonly string[] | undefined;
-  readonly workers: readonly ResolvedWorker[];
-  readonly dispatchers: readonly ResolvedDispatcher[];
-  readonly shutdownTimeout: number;
-  readonly processHeartbeatInterval: number;
-  readonly processAliveThreshold: number;
-  /** Null: this start runs no scheduler. The `recurring` tasks are checked by `resolveRecurringTasks`. */
-  readonly scheduler: SchedulerSettings | null;
-}
-
 const START_KEYS = new Set([
   "mode",
   "require",
@@ -219,13 +191,6 @@ function maintenanceInterval(value: Duration | false | undefined, what: string):
   return positive(toMilliseconds(value ?? DEFAULT_CONCURRENCY_MAINTENANCE_INTERVAL, what), what);
 }
 
-export function positiveInteger(value: unknown, what: string): number {
-  if (typeof value !== "number" || !Number.isInteger(value) || value < 1) {
-    throw new ConfigurationError(`${what} must be a whole number of at least 1, got ${JSON.stringify(value)}`);
-  }
-  return value;
-}
-
 function list<T>(value: readonly T[], what: string): readonly T[] {
   if (!Array.isArray(value)) throw new ConfigurationError(`${what} must be a list, got ${JSON.stringify(value)}`);
   return value;
@@ -237,14 +202,4 @@ function resolveRequire(paths: unknown): readonly string[] | undefined {
     throw new ConfigurationError(`start option require must be a non-empty list of module paths, got ${JSON.stringify(paths)}`);
   }
   return Object.freeze([...paths]);
-}
-
-function positive(value: number, what: string): number {
-  if (value <= 0) throw new ConfigurationError(`${what} must be more than 0`);
-  return value;
-}
-
-function checkBoolean(value: unknown, what: string): boolean {
-  if (typeof value !== "boolean") throw new ConfigurationError(`${what} must be true or false, got ${JSON.stringify(value)}`);
-  return value;
 }

@@ -1,7 +1,6 @@
 import type { Database } from "../database/connection.js";
 import type { JobPolicies } from "../definitions/job-policies.js";
-import { positiveInteger } from "./options.js";
-import { checkQueueName, rejectUnknownKeys } from "../definitions/job-definition.js";
+import { checkQueueName, positiveInteger, rejectUnknownKeys } from "../option-checks.js";
 import { discardReadyJobs } from "./queue-clear.js";
 import { pauseQueue, resumeQueue } from "../models/pause.js";
 import { listQueues, type QueueInfo } from "../models/queue-stats.js";

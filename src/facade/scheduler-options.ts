@@ -1,6 +1,6 @@
 import { toMilliseconds, type Duration } from "../duration.js";
 import { ConfigurationError } from "../errors.js";
-import { rejectUnknownKeys } from "../definitions/job-definition.js";
+import { rejectUnknownKeys } from "../option-checks.js";
 import type { SchedulerSettings } from "../roles/scheduler.js";
 
 /** The scheduler in `firm.start({ scheduler })`. */

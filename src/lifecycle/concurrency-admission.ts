@@ -1,7 +1,7 @@
 import type { Db } from "../database/dialect.js";
 import type { BlockedJob } from "../models/blocked-execution.js";
 import type { DispatchContext } from "./dispatch-context.js";
-import type { DispatchableJob } from "./job-dispatch.js";
+import type { DispatchableJob } from "../models/job.js";
 import { compareKeys } from "./semaphore-release.js";
 import { acquireSemaphore } from "../models/semaphore.js";
 

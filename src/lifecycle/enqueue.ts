@@ -4,14 +4,8 @@ import type { Database } from "../database/connection.js";
 import type { Db } from "../database/dialect.js";
 import { toMilliseconds } from "../duration.js";
 import { ConfigurationError } from "../errors.js";
-import {
-  ENQUEUE_OPTION_KEYS,
-  checkPriority,
-  checkQueueName,
-  rejectUnknownKeys,
-  type EnqueueOptions,
-  type ResolvedJobOptions,
-} from "../definitions/job-definition.js";
+import { ENQUEUE_OPTION_KEYS, type EnqueueOptions, type ResolvedJobOptions } from "../definitions/job-definition.js";
+import { checkPriority, checkQueueName, rejectUnknownKeys } from "../option-checks.js";
 import { dispatchContext, dispatchJobs } from "./job-dispatch.js";
 import { insertJobs, type NewJob } from "../models/job.js";
 import { serializeArguments } from "../serialization.js";

@@ -3,22 +3,13 @@ import { toDate } from "../database/schema.js";
 import { insertBlockedExecutions } from "../models/blocked-execution.js";
 import { admitThroughSemaphores } from "./concurrency-admission.js";
 import type { DispatchContext } from "./dispatch-context.js";
-import { deleteJobs, type JobRow } from "../models/job.js";
+import { deleteJobs, type DispatchableJob, type JobRow } from "../models/job.js";
 import { insertReadyExecutions } from "../models/ready-execution.js";
 import { insertScheduledExecutions } from "../models/scheduled-execution.js";
 
 export type { DispatchContext } from "./dispatch-context.js";
 export { dispatchContext } from "./dispatch-context.js";
 
-/** What routing a job to its next execution table needs to know. */
-export interface DispatchableJob {
-  readonly id: number;
-  readonly className: string;
-  readonly queueName: string;
-  readonly priority: number;
-  readonly scheduledAt: Date;
-  readonly concurrencyKey: string | null;
-}
 
 /** Where dispatched jobs went. */
 export interface DispatchCounts {

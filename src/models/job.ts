@@ -5,6 +5,16 @@ import type { JobsTable } from "../database/schema.js";
 /** A jobs row as read from the database. */
 export type JobRow = Selectable<JobsTable>;
 
+/** What routing a job to its next execution table needs to know. */
+export interface DispatchableJob {
+  readonly id: number;
+  readonly className: string;
+  readonly queueName: string;
+  readonly priority: number;
+  readonly scheduledAt: Date;
+  readonly concurrencyKey: string | null;
+}
+
 /** What enqueue knows about a job before it has an id. */
 export interface NewJob {
   readonly queueName: string;

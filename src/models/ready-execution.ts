@@ -2,7 +2,15 @@ import { sql } from "kysely";
 import type { Database } from "../database/connection.js";
 import type { Db } from "../database/dialect.js";
 import type { JobRow } from "./job.js";
-import type { ClaimTarget } from "../roles/queue-selector.js";
+
+/**
+ * One claim query's scope: a single queue, or every queue except some. Paused queues are always
+ * excluded by the claim itself.
+ */
+export interface ClaimTarget {
+  readonly queue?: string;
+  readonly exclude: readonly string[];
+}
 
 /** A job about to become ready: what the ready row copies from the job for fast polling. */
 export interface ReadyJob {

@@ -1,6 +1,6 @@
 import type { Database } from "../database/connection.js";
 import type { Db } from "../database/dialect.js";
-import type { DispatchableJob } from "../lifecycle/job-dispatch.js";
+import type { DispatchableJob } from "./job.js";
 
 /** Park jobs until their time comes: one multi-row INSERT. */
 export async function insertScheduledExecutions(trx: Db, jobs: readonly DispatchableJob[], now: Date): Promise<void> {

@@ -1,16 +1,8 @@
 import { ConfigurationError } from "../errors.js";
 import type { Db } from "../database/dialect.js";
 import { pausedQueueNames } from "../models/pause.js";
-import { readyQueueNamesWithPrefix } from "../models/ready-execution.js";
+import { readyQueueNamesWithPrefix, type ClaimTarget } from "../models/ready-execution.js";
 
-/**
- * One claim query's scope: a single queue, or every queue except some. Paused queues are always
- * excluded by the claim itself.
- */
-export interface ClaimTarget {
-  readonly queue?: string;
-  readonly exclude: readonly string[];
-}
 
 /**
  * Which queues a worker takes jobs from, and in what order.

@@ -1,4 +1,4 @@
-import type { ResolvedStartOptions } from "../facade/options.js";
+import type { ResolvedStartOptions } from "./settings.js";
 import { RegisteredRole } from "./registered-role.js";
 import { planRoles, roleDefinition, type RoleRunner, type RoleSpec } from "./role-table.js";
 import { BaseSupervisor } from "./base-supervisor.js";

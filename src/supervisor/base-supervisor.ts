@@ -1,4 +1,4 @@
-import type { ResolvedStartOptions } from "../facade/options.js";
+import type { ResolvedStartOptions } from "./settings.js";
 import { ProcessPruner } from "../processes/process-pruner.js";
 import { RegisteredRole } from "./registered-role.js";
 import type { StopOptions, Supervisor, SupervisorDependencies } from "./supervisor.js";

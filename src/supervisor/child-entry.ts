@@ -12,10 +12,10 @@ async function main(): Promise<void> {
   // own module) that do not export theirs.
   const constructed: unknown[] = [];
   (globalThis as Record<symbol, unknown>)[CHILD_INSTANCES] = constructed;
-  const firm = await loadJobModules(spec.modules, process.cwd(), { fallback: () => constructed });
+  const firm = await loadJobModules<Record<symbol, (spec: ChildSpec) => Promise<void>>>(spec.modules, process.cwd(), { fallback: () => constructed });
   // The instance may come from another copy of this package (the one the job modules import):
   // let that copy run the role.
-  await (firm as unknown as Record<symbol, (spec: ChildSpec) => Promise<void>>)[RUN_CHILD]!(spec);
+  await firm[RUN_CHILD]!(spec);
 }
 
 main().catch(async (error: unknown) => {

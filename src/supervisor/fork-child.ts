@@ -1,4 +1,4 @@
-import type { ResolvedOptions } from "../facade/options.js";
+import type { Logger } from "../logger.js";
 import type { Database } from "../database/connection.js";
 import { ConfigurationError, redactUrl } from "../errors.js";
 import type { JobPolicies } from "../definitions/job-policies.js";
@@ -12,7 +12,13 @@ import { tellSupervisor, type ChildSpec } from "./child-protocol.js";
 
 /** What a child needs from the FirmQueue its job modules define. */
 export interface ChildHost {
-  readonly options: ResolvedOptions;
+  /** The instance's options that a child needs (FirmQueue's resolved options satisfy it). */
+  readonly options: {
+    readonly databaseUrl: string;
+    readonly preserveFinishedJobs: boolean;
+    readonly clearFinishedJobsAfter: number | null;
+    readonly logger: Logger;
+  };
   readonly registry: JobRegistry;
   readonly policies: JobPolicies;
   readonly hooks: HookSet;

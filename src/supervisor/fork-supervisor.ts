@@ -1,5 +1,5 @@
 import { fork, type ChildProcess } from "node:child_process";
-import type { ResolvedStartOptions } from "../facade/options.js";
+import type { ResolvedStartOptions } from "./settings.js";
 import { ChildProcessError } from "../errors.js";
 import { releaseClaims } from "../lifecycle/claimed-jobs.js";
 import { reapExitedProcess } from "../processes/crash-recovery.js";

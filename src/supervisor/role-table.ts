@@ -1,4 +1,4 @@
-import type { ResolvedDispatcher, ResolvedWorker } from "../facade/options.js";
+import type { ResolvedDispatcher, ResolvedWorker } from "./settings.js";
 import type { Database } from "../database/connection.js";
 import { Dispatcher } from "../roles/dispatcher.js";
 import { FinishedJobCleanup } from "../roles/finished-job-cleanup.js";

@@ -1,0 +1,68 @@
+import { ConfigurationError } from "./errors.js";
+
+/*
+ * Checks of option values shared by every layer. Each returns the value it accepted or throws a
+ * ConfigurationError naming the option (`what`) and the value it got.
+ */
+
+/** A job name: a non-empty string of at most 255 characters. */
+export function checkJobName(name: unknown): string {
+  if (typeof name !== "string" || name.trim() === "" || name.length > 255) {
+    throw new ConfigurationError(`A job name must be a non-empty string of at most 255 characters, got ${JSON.stringify(name)}`);
+  }
+  return name;
+}
+
+/** A queue name: 1–255 characters without spaces, commas or `*` (those mean something in queue lists). */
+export function checkQueueName(queue: unknown, what: string): string {
+  if (typeof queue !== "string" || queue === "" || queue.length > 255 || /[\s,*]/.test(queue)) {
+    throw new ConfigurationError(`${what} must be a queue name (1-255 characters, no spaces, commas or *), got ${JSON.stringify(queue)}`);
+  }
+  return queue;
+}
+
+/** A priority: a 32-bit integer; smaller runs first. */
+export function checkPriority(priority: unknown, what: string): number {
+  if (typeof priority !== "number" || !Number.isInteger(priority) || Math.abs(priority) > 2 ** 31 - 1) {
+    throw new ConfigurationError(`${what} must be an integer (smaller runs first), got ${JSON.stringify(priority)}`);
+  }
+  return priority;
+}
+
+/** Refuse keys of an options object that are not in `allowed` (a typo must not pass silently). */
+export function rejectUnknownKeys(value: object, allowed: ReadonlySet<string>, what: string): void {
+  if (typeof value !== "object" || value === null) throw new ConfigurationError(`${what}s must be an object`);
+  for (const key of Object.keys(value)) {
+    if (!allowed.has(key)) {
+      throw new ConfigurationError(`Unknown ${what} "${key}" (known: ${[...allowed].join(", ")})`);
+    }
+  }
+}
+
+/** A whole number of at least 1. */
+export function positiveInteger(value: unknown, what: string): number {
+  if (typeof value !== "number" || !Number.isInteger(value) || value < 1) {
+    throw new ConfigurationError(`${what} must be a whole number of at least 1, got ${JSON.stringify(value)}`);
+  }
+  return value;
+}
+
+/** A number above 0 (durations that must not be zero). */
+export function positive(value: number, what: string): number {
+  if (value <= 0) throw new ConfigurationError(`${what} must be more than 0`);
+  return value;
+}
+
+/** true or false, nothing truthy. */
+export function checkBoolean(value: unknown, what: string): boolean {
+  if (typeof value !== "boolean") throw new ConfigurationError(`${what} must be true or false, got ${JSON.stringify(value)}`);
+  return value;
+}
+
+/**
+ * A command-line count: the text of a whole number of at least 1, or a ConfigurationError naming
+ * the flag.
+ */
+export function wholeNumberArgument(text: string, what: string): number {
+  return positiveInteger(/^\s*\d+\s*$/.test(text) ? Number(text) : text, what);
+}
