@@ -93,7 +93,7 @@ describeEachDatabase("recurring ticks", (env) => {
     const broken: EnqueueJobs = async () => [(earlier as { jobId: number }).jobId];
     const failure = await enqueueRecurringTick(database, POLICIES, TASK, T, DEFAULTS, broken).catch((error: unknown) => error);
     expect(failure).toBeInstanceOf(Error);
-    expect(isDuplicateTick(database.dialect.name, failure)).toBe(false);
+    expect(isDuplicateTick(database.dialect, failure)).toBe(false);
     expect(await countRows(database.db, "firm_queue_recurring_executions")).toBe(1);
   });
 

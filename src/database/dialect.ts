@@ -1,5 +1,6 @@
-import type { Kysely, SelectQueryBuilder } from "kysely";
+import type { InsertQueryBuilder, Kysely, SelectQueryBuilder } from "kysely";
 import type { Schema } from "./schema.js";
+import type { UniqueIndex } from "./unique-violation.js";
 
 /** The databases firm-queue runs on. MariaDB is spoken to as `mysql`. */
 export type DialectName = "sqlite" | "postgres" | "mysql";
@@ -8,7 +9,10 @@ export type DialectName = "sqlite" | "postgres" | "mysql";
 export type Db = Kysely<Schema>;
 
 /**
- * The one seam between databases in the claim path. Two workers must never select the same row;
+ * The seam between databases: the only place that knows which database it talks to. Code outside
+ * src/database/ never reads the dialect's name; it calls these members.
+ *
+ * Correctness first, as in the claim path. Two workers must never select the same row;
  * how that is guaranteed differs per database and is all this interface abstracts. Every path that
  * selects rows it is about to change runs inside {@link Dialect.beginClaimTx} and wraps that
  * SELECT in {@link Dialect.withSkipLocked}.
@@ -26,4 +30,24 @@ export interface Dialect {
    * A no-op on SQLite, where the write lock taken by `beginClaimTx` already serializes.
    */
   withSkipLocked<DB, TB extends keyof DB, O>(query: SelectQueryBuilder<DB, TB, O>): SelectQueryBuilder<DB, TB, O>;
+  /**
+   * Run `work` in a transaction that writes (enqueue, recurring tasks, failed-job operations) and
+   * does not claim. Same locking as {@link Dialect.beginClaimTx} today (SQLite must take its write
+   * lock up front or two writers could deadlock upgrading), but named apart so a reader sees
+   * which transactions claim rows.
+   */
+  beginWriteTx<T>(db: Db, work: (trx: Db) => Promise<T>): Promise<T>;
+  /**
+   * Lock the selected rows until the transaction ends, waiting for other holders
+   * (`FOR UPDATE`). A no-op on SQLite, whose write lock already serializes writers.
+   */
+  withRowLock<DB, TB extends keyof DB, O>(query: SelectQueryBuilder<DB, TB, O>): SelectQueryBuilder<DB, TB, O>;
+  /**
+   * Make an INSERT do nothing when a row with the same `column` exists, without raising (a
+   * failed INSERT would abort a PostgreSQL transaction): `ON CONFLICT DO NOTHING`, or
+   * `INSERT IGNORE` on MariaDB.
+   */
+  ignoringConflicts<DB, TB extends keyof DB, O>(query: InsertQueryBuilder<DB, TB, O>, column: string): InsertQueryBuilder<DB, TB, O>;
+  /** Whether `error` is a duplicate-key error on exactly `index` (see `isUniqueViolation`). */
+  isUniqueViolation(error: unknown, index: UniqueIndex): boolean;
 }

@@ -1,6 +1,7 @@
-import type { SelectQueryBuilder } from "kysely";
+import type { InsertQueryBuilder, SelectQueryBuilder } from "kysely";
 import type { Db, Dialect, DialectName } from "./dialect.js";
 import { retryTransient } from "./transient-errors.js";
+import { isUniqueViolation, type UniqueIndex } from "./unique-violation.js";
 
 /**
  * The Dialect of databases with row locks (PostgreSQL, MariaDB): a plain transaction, and
@@ -8,13 +9,22 @@ import { retryTransient } from "./transient-errors.js";
  * `isTransient` recognizes the database's deadlock and lock-timeout errors, which are retried.
  */
 export function rowLockingDialect(name: DialectName, isTransient: (error: unknown) => boolean): Dialect {
+  const transaction = <T>(db: Db, work: (trx: Db) => Promise<T>): Promise<T> =>
+    retryTransient(isTransient, () => db.transaction().execute(work));
   return {
     name,
-    beginClaimTx<T>(db: Db, work: (trx: Db) => Promise<T>): Promise<T> {
-      return retryTransient(isTransient, () => db.transaction().execute(work));
-    },
+    beginClaimTx: transaction,
+    beginWriteTx: transaction,
     withSkipLocked<DB, TB extends keyof DB, O>(query: SelectQueryBuilder<DB, TB, O>): SelectQueryBuilder<DB, TB, O> {
       return query.forUpdate().skipLocked();
     },
+    withRowLock<DB, TB extends keyof DB, O>(query: SelectQueryBuilder<DB, TB, O>): SelectQueryBuilder<DB, TB, O> {
+      return query.forUpdate();
+    },
+    ignoringConflicts<DB, TB extends keyof DB, O>(query: InsertQueryBuilder<DB, TB, O>, column: string): InsertQueryBuilder<DB, TB, O> {
+      // MariaDB has no ON CONFLICT; INSERT IGNORE skips the duplicate row with a warning.
+      return name === "mysql" ? query.ignore() : query.onConflict((conflict) => conflict.column(column as never).doNothing());
+    },
+    isUniqueViolation: (error: unknown, index: UniqueIndex) => isUniqueViolation(name, error, index),
   };
 }

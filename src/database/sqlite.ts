@@ -1,10 +1,11 @@
-import { Kysely, SqliteDialect, sql, type SelectQueryBuilder } from "kysely";
+import { Kysely, SqliteDialect, sql, type InsertQueryBuilder, type SelectQueryBuilder } from "kysely";
 import type BetterSqlite3 from "better-sqlite3";
 import type { DatabaseAdapter } from "./adapter.js";
 import type { Db, Dialect } from "./dialect.js";
 import { doubleQuote, renderColumns, renderSeparateIndexes, type ColumnSpec, type TableSpec } from "./migrations/table-spec.js";
 import type { Schema } from "./schema.js";
 import { retryTransient } from "./transient-errors.js";
+import { isUniqueViolation, type UniqueIndex } from "./unique-violation.js";
 
 /** SQLITE_BUSY: the busy timeout ran out while another connection held the write lock. */
 function isBusy(error: unknown): boolean {
@@ -12,10 +13,12 @@ function isBusy(error: unknown): boolean {
   return typeof code === "string" && code.startsWith("SQLITE_BUSY");
 }
 
-export const sqliteDialect: Dialect = {
-  name: "sqlite",
-  beginClaimTx<T>(db: Db, work: (trx: Db) => Promise<T>): Promise<T> {
-    return retryTransient(isBusy, () =>
+/**
+ * A transaction that takes SQLite's write lock up front (`BEGIN IMMEDIATE`): it serializes claimers
+ * and writers across processes, and a reader can never deadlock upgrading to a writer.
+ */
+function immediateTransaction<T>(db: Db, work: (trx: Db) => Promise<T>): Promise<T> {
+  return retryTransient(isBusy, () =>
       db.connection().execute(async (connection) => {
         await sql`BEGIN IMMEDIATE`.execute(connection);
         try {
@@ -27,11 +30,23 @@ export const sqliteDialect: Dialect = {
           throw error;
         }
       }),
-    );
-  },
+  );
+}
+
+export const sqliteDialect: Dialect = {
+  name: "sqlite",
+  beginClaimTx: immediateTransaction,
+  beginWriteTx: immediateTransaction,
   withSkipLocked<DB, TB extends keyof DB, O>(query: SelectQueryBuilder<DB, TB, O>): SelectQueryBuilder<DB, TB, O> {
     return query;
   },
+  withRowLock<DB, TB extends keyof DB, O>(query: SelectQueryBuilder<DB, TB, O>): SelectQueryBuilder<DB, TB, O> {
+    return query;
+  },
+  ignoringConflicts<DB, TB extends keyof DB, O>(query: InsertQueryBuilder<DB, TB, O>, column: string): InsertQueryBuilder<DB, TB, O> {
+    return query.onConflict((conflict) => conflict.column(column as never).doNothing());
+  },
+  isUniqueViolation: (error: unknown, index: UniqueIndex) => isUniqueViolation("sqlite", error, index),
 };
 
 const TYPES: Record<ColumnSpec["kind"], string> = {

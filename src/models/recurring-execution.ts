@@ -1,5 +1,5 @@
-import type { Db, DialectName } from "../database/dialect.js";
-import { isUniqueViolation, type UniqueIndex } from "../database/unique-violation.js";
+import type { Db, Dialect } from "../database/dialect.js";
+import type { UniqueIndex } from "../database/unique-violation.js";
 
 /** The index that makes each tick of a task happen once: unique (task_key, run_at). */
 export const RECURRING_TICK_INDEX: UniqueIndex = {
@@ -17,6 +17,6 @@ export async function insertRecurringExecution(trx: Db, execution: { jobId: numb
 }
 
 /** Whether `error` says another scheduler recorded this tick first (and nothing else went wrong). */
-export function isDuplicateTick(dialect: DialectName, error: unknown): boolean {
-  return isUniqueViolation(dialect, error, RECURRING_TICK_INDEX);
+export function isDuplicateTick(dialect: Dialect, error: unknown): boolean {
+  return dialect.isUniqueViolation(error, RECURRING_TICK_INDEX);
 }

@@ -2,7 +2,7 @@ import type { Selectable } from "kysely";
 import type { Database } from "../database/connection.js";
 import type { Db } from "../database/dialect.js";
 import type { RecurringTasksTable } from "../database/schema.js";
-import { isUniqueViolation, type UniqueIndex } from "../database/unique-violation.js";
+import type { UniqueIndex } from "../database/unique-violation.js";
 import { RecurringTaskError } from "../errors.js";
 import type { RecurringTask } from "../definitions/recurring-task.js";
 import { CronSchedule, DEFAULT_TIMEZONE } from "../definitions/schedule.js";
@@ -56,7 +56,7 @@ export function taskFromRow(row: RecurringTaskRow): RecurringTask {
  */
 export async function syncStaticRecurringTasks(database: Database, tasks: readonly RecurringTask[], now: Date): Promise<RecurringSyncResult> {
   return retryOnKeyConflict(database, () =>
-    database.dialect.beginClaimTx(database.db, async (trx) => {
+    database.dialect.beginWriteTx(database.db, async (trx) => {
       const existing = new Map((await listRecurringTaskRows(trx)).map((row) => [row.key, row]));
       const result: RecurringSyncResult = { added: [], updated: [], deleted: [] };
       for (const task of tasks) {
@@ -84,7 +84,7 @@ export async function syncStaticRecurringTasks(database: Database, tasks: readon
  */
 export async function saveDynamicRecurringTask(database: Database, task: RecurringTask, now: Date): Promise<"added" | "updated"> {
   return retryOnKeyConflict(database, () =>
-    database.dialect.beginClaimTx(database.db, async (trx) => {
+    database.dialect.beginWriteTx(database.db, async (trx) => {
       const row = await trx.selectFrom("firm_queue_recurring_tasks").select("static").where("key", "=", task.key).executeTakeFirst();
       if (row && Boolean(row.static)) throw staticKeyError(task.key);
       if (row) {
@@ -99,7 +99,7 @@ export async function saveDynamicRecurringTask(database: Database, task: Recurri
 
 /** Delete a dynamic task; false when there is none with that key. Static keys are refused. */
 export async function deleteDynamicRecurringTask(database: Database, key: string): Promise<boolean> {
-  return database.dialect.beginClaimTx(database.db, async (trx) => {
+  return database.dialect.beginWriteTx(database.db, async (trx) => {
     const row = await trx.selectFrom("firm_queue_recurring_tasks").select("static").where("key", "=", key).executeTakeFirst();
     if (!row) return false;
     if (Boolean(row.static)) throw staticKeyError(key);
@@ -177,7 +177,7 @@ async function retryOnKeyConflict<T>(database: Database, work: () => Promise<T>)
     try {
       return await work();
     } catch (error) {
-      if (attempt >= 3 || !isUniqueViolation(database.dialect.name, error, KEY_INDEX)) throw error;
+      if (attempt >= 3 || !database.dialect.isUniqueViolation(error, KEY_INDEX)) throw error;
     }
   }
 }

@@ -67,14 +67,11 @@ async function insertIfMissing(dialect: Dialect, trx: Db, key: string, value: nu
   const insert = trx
     .insertInto("firm_queue_semaphores")
     .values({ key, value, expires_at: expiresAt, created_at: now, updated_at: now });
-  // A failed INSERT would abort a PostgreSQL transaction: never let the conflict raise.
-  const guarded = dialect.name === "mysql" ? insert.ignore() : insert.onConflict((conflict) => conflict.column("key").doNothing());
-  const result = await guarded.executeTakeFirst();
+  const result = await dialect.ignoringConflicts(insert, "key").executeTakeFirst();
   return Number(result.numInsertedOrUpdatedRows ?? 0n) > 0;
 }
 
 /** Hold the row until the transaction ends. SQLite's write lock already serializes everything. */
 async function lockSemaphore(dialect: Dialect, trx: Db, key: string): Promise<void> {
-  if (dialect.name === "sqlite") return;
-  await trx.selectFrom("firm_queue_semaphores").select("id").where("key", "=", key).forUpdate().execute();
+  await dialect.withRowLock(trx.selectFrom("firm_queue_semaphores").select("id").where("key", "=", key)).execute();
 }

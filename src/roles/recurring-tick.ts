@@ -71,7 +71,7 @@ export async function enqueueRecurringTick(
       return { kind: "enqueued", jobId };
     });
   } catch (error) {
-    if (isDuplicateTick(database.dialect.name, error)) return { kind: "duplicate" };
+    if (isDuplicateTick(database.dialect, error)) return { kind: "duplicate" };
     throw error;
   }
 }
