@@ -11,25 +11,14 @@ import type { SchedulerOptions } from "../facade/scheduler-options.js";
 import { findConfigFile, loadConfigFile } from "./config-file.js";
 
 /** What a config module's default export may contain. Every key is optional. */
-export interface FirmQueueConfig {
+export interface FirmQueueConfig extends Omit<StartOptions, "mode" | "require"> {
   /** `sqlite:path`, `postgres://…` or `mysql://…`. */
   readonly databaseUrl?: string;
   /** Modules defining your jobs (relative to the config file), as `--require` takes them. */
   readonly jobs?: readonly string[];
-  /** `"fork"` (default): a child process per role. `"async"`: everything in one process. */
+  /** `"fork"` (default here, unlike `firm.start()`): a child process per role. `"async"`: everything in one process. */
   readonly mode?: "fork" | "async";
   readonly logLevel?: LogLevel;
-  /** Default: one worker on `"*"`. */
-  readonly workers?: readonly WorkerOptions[];
-  /** Default: one dispatcher. */
-  readonly dispatchers?: readonly DispatcherOptions[];
-  readonly processHeartbeatInterval?: Duration;
-  readonly processAliveThreshold?: Duration;
-  readonly shutdownTimeout?: Duration;
-  /** Recurring tasks, by key (see docs/recurring-tasks.md). Declaring them runs a scheduler. */
-  readonly recurring?: RecurringTasksOptions;
-  /** Scheduler settings (`dynamicTasks`, `pollingInterval`); giving them runs a scheduler. */
-  readonly scheduler?: SchedulerOptions;
 }
 
 /** Identity function that gives a config module its types. */

@@ -4,7 +4,7 @@ import { Command, InvalidArgumentError, Option } from "commander";
 import { createRequire } from "node:module";
 import { FirmQueueError } from "../errors.js";
 import { FirmQueue } from "../firm-queue.js";
-import { loadJobModules } from "../module-loader.js";
+import { firmFor } from "./firm-for.js";
 import { registerFailedCommands } from "./failed-command.js";
 import { runCheck, runStart } from "./start-command.js";
 import type { CliFlags } from "./config.js";
@@ -33,7 +33,7 @@ program
   .addOption(databaseUrlOption())
   .addOption(requireOption())
   .action(async (options: CommonOptions) => {
-    const firm = await firmFor(options, { jobsRequired: false });
+    const firm = await firmForFlags(options, { jobsRequired: false });
     try {
       const applied = await firm.migrate();
       console.log(applied.length === 0 ? "Schema is up to date." : `Applied ${applied.length} migration(s): ${applied.join(", ")}`);
@@ -69,7 +69,7 @@ program
   .addOption(queuesOption())
   .addOption(new Option("-c, --concurrency <n>", "jobs run at once").argParser(countArgument).default(1))
   .action(async (options: CommonOptions & { queues: string; concurrency: number }) => {
-    const firm = await firmFor(options, { jobsRequired: true });
+    const firm = await firmForFlags(options, { jobsRequired: true });
     try {
       const count = await firm.drain({ queues: options.queues, concurrency: options.concurrency });
       console.log(`Ran ${count} job(s).`);
@@ -85,7 +85,7 @@ program
   .addOption(requireOption())
   .option("--json", "print the tasks as JSON instead of a table")
   .action(async (options: CommonOptions & { json?: boolean }) => {
-    const firm = await firmFor(options, { jobsRequired: false });
+    const firm = await firmForFlags(options, { jobsRequired: false });
     try {
       const tasks = await firm.recurring.list();
       console.log(options.json ? JSON.stringify(tasks, (_key, value: unknown) => (typeof value === "bigint" ? value.toString() : value), 2) : formatRecurringTasks(tasks));
@@ -126,27 +126,14 @@ function queuesOption(): Option {
 }
 
 
-/**
- * The FirmQueue to work with: the one the --require modules define, or a bare instance on the
- * URL when no jobs are needed. The URL flag is exported before the modules load, so instances
- * that read FIRM_QUEUE_DATABASE_URL pick it up.
- */
-async function firmFor(options: CommonOptions, { jobsRequired }: { jobsRequired: boolean }): Promise<FirmQueue> {
-  if (options.databaseUrl) process.env.FIRM_QUEUE_DATABASE_URL = options.databaseUrl;
-  if (options.require.length === 0) {
-    if (jobsRequired) throw new FirmQueueError("This command runs jobs: pass --require <module> naming the module that defines them");
-    return new FirmQueue();
-  }
-  const firm = await loadJobModules<FirmQueue>(options.require);
-  if (options.databaseUrl && firm.options.databaseUrl !== options.databaseUrl) {
-    throw new FirmQueueError("--database-url differs from the databaseUrl your module passes to new FirmQueue(); drop one of them");
-  }
-  return firm;
+/** The FirmQueue for a command's flags (see {@link firmFor}). */
+function firmForFlags(options: CommonOptions, need: { jobsRequired: boolean }): Promise<FirmQueue> {
+  return firmFor({ modules: options.require, databaseUrl: options.databaseUrl || undefined }, need);
 }
 
 registerFailedCommands(program, {
   commonOptions: () => [databaseUrlOption(), requireOption()],
-  firmFor: (options: CommonOptions) => firmFor(options, { jobsRequired: false }),
+  firmFor: (options: CommonOptions) => firmForFlags(options, { jobsRequired: false }),
 });
 
 program.parseAsync(process.argv).catch((error: unknown) => {

@@ -2,7 +2,7 @@ import { relative } from "node:path";
 import type { ResolvedStartOptions } from "../supervisor/settings.js";
 import { ConfigurationError, redactUrl } from "../errors.js";
 import type { FirmQueue } from "../firm-queue.js";
-import { loadJobModules } from "../module-loader.js";
+import { firmFor } from "./firm-for.js";
 import { resolveRecurringTasks, type RecurringTask } from "../definitions/recurring-task.js";
 import type { StopOptions, Supervisor } from "../supervisor/supervisor.js";
 import { resolveCliConfig, type CliConfig, type CliFlags } from "./config.js";
@@ -52,18 +52,8 @@ export async function runCheck(flags: CliFlags): Promise<string> {
   }
 }
 
-async function loadFirm(config: CliConfig): Promise<FirmQueue> {
-  if (config.jobs.length === 0) {
-    throw new ConfigurationError("No job modules: pass --require <module>, set FIRM_QUEUE_JOBS, or list them under jobs in firm-queue.config.ts");
-  }
-  // Instances that read the environment pick these up.
-  if (config.databaseUrl !== undefined) process.env.FIRM_QUEUE_DATABASE_URL = config.databaseUrl;
-  if (config.logLevel !== undefined) process.env.FIRM_QUEUE_LOG_LEVEL = config.logLevel;
-  const firm = await loadJobModules<FirmQueue>(config.jobs);
-  if (config.databaseUrl !== undefined && firm.options.databaseUrl !== config.databaseUrl) {
-    throw new ConfigurationError("The configured database URL differs from the databaseUrl your job module passes to new FirmQueue(); drop one of them");
-  }
-  return firm;
+function loadFirm(config: CliConfig): Promise<FirmQueue> {
+  return firmFor({ modules: config.jobs, databaseUrl: config.databaseUrl, logLevel: config.logLevel }, { jobsRequired: true });
 }
 
 function summarize(config: CliConfig, firm: FirmQueue, recurring: readonly RecurringTask[]): string {

@@ -5,9 +5,9 @@ import type { Database } from "../database/connection.js";
 import type { JobRegistry } from "../definitions/job-registry.js";
 import { JobRunner } from "../roles/job-runner.js";
 import type { Logger } from "../logger.js";
-import { releaseClaims } from "../lifecycle/claimed-jobs.js";
-import { deleteProcess, registerProcess } from "../models/process.js";
+import { registerProcess } from "../models/process.js";
 import { QueueSelector } from "../roles/queue-selector.js";
+import { deregisterProcess } from "../processes/registration.js";
 
 /** Options of `firm.drain()`. */
 export interface DrainOptions {
@@ -45,7 +45,6 @@ export async function drainQueues(
       count += jobs.length;
     }
   } finally {
-    await releaseClaims(database, policies, processId);
-    await deleteProcess(database.db, processId);
+    await deregisterProcess(database, policies, processId);
   }
 }

@@ -2,7 +2,7 @@ import { toMilliseconds, type Duration } from "../duration.js";
 import { ConfigurationError } from "../errors.js";
 import { consoleLogger, isLogLevel, type Logger, type LogLevel } from "../logger.js";
 import { checkBoolean, positive, positiveInteger, rejectUnknownKeys } from "../option-checks.js";
-import { QueueSelector } from "../roles/queue-selector.js";
+import { queuePatterns } from "../roles/queue-selector.js";
 import type { LifecycleHooks } from "../processes/hooks.js";
 import type { RecurringTasksOptions } from "../definitions/recurring-task.js";
 import { resolveSchedulerOptions, type SchedulerOptions } from "./scheduler-options.js";
@@ -163,7 +163,7 @@ export function resolveStartOptions(options: StartOptions = {}): ResolvedStartOp
 function resolveWorker(worker: WorkerOptions, where: string): ResolvedWorker {
   rejectUnknownKeys(worker, WORKER_KEYS, `${where} option`);
   const queues = worker.queues ?? "*";
-  new QueueSelector(queues); // throws a ConfigurationError for an empty selection
+  queuePatterns(queues);
   return Object.freeze({
     queues,
     concurrency: positiveInteger(worker.concurrency ?? 3, `${where}.concurrency`),

@@ -2,22 +2,12 @@ import type { Database } from "../database/connection.js";
 import { toDate } from "../database/schema.js";
 import { deleteDynamicRecurringTask, listRecurringTaskRows, saveDynamicRecurringTask, taskFieldsOf, taskFromRow } from "../models/recurring-task.js";
 import { readableArguments } from "../serialization.js";
-import { resolveRecurringTask, scheduleOf, type RecurringTaskOptions } from "../definitions/recurring-task.js";
+import { resolveRecurringTask, scheduleOf, type RecurringTask, type RecurringTaskOptions } from "../definitions/recurring-task.js";
 
 /** One recurring task as `firm.recurring.list()` and `firm-queue recurring` show it. */
-export interface RecurringTaskInfo {
-  readonly key: string;
-  readonly job: string;
+export interface RecurringTaskInfo extends Omit<RecurringTask, "arguments"> {
+  /** The decoded arguments given to each tick's job. */
   readonly args: unknown;
-  readonly schedule: string;
-  readonly timezone: string;
-  /** Null: the job definition's queue. */
-  readonly queue: string | null;
-  /** Null: the job definition's priority. */
-  readonly priority: number | null;
-  readonly description: string | null;
-  /** True when declared in configuration, false when added with `schedule()`. */
-  readonly static: boolean;
   /** The next tick after now; null when the schedule has none or cannot be read here. */
   readonly nextRunAt: Date | null;
   /** The latest tick fired (its job enqueued, or discarded by concurrency controls); null before the first. */

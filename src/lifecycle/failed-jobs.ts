@@ -6,7 +6,7 @@ import { readableArguments } from "../serialization.js";
 import { parseStoredError, type StoredError } from "../models/failed-execution.js";
 import type { DispatchContext } from "./dispatch-context.js";
 import { dispatchJobs, toDispatchable } from "./job-dispatch.js";
-import { findJobInfo } from "../models/job-info.js";
+import { findJobInfo, jobSummary, type JobSummary } from "../models/job-info.js";
 import { deleteJobs, type JobRow } from "../models/job.js";
 
 /** Which failed jobs an operation looks at: all, or those of one job name and/or queue. */
@@ -16,19 +16,10 @@ export interface FailedJobFilter {
 }
 
 /** A failed job as `firm.failedJobs.list()` shows it. */
-export interface FailedJobInfo {
-  readonly id: number;
-  readonly name: string;
-  readonly queue: string;
-  readonly priority: number;
-  /** The decoded arguments; the raw stored text if it cannot be decoded. */
-  readonly arguments: unknown;
-  /** Attempts made, the last one included. */
-  readonly attempts: number;
+export interface FailedJobInfo extends JobSummary {
   /** The error of the attempt that failed the job. */
   readonly error: StoredError;
   readonly failedAt: Date;
-  readonly createdAt: Date;
 }
 
 function failedJobs(db: Db, filter: FailedJobFilter) {
@@ -48,15 +39,9 @@ export async function listFailedJobs(db: Db, filter: FailedJobFilter, limit: num
     .limit(limit)
     .execute();
   return rows.map((row) => ({
-    id: Number(row.id),
-    name: row.class_name,
-    queue: row.queue_name,
-    priority: row.priority,
-    arguments: readableArguments(row.arguments),
-    attempts: row.attempts,
+    ...jobSummary(row),
     error: parseStoredError(row.failure) ?? { name: "Error", message: "(no error was recorded)" },
     failedAt: toDate(row.failed_at),
-    createdAt: toDate(row.created_at),
   }));
 }
 

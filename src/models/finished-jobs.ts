@@ -1,3 +1,4 @@
+import { repeatBatches } from "../batches.js";
 import type { Database } from "../database/connection.js";
 
 /** Which finished jobs to delete: finished before `cutoff`, optionally of one job name. */
@@ -31,11 +32,6 @@ export async function deleteFinishedJobsBatch(database: Database, selection: Fin
 }
 
 /** Delete every job that finished before the cutoff, batch after batch. Returns the total. */
-export async function deleteFinishedJobs(database: Database, selection: FinishedJobSelection, batchSize: number): Promise<number> {
-  let total = 0;
-  for (;;) {
-    const deleted = await deleteFinishedJobsBatch(database, selection, batchSize);
-    total += deleted;
-    if (deleted < batchSize) return total;
-  }
+export function deleteFinishedJobs(database: Database, selection: FinishedJobSelection, batchSize: number): Promise<number> {
+  return repeatBatches(batchSize, () => deleteFinishedJobsBatch(database, selection, batchSize));
 }

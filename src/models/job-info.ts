@@ -2,12 +2,13 @@ import type { Db } from "../database/dialect.js";
 import { toDate } from "../database/schema.js";
 import { readableArguments } from "../serialization.js";
 import { parseStoredError, type StoredError } from "./failed-execution.js";
+import type { JobRow } from "./job.js";
 
 /** Where a job is in its life. */
 export type JobState = "ready" | "scheduled" | "blocked" | "claimed" | "failed" | "finished";
 
-/** A job as `firm.getJob()` shows it. */
-export interface JobInfo {
+/** What every listing of jobs shows of a job. */
+export interface JobSummary {
   readonly id: number;
   readonly name: string;
   readonly queue: string;
@@ -16,10 +17,27 @@ export interface JobInfo {
   readonly arguments: unknown;
   /** Attempts that have ended (finished, failed or lost with their process). */
   readonly attempts: number;
+  readonly createdAt: Date;
+}
+
+/** The {@link JobSummary} of a jobs row. */
+export function jobSummary(row: Pick<JobRow, "id" | "class_name" | "queue_name" | "priority" | "arguments" | "attempts" | "created_at">): JobSummary {
+  return {
+    id: Number(row.id),
+    name: row.class_name,
+    queue: row.queue_name,
+    priority: row.priority,
+    arguments: readableArguments(row.arguments),
+    attempts: row.attempts,
+    createdAt: toDate(row.created_at),
+  };
+}
+
+/** A job as `firm.getJob()` shows it. */
+export interface JobInfo extends JobSummary {
   readonly state: JobState;
   readonly scheduledAt: Date | null;
   readonly finishedAt: Date | null;
-  readonly createdAt: Date;
   readonly concurrencyKey: string | null;
   /** The error that put the job in failed executions (state `failed` only). */
   readonly error?: StoredError;
@@ -57,16 +75,10 @@ export async function findJobInfo(db: Db, jobId: number): Promise<JobInfo | null
   const error = parseStoredError(row.failure);
   const lastError = parseStoredError(row.last_error);
   return {
-    id: Number(row.id),
-    name: row.class_name,
-    queue: row.queue_name,
-    priority: row.priority,
-    arguments: readableArguments(row.arguments),
-    attempts: row.attempts,
+    ...jobSummary(row),
     state,
     scheduledAt: toDate(row.scheduled_at),
     finishedAt: toDate(row.finished_at),
-    createdAt: toDate(row.created_at),
     concurrencyKey: row.concurrency_key,
     ...(error ? { error } : {}),
     ...(lastError ? { lastError } : {}),

@@ -62,12 +62,6 @@ export interface ProcessRow {
   readonly lastHeartbeatAt: Date;
 }
 
-/** One process by id, or null when its row is gone. */
-export async function findProcess(db: Db, processId: number): Promise<ProcessRow | null> {
-  const row = await db.selectFrom("firm_queue_processes").selectAll().where("id", "=", processId).executeTakeFirst();
-  return row ? toProcessRow(row) : null;
-}
-
 /** The process a supervisor registered under `name`, or null. */
 export async function findSupervisedProcess(db: Db, supervisorId: number, name: string): Promise<ProcessRow | null> {
   const row = await db

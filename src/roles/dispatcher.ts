@@ -1,3 +1,4 @@
+import { repeatBatches } from "../batches.js";
 import { runConcurrencyMaintenance } from "./concurrency-maintenance.js";
 import type { JobPolicies } from "../definitions/job-policies.js";
 import type { Database } from "../database/connection.js";
@@ -34,13 +35,8 @@ export async function dispatchScheduledBatch(database: Database, policies: JobPo
 }
 
 /** Dispatch every due scheduled job, batch after batch. Returns the total dispatched. */
-export async function dispatchAllDue(database: Database, policies: JobPolicies, batchSize: number): Promise<number> {
-  let total = 0;
-  for (;;) {
-    const promoted = await dispatchScheduledBatch(database, policies, batchSize);
-    total += promoted;
-    if (promoted < batchSize) return total;
-  }
+export function dispatchAllDue(database: Database, policies: JobPolicies, batchSize: number): Promise<number> {
+  return repeatBatches(batchSize, () => dispatchScheduledBatch(database, policies, batchSize));
 }
 
 /**

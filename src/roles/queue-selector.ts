@@ -15,10 +15,7 @@ export class QueueSelector {
   readonly patterns: readonly string[];
 
   constructor(queues: string | readonly string[]) {
-    const list = typeof queues === "string" ? queues.split(",") : [...queues];
-    const patterns = list.map((queue) => String(queue).trim()).filter((queue) => queue !== "");
-    if (patterns.length === 0) throw new ConfigurationError(`queues must name at least one queue or "*", got ${JSON.stringify(queues)}`);
-    this.patterns = Object.freeze(patterns);
+    this.patterns = queuePatterns(queues);
   }
 
   /** Whether this selector is `"*"` alone: one claim query over every queue. */
@@ -50,4 +47,15 @@ export class QueueSelector {
   toString(): string {
     return this.patterns.join(",");
   }
+}
+
+/**
+ * The patterns of a `queues` option (`"a,b*"` or a list), trimmed, in order; a ConfigurationError
+ * when it names no queue. Settings are checked with this before any worker starts.
+ */
+export function queuePatterns(queues: string | readonly string[]): readonly string[] {
+  const list = typeof queues === "string" ? queues.split(",") : [...queues];
+  const patterns = list.map((queue) => String(queue).trim()).filter((queue) => queue !== "");
+  if (patterns.length === 0) throw new ConfigurationError(`queues must name at least one queue or "*", got ${JSON.stringify(queues)}`);
+  return Object.freeze(patterns);
 }

@@ -3,12 +3,11 @@ import type { Database } from "../database/connection.js";
 import { ConfigurationError, redactUrl } from "../errors.js";
 import type { JobPolicies } from "../definitions/job-policies.js";
 import type { JobRegistry } from "../definitions/job-registry.js";
-import { releaseClaims } from "../lifecycle/claimed-jobs.js";
-import { deleteProcess } from "../models/process.js";
 import type { HookSet } from "../processes/hooks.js";
 import { RegisteredRole } from "./registered-role.js";
 import { roleDefinition } from "./role-table.js";
 import { tellSupervisor, type ChildSpec } from "./child-protocol.js";
+import { deregisterProcess } from "../processes/registration.js";
 
 /** What a child needs from the FirmQueue its job modules define. */
 export interface ChildHost {
@@ -68,9 +67,7 @@ export async function runForkChild(host: ChildHost, spec: ChildSpec): Promise<vo
   process.on("SIGQUIT", () => {
     if (!exiting) return void exit(() => role.stop(0));
     // Already stopping gracefully: give the claims back now instead of waiting.
-    void releaseClaims(database, host.policies, role.info.id)
-      .then(() => deleteProcess(database.db, role.info.id))
-      .finally(() => process.exit(0));
+    void deregisterProcess(database, host.policies, role.info.id).finally(() => process.exit(0));
   });
   process.on("disconnect", () => {
     logger.warn("lost the supervisor; finishing jobs in flight, then exiting", { processId: role.info.id, kind: definition.kind });

@@ -1,15 +1,15 @@
 import { fork, type ChildProcess } from "node:child_process";
 import type { ResolvedStartOptions } from "./settings.js";
 import { ChildProcessError } from "../errors.js";
-import { releaseClaims } from "../lifecycle/claimed-jobs.js";
 import { reapExitedProcess } from "../processes/crash-recovery.js";
-import { deleteProcess, findSupervisedProcess } from "../models/process.js";
+import { findSupervisedProcess } from "../models/process.js";
 import { newProcessName } from "./registered-role.js";
 import { planRoles, roleDefinition, type RoleSpec } from "./role-table.js";
 import { BaseSupervisor } from "./base-supervisor.js";
 import { resolveChildLaunch, type ChildLaunch } from "./child-launch.js";
 import { CHILD_SPEC_VARIABLE, type ChildMessage, type ChildSpec } from "./child-protocol.js";
 import type { SupervisorDependencies } from "./supervisor.js";
+import { deregisterProcess } from "../processes/registration.js";
 
 /** Extra time a stopping child gets past `shutdownTimeout` to deregister before it is killed. */
 const STOP_GRACE_MS = 5000;
@@ -149,10 +149,7 @@ export class ForkSupervisor extends BaseSupervisor {
         // Killed by us after a graceful stop ran out of time: like any shutdown timeout, its jobs
         // go back in line without an attempt counted.
         const row = await findSupervisedProcess(database.db, this.id, handle.name);
-        if (row) {
-          await releaseClaims(database, this.deps.policies, row.id);
-          await deleteProcess(database.db, row.id);
-        }
+        if (row) await deregisterProcess(database, this.deps.policies, row.id);
       } else if (code !== 0 || signal !== null) {
         const reaped = await reapExitedProcess(database, this.deps.policies, this.id, handle.name, how);
         logger.error("child process exited abnormally; its jobs failed with ProcessExitError", {

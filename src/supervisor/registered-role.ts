@@ -3,11 +3,11 @@ import { hostname } from "node:os";
 import type { Database } from "../database/connection.js";
 import type { JobPolicies } from "../definitions/job-policies.js";
 import type { Logger } from "../logger.js";
-import { releaseClaims } from "../lifecycle/claimed-jobs.js";
-import { deleteProcess, registerProcess, type ProcessKind } from "../models/process.js";
+import { registerProcess, type ProcessKind } from "../models/process.js";
 import { Heartbeat } from "../processes/heartbeat.js";
 import type { HookSet, LifecycleEvent, ProcessInfo } from "../processes/hooks.js";
 import type { RoleRunner } from "./role-table.js";
+import { deregisterProcess } from "../processes/registration.js";
 
 /** What registering a process needs. */
 export interface RegistrationOptions {
@@ -113,8 +113,7 @@ export class RegisteredRole {
     await this.heartbeat.stopPolling();
     await this.guard("deregistering", async () => {
       // Claims still held here were not finished in time: back in line, no attempt counted.
-      await releaseClaims(this.env.database, this.env.policies, this.info.id);
-      await deleteProcess(this.env.database.db, this.info.id);
+      await deregisterProcess(this.env.database, this.env.policies, this.info.id);
     });
     this.env.logger.debug(`${this.info.kind.toLowerCase()} stopped`, this.fields());
     await this.runHooks("Exit");
