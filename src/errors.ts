@@ -29,14 +29,26 @@ export class RecurringTaskError extends ConfigurationError {
 
 /** A database URL could not be understood, or names a database firm-queue does not support. */
 export class DatabaseUrlError extends FirmQueueError {
-  constructor(url: string, reason: string) {
+  /** The URL as given, password hidden. */
+  readonly url: string;
+  constructor(
+    url: string,
+    /** What is wrong with it. */
+    readonly reason: string,
+  ) {
     super(`Invalid database URL ${JSON.stringify(redactUrl(url))}: ${reason}`);
+    this.url = redactUrl(url);
   }
 }
 
 /** Job arguments that cannot be stored as JSON; nothing was written. */
 export class SerializationError extends FirmQueueError {
-  constructor(jobName: string, path: string, problem: string) {
+  constructor(
+    readonly jobName: string,
+    /** Where in the arguments the bad value sits, such as `args.items[2]`. */
+    readonly path: string,
+    readonly problem: string,
+  ) {
     super(`Cannot enqueue job "${jobName}": ${path} ${problem}`);
   }
 }
@@ -46,7 +58,11 @@ export class DeserializationError extends FirmQueueError {}
 
 /** A worker claimed a job whose name has no definition in this process. */
 export class UnknownJobError extends FirmQueueError {
-  constructor(jobName: string, known: readonly string[]) {
+  constructor(
+    readonly jobName: string,
+    /** The job names this process defines. */
+    readonly known: readonly string[],
+  ) {
     const hint = known.length > 0 ? `defined here: ${known.join(", ")}` : "no jobs are defined in this process";
     super(`No job named "${jobName}" is defined in this process (${hint})`);
   }
@@ -54,21 +70,24 @@ export class UnknownJobError extends FirmQueueError {
 
 /** `defineJob` was called twice with one name. */
 export class DuplicateJobError extends FirmQueueError {
-  constructor(jobName: string) {
+  constructor(readonly jobName: string) {
     super(`A job named "${jobName}" is already defined`);
   }
 }
 
 /** A job id that does not exist (or no longer exists). */
 export class JobNotFoundError extends FirmQueueError {
-  constructor(jobId: number) {
+  constructor(readonly jobId: number) {
     super(`Job ${jobId} does not exist`);
   }
 }
 
 /** Something was used after `close()`. */
 export class ClosedError extends FirmQueueError {
-  constructor(what: string) {
+  constructor(
+    /** What was used after `close()`. */
+    readonly what: string,
+  ) {
     super(`${what}: this FirmQueue instance has been closed`);
   }
 }
@@ -96,21 +115,35 @@ export function isUnrecoverable(error: unknown): boolean {
 
 /** A job ran past its definition's `timeout`: its AbortSignal fired with this, and the attempt failed. */
 export class TimeoutError extends FirmQueueError {
-  constructor(jobName: string, jobId: number, timeoutMs: number) {
+  constructor(
+    readonly jobName: string,
+    readonly jobId: number,
+    readonly timeoutMs: number,
+  ) {
     super(`Job ${jobId} ("${jobName}") ran longer than its timeout of ${timeoutMs} ms`);
   }
 }
 
 /** A failed-job operation named a job that is not in failed executions. */
 export class JobNotFailedError extends FirmQueueError {
-  constructor(jobId: number, state: string) {
+  constructor(
+    readonly jobId: number,
+    /** The state the job is in instead. */
+    readonly state: string,
+  ) {
     super(`Job ${jobId} is ${state}, not failed; nothing was changed`);
   }
 }
 
 /** A job cannot be discarded (or retried) while a worker runs it. */
 export class JobRunningError extends FirmQueueError {
-  constructor(jobId: number, processId: number | null, action: "discarded" | "retried") {
+  constructor(
+    readonly jobId: number,
+    /** The process whose worker holds the claim, when known. */
+    readonly processId: number | null,
+    /** What was asked and refused. */
+    readonly action: "discarded" | "retried",
+  ) {
     const by = processId === null ? "" : ` by process ${processId}`;
     super(`Job ${jobId} is running (claimed${by}); it cannot be ${action} while that attempt runs. Nothing was changed`);
   }
@@ -123,14 +156,24 @@ export function redactUrl(url: string): string {
 
 /** The worker process running the job exited abnormally; its supervisor reaped it. */
 export class ProcessExitError extends FirmQueueError {
-  constructor(processName: string, pid: number | null, how: string) {
+  constructor(
+    readonly processName: string,
+    readonly pid: number | null,
+    /** How it exited, such as `killed by SIGKILL`. */
+    readonly how: string,
+  ) {
     super(`The process running this job (${processName}, pid ${pid ?? "unknown"}) exited abnormally: ${how}`);
   }
 }
 
 /** The process running the job missed its heartbeats past the alive threshold and was pruned as dead. */
 export class ProcessPrunedError extends FirmQueueError {
-  constructor(processName: string, pid: number, lastHeartbeatAt: Date, thresholdMs: number) {
+  constructor(
+    readonly processName: string,
+    readonly pid: number,
+    readonly lastHeartbeatAt: Date,
+    readonly thresholdMs: number,
+  ) {
     super(
       `The process running this job (${processName}, pid ${pid}) sent no heartbeat since ${lastHeartbeatAt.toISOString()} ` +
         `(alive threshold ${thresholdMs} ms) and was pruned as dead`,
@@ -140,14 +183,18 @@ export class ProcessPrunedError extends FirmQueueError {
 
 /** The job was claimed by a process whose row no longer exists (found when a supervisor booted). */
 export class ProcessMissingError extends FirmQueueError {
-  constructor(processId: number | null) {
+  constructor(readonly processId: number | null) {
     super(`The process that claimed this job (process id ${processId ?? "none"}) is not registered any more`);
   }
 }
 
 /** A fork-mode child process could not start its role (bad job modules, unreachable database, …). */
 export class ChildProcessError extends FirmQueueError {
-  constructor(role: string, detail: string) {
+  constructor(
+    readonly role: string,
+    /** Why it could not start, as the child reported it or as it exited. */
+    readonly detail: string,
+  ) {
     super(`The ${role} child process could not start: ${detail}`);
   }
 }

@@ -1,5 +1,5 @@
 import { toMilliseconds } from "../duration.js";
-import { DeserializationError, isUnrecoverable } from "../errors.js";
+import { ConfigurationError, DeserializationError, isUnrecoverable } from "../errors.js";
 import type { RetryPolicy } from "./retry-policy.js";
 
 /** What happens to a job after a failed attempt. */
@@ -46,12 +46,12 @@ function baseDelay(policy: RetryPolicy, attempt: number, error: unknown): number
   if (backoff === "exponential") return 1000 * 2 ** (attempt - 1);
   if (backoff === "polynomial") return (attempt ** 4 + 2) * 1000;
   const result: unknown = backoff(attempt, error);
-  if (isThenable(result)) throw new TypeError("retry.backoff returned a Promise; it must return a delay synchronously");
+  if (isThenable(result)) throw new ConfigurationError("retry.backoff returned a Promise; it must return a delay synchronously");
   return toMilliseconds(result as number | string, "the delay returned by retry.backoff");
 }
 
 function answer(result: unknown, what: string): boolean {
-  if (isThenable(result)) throw new TypeError(`${what} returned a Promise; it must answer synchronously`);
+  if (isThenable(result)) throw new ConfigurationError(`${what} returned a Promise; it must answer synchronously`);
   return Boolean(result);
 }
 

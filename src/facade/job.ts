@@ -2,6 +2,7 @@ import type { JobPolicies } from "../definitions/job-policies.js";
 import type { Database } from "../database/connection.js";
 import type { Db } from "../database/dialect.js";
 import { enqueueJobs } from "../lifecycle/enqueue.js";
+import { ConfigurationError } from "../errors.js";
 import type { EnqueueOptions, ResolvedJobOptions } from "../definitions/job-definition.js";
 
 /**
@@ -33,7 +34,7 @@ export class Job<Args, Result extends number | null = number> {
    * with null in the place of each discarded job. `options` apply to every job.
    */
   async enqueueAll(argsList: readonly Args[], options?: EnqueueOptions): Promise<Result[]> {
-    if (!Array.isArray(argsList)) throw new TypeError(`enqueueAll("${this.name}") takes an array of arguments`);
+    if (!Array.isArray(argsList)) throw new ConfigurationError(`enqueueAll("${this.name}") takes an array of arguments`);
     return (await this.enqueueMany(argsList, options)) as Result[];
   }
 
