@@ -209,7 +209,7 @@ export class FirmQueue {
     if (this.opening) await (await this.opening.catch(() => undefined))?.close();
   }
 
-  /** Fork-mode children run their role through this (see supervisor/child-entry.ts). */
+  /** @internal Fork-mode children run their role through this (see supervisor/child-entry.ts). */
   async [RUN_CHILD](spec: ChildSpec): Promise<void> {
     await runForkChild(
       {
@@ -229,7 +229,10 @@ export class FirmQueue {
     if (file !== undefined && !this.definitionFiles.includes(file)) this.definitionFiles.push(file);
   }
 
-  /** The open database, opening it on first use. */
+  /**
+   * @internal The open database, opening it on first use. Not part of the public API: firm-queue's
+   * own layers and tests use it.
+   */
   async database(): Promise<Database> {
     if (this.closed) throw new ClosedError("database");
     this.opening ??= openDatabase(this.options.databaseUrl, { poolSize: this.options.poolSize });

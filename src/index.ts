@@ -1,5 +1,5 @@
 export { FirmQueue } from "./firm-queue.js";
-export { Job } from "./facade/job.js";
+export type { Job } from "./facade/job.js";
 export type { FirmQueueOptions, StartOptions, WorkerOptions, DispatcherOptions } from "./facade/options.js";
 export type { JobContext, JobHandler, JobOptions, EnqueueOptions, ResolvedJobOptions } from "./definitions/job-definition.js";
 export type { ConcurrencyOptions, ConcurrencyKeyValue, OnConflict } from "./definitions/concurrency-options.js";

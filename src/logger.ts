@@ -11,6 +11,7 @@ export interface Logger {
 
 const ORDER: Record<LogLevel, number> = { debug: 10, info: 20, warn: 30, error: 40 };
 
+/** Whether `value` names a log level. */
 export function isLogLevel(value: unknown): value is LogLevel {
   return typeof value === "string" && Object.hasOwn(ORDER, value);
 }

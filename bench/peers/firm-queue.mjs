@@ -45,11 +45,8 @@ export function firmQueueAdapter(dialect) {
           return { stop: () => supervisor.stop() };
         },
         clear: async (queue) => {
-          // No purge API: delete the queue's waiting jobs directly (nothing is claimed once the
-          // worker has stopped).
-          const { db } = await firm.database();
-          await db.deleteFrom("firm_queue_ready_executions").where("queue_name", "=", queue).execute();
-          await db.deleteFrom("firm_queue_jobs").where("queue_name", "=", queue).where("finished_at", "is", null).execute();
+          // Nothing is claimed once the worker has stopped: the queue's waiting jobs are all ready.
+          await firm.queues.clear(queue);
         },
         close: () => firm.close(),
       };

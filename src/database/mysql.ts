@@ -13,6 +13,7 @@ function isTransient(error: unknown): boolean {
   return TRANSIENT_ERRNOS.has((error as { errno?: number })?.errno ?? 0);
 }
 
+/** MariaDB's side of the seam: row locks with SKIP LOCKED; deadlocks and lock timeouts are retried. */
 export const mysqlDialect: Dialect = rowLockingDialect("mysql", isTransient);
 
 const TYPES: Record<ColumnSpec["kind"], string> = {
@@ -45,6 +46,7 @@ const backtick = (name: string) => `\`${name}\``;
 
 const MIGRATION_LOCK = "firm_queue_migrations";
 
+/** Opening, migrating and locking a MariaDB database (mysql2 driver). */
 export const mysqlAdapter: DatabaseAdapter = {
   dialect: mysqlDialect,
   ddl: { createTable },

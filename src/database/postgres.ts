@@ -13,6 +13,7 @@ function isTransient(error: unknown): boolean {
   return TRANSIENT_CODES.has((error as { code?: string })?.code ?? "");
 }
 
+/** PostgreSQL's side of the seam: row locks with SKIP LOCKED; serialization failures and deadlocks are retried. */
 export const postgresDialect: Dialect = rowLockingDialect("postgres", isTransient);
 
 const TYPES: Record<ColumnSpec["kind"], string> = {
@@ -38,6 +39,7 @@ function createTable(table: TableSpec): string[] {
 const MIGRATION_LOCK_KEY = 724_150_771;
 const INT8_OID = 20;
 
+/** Opening, migrating, locking and LISTEN/NOTIFY on a PostgreSQL database (pg driver). */
 export const postgresAdapter: DatabaseAdapter = {
   dialect: postgresDialect,
   ddl: { createTable },

@@ -9,6 +9,7 @@ type NullableTimestamp = ColumnType<Date | string | null, Date | null | undefine
 type Id = Generated<number>;
 type CreatedAt = ColumnType<Date | string, Date, never>;
 
+/** firm_queue_jobs: one row per job, whatever its state. */
 export interface JobsTable {
   id: Id;
   queue_name: string;
@@ -26,6 +27,7 @@ export interface JobsTable {
   last_error: string | null;
 }
 
+/** firm_queue_ready_executions: jobs waiting to be claimed, with what polling orders by. */
 export interface ReadyExecutionsTable {
   id: Id;
   job_id: number;
@@ -34,6 +36,7 @@ export interface ReadyExecutionsTable {
   created_at: CreatedAt;
 }
 
+/** firm_queue_claimed_executions: jobs a process has claimed and runs. */
 export interface ClaimedExecutionsTable {
   id: Id;
   job_id: number;
@@ -41,6 +44,7 @@ export interface ClaimedExecutionsTable {
   created_at: CreatedAt;
 }
 
+/** firm_queue_scheduled_executions: jobs due later. */
 export interface ScheduledExecutionsTable {
   id: Id;
   job_id: number;
@@ -50,6 +54,7 @@ export interface ScheduledExecutionsTable {
   created_at: CreatedAt;
 }
 
+/** firm_queue_blocked_executions: jobs waiting for a slot of their concurrency key. */
 export interface BlockedExecutionsTable {
   id: Id;
   job_id: number;
@@ -60,6 +65,7 @@ export interface BlockedExecutionsTable {
   created_at: CreatedAt;
 }
 
+/** firm_queue_failed_executions: jobs that ran out of attempts, with their error. */
 export interface FailedExecutionsTable {
   id: Id;
   job_id: number;
@@ -67,12 +73,14 @@ export interface FailedExecutionsTable {
   created_at: CreatedAt;
 }
 
+/** firm_queue_pauses: paused queue names. */
 export interface PausesTable {
   id: Id;
   queue_name: string;
   created_at: CreatedAt;
 }
 
+/** firm_queue_processes: registered supervisors and roles, with their heartbeats. */
 export interface ProcessesTable {
   id: Id;
   kind: string;
@@ -85,6 +93,7 @@ export interface ProcessesTable {
   created_at: CreatedAt;
 }
 
+/** firm_queue_recurring_tasks: static and dynamic cron tasks. */
 export interface RecurringTasksTable {
   id: Id;
   key: string;
@@ -105,6 +114,7 @@ export interface RecurringTasksTable {
   updated_at: Timestamp;
 }
 
+/** firm_queue_recurring_executions: which job each tick of a task enqueued (unique per tick). */
 export interface RecurringExecutionsTable {
   id: Id;
   job_id: number;
@@ -113,6 +123,7 @@ export interface RecurringExecutionsTable {
   created_at: CreatedAt;
 }
 
+/** firm_queue_semaphores: free slots per concurrency key, and when the row expires. */
 export interface SemaphoresTable {
   id: Id;
   key: string;
@@ -122,6 +133,7 @@ export interface SemaphoresTable {
   updated_at: Timestamp;
 }
 
+/** firm_queue_schema_migrations: the migrations applied. */
 export interface SchemaMigrationsTable {
   version: string;
   applied_at: ColumnType<Date | string, Date, never>;
@@ -145,6 +157,7 @@ export interface Schema {
 
 /** Read a timestamp column whatever the driver returned. */
 export function toDate(value: Date | string): Date;
+/** A timestamp as a Date, whether the driver returned a Date or text (SQLite). */
 export function toDate(value: Date | string | null): Date | null;
 export function toDate(value: Date | string | null): Date | null {
   if (value === null) return null;

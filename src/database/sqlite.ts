@@ -33,6 +33,7 @@ function immediateTransaction<T>(db: Db, work: (trx: Db) => Promise<T>): Promise
   );
 }
 
+/** SQLite's side of the seam: the write lock taken up front serializes claimers; SKIP LOCKED is not needed. */
 export const sqliteDialect: Dialect = {
   name: "sqlite",
   beginClaimTx: immediateTransaction,
@@ -67,6 +68,7 @@ function createTable(table: TableSpec): string[] {
   return [`CREATE TABLE IF NOT EXISTS ${table.name} (\n  ${columns.join(",\n  ")}\n)`, ...renderSeparateIndexes(table, doubleQuote)];
 }
 
+/** Opening (WAL, busy timeout, foreign keys), migrating and locking a SQLite file (better-sqlite3). */
 export const sqliteAdapter: DatabaseAdapter = {
   dialect: sqliteDialect,
   ddl: { createTable },

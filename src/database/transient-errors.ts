@@ -6,6 +6,7 @@
  */
 const MAX_ATTEMPTS = 6;
 
+/** Run `work`, running it again a few times with a short pause while it fails with an error `isTransient` accepts. */
 export async function retryTransient<T>(isTransient: (error: unknown) => boolean, work: () => Promise<T>): Promise<T> {
   for (let attempt = 1; ; attempt++) {
     try {

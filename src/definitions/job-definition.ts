@@ -71,6 +71,7 @@ export interface ResolvedJobOptions {
 }
 
 const JOB_OPTION_KEYS = new Set(["queue", "priority", "retry", "timeout", "concurrency"]);
+/** The options `enqueue` accepts; any other key is refused. */
 export const ENQUEUE_OPTION_KEYS = new Set(["queue", "priority", "wait", "at", "transaction"]);
 
 /** Check `defineJob` options and fill in defaults; unknown keys and bad values name themselves. */

@@ -42,6 +42,7 @@ export interface RetryPolicy {
 
 const RETRY_KEYS = new Set(["attempts", "backoff", "jitter", "maxDelay", "retryOn", "discardOn"]);
 const MAX_ATTEMPTS = 2 ** 31 - 1;
+/** The longest a retry waits unless `maxDelay` says otherwise: one day. */
 export const DEFAULT_MAX_DELAY = 86_400_000;
 
 /** The policy of a job defined without `retry`, or not defined in this process: one attempt. */

@@ -42,9 +42,11 @@ export interface ResolvedOptions {
   readonly logger: Logger;
 }
 
+/** The database used when nothing else is configured: a SQLite file in the working directory. */
 export const DEFAULT_DATABASE_URL = "sqlite:firm-queue.sqlite3";
 const OPTION_KEYS = new Set(["databaseUrl", "preserveFinishedJobs", "clearFinishedJobsAfter", "poolSize", "logger", "logLevel", "hooks"]);
 
+/** Check `new FirmQueue()` options and fill in defaults (environment variables included). */
 export function resolveOptions(options: FirmQueueOptions = {}): ResolvedOptions {
   rejectUnknownKeys(options, OPTION_KEYS, "FirmQueue option");
   const logLevel = options.logLevel ?? process.env.FIRM_QUEUE_LOG_LEVEL ?? "info";
@@ -134,6 +136,7 @@ const WORKER_KEYS = new Set(["queues", "concurrency", "pollingInterval", "proces
 const DISPATCHER_KEYS = new Set(["pollingInterval", "batchSize", "clearFinishedJobsInterval", "clearFinishedJobsBatchSize", "concurrencyMaintenanceInterval"]);
 const DEFAULT_CONCURRENCY_MAINTENANCE_INTERVAL = 600_000;
 
+/** Check `firm.start()` options and fill in defaults: what the supervisor runs. */
 export function resolveStartOptions(options: StartOptions = {}): ResolvedStartOptions {
   rejectUnknownKeys(options, START_KEYS, "start option");
   const mode = options.mode ?? "async";

@@ -45,6 +45,7 @@ export async function listFailedJobs(db: Db, filter: FailedJobFilter, limit: num
   }));
 }
 
+/** How many failed jobs match `filter`. */
 export async function countFailedJobs(db: Db, filter: FailedJobFilter): Promise<number> {
   const row = await failedJobs(db, filter).select((eb) => eb.fn.countAll<number>().as("count")).executeTakeFirstOrThrow();
   return Number(row.count);

@@ -71,6 +71,7 @@ export async function dispatchStoredJobsNow(trx: Db, jobIds: readonly number[], 
   return dispatchJobs(trx, rows.map((row) => ({ ...toDispatchable(row), scheduledAt: now })), now, context);
 }
 
+/** What dispatching needs of a jobs row. */
 export function toDispatchable(row: JobRow): DispatchableJob {
   return {
     id: Number(row.id),

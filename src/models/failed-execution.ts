@@ -16,6 +16,7 @@ export function describeError(error: unknown): StoredError {
   return { name: "NonError", message: typeof error === "string" ? error : safeJson(error) };
 }
 
+/** The stored error of a failed execution or `last_error`, or null when absent or unreadable. */
 export function parseStoredError(text: string | null): StoredError | null {
   if (text === null) return null;
   try {

@@ -18,6 +18,7 @@ export async function resumeQueue(db: Db, queueName: string): Promise<void> {
   await db.deleteFrom("firm_queue_pauses").where("queue_name", "=", queueName).execute();
 }
 
+/** Names of the paused queues. */
 export async function pausedQueueNames(db: Db): Promise<string[]> {
   const rows = await db.selectFrom("firm_queue_pauses").select("queue_name").orderBy("queue_name").execute();
   return rows.map((row) => row.queue_name);

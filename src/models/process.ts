@@ -6,6 +6,7 @@ import { toDate, type ProcessesTable } from "../database/schema.js";
 /** The roles that register in `firm_queue_processes`. */
 export type ProcessKind = "Supervisor" | "Worker" | "Dispatcher" | "Scheduler";
 
+/** What a process writes about itself when it registers. */
 export interface ProcessRegistration {
   readonly kind: ProcessKind;
   readonly name: string;

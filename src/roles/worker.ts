@@ -18,6 +18,7 @@ export interface WorkerSettings {
   readonly pollingInterval: number;
 }
 
+/** What a worker needs from the process that hosts it. */
 export interface WorkerDependencies {
   readonly database: Database;
   readonly registry: JobRegistry;

@@ -178,6 +178,7 @@ const semaphores: TableSpec = {
   ],
 };
 
+/** Migration 001: the eleven tables of Solid Queue's design, with their indexes and foreign keys. */
 export const createTables: Migration = {
   version: "001_create_tables",
   steps: [

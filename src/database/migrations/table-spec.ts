@@ -5,6 +5,7 @@
  */
 export type ColumnKind = "id" | "reference" | "integer" | "string" | "text" | "longText" | "timestamp" | "boolean";
 
+/** One column of a table, described once and rendered per database. */
 export interface ColumnSpec {
   readonly kind: ColumnKind;
   readonly notNull?: boolean;
@@ -14,18 +15,21 @@ export interface ColumnSpec {
   readonly length?: number;
 }
 
+/** An index: its name, columns and whether it is unique. */
 export interface IndexSpec {
   readonly name: string;
   readonly columns: readonly string[];
   readonly unique?: boolean;
 }
 
+/** A reference to another table's id, with what happens when that row is deleted. */
 export interface ForeignKeySpec {
   readonly column: string;
   readonly references: string;
   readonly onDeleteCascade: boolean;
 }
 
+/** A table as data: columns, indexes and foreign keys, rendered to DDL by each database's adapter. */
 export interface TableSpec {
   readonly name: string;
   readonly columns: Readonly<Record<string, ColumnSpec>>;
@@ -39,6 +43,7 @@ export interface TableSpec {
  */
 export type MigrationStep = { readonly createTable: TableSpec } | { readonly sql: Readonly<Partial<Record<"sqlite" | "postgres" | "mysql", string>>> };
 
+/** One numbered, append-only migration: what it creates or changes, rendered per database. */
 export interface Migration {
   /** Sortable and unique, e.g. `"001_create_tables"`. Never renamed once released. */
   readonly version: string;
@@ -53,6 +58,7 @@ export interface DdlRenderer {
 /** Quote an identifier: some column names (`key`) are reserved words in MySQL. */
 export type QuoteIdentifier = (name: string) => string;
 
+/** Quote an identifier the SQL-standard way (SQLite, PostgreSQL). */
 export const doubleQuote: QuoteIdentifier = (name) => `"${name}"`;
 
 /** Shared rendering of a column list; `typeOf` supplies the database's type names. */
