@@ -32,7 +32,7 @@ describe("errors carry the data their messages are built from", () => {
     const job = firm.defineJob("typed", async () => {});
     expect(await rejection(job.enqueueAll("not a list" as never))).toBeInstanceOf(ConfigurationError);
     await firm.close();
-    const policy = resolveRetryPolicy({ attempts: 3, backoff: async () => 10 }, "test");
+    const policy = resolveRetryPolicy({ attempts: 3, backoff: (async () => 10) as never }, "test");
     const decision = decideAfterFailure(policy, 1, new Error("x"));
     expect(decision).toMatchObject({ action: "fail", reason: "retry policy threw" });
     expect((decision as { policyError: unknown }).policyError).toBeInstanceOf(ConfigurationError);
