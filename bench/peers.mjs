@@ -38,7 +38,7 @@ if (values.merge) {
     try {
       return JSON.parse(readFileSync(file, "utf8"));
     } catch (error) {
-      fail(`cannot read ${file} as a --json result: ${/** @type {Error} */ (error).message}`);
+      return fail(`cannot read ${file} as a --json result: ${/** @type {Error} */ (error).message}`);
     }
   });
   if (files.length === 0) fail("--merge needs the --json files of earlier runs");

@@ -63,7 +63,9 @@ export class FirmQueue {
     this.recurring = new RecurringOperations(
       () => this.database(),
       () => this.jobNames,
-      () => this.supervisors.forEach((supervisor) => supervisor.reloadRecurringTasks()),
+      () => {
+        for (const supervisor of this.supervisors) supervisor.reloadRecurringTasks();
+      },
     );
     Object.defineProperty(this, INSTANCE_BRAND, { value: true });
     this.recordDefinitionFile();

@@ -1,5 +1,5 @@
 import { expect, it } from "vitest";
-import { Kysely } from "kysely";
+import type { Kysely } from "kysely";
 import { ConfigurationError, SerializationError } from "../src/index.js";
 import { countRows, describeEachDatabase } from "./support/harness.js";
 

@@ -1,5 +1,5 @@
 import { expect, it } from "vitest";
-import { RecurringTaskError, silentLogger } from "../src/index.js";
+import { silentLogger } from "../src/index.js";
 import { JobPolicies } from "../src/definitions/job-policies.js";
 import { JobRegistry } from "../src/definitions/job-registry.js";
 import { enqueueJobs } from "../src/lifecycle/enqueue.js";

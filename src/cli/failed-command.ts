@@ -1,5 +1,5 @@
 import { countArgument } from "./arguments.js";
-import { Command, InvalidArgumentError, Option } from "commander";
+import { type Command, Option } from "commander";
 import { FirmQueueError } from "../errors.js";
 import type { FirmQueue } from "../firm-queue.js";
 import type { FailedJobInfo } from "../lifecycle/failed-jobs.js";

@@ -1,9 +1,9 @@
 #!/usr/bin/env node
 import { countArgument } from "./arguments.js";
-import { Command, InvalidArgumentError, Option } from "commander";
+import { Command, Option } from "commander";
 import { createRequire } from "node:module";
 import { FirmQueueError } from "../errors.js";
-import { FirmQueue } from "../firm-queue.js";
+import type { FirmQueue } from "../firm-queue.js";
 import { firmFor } from "./firm-for.js";
 import { registerFailedCommands } from "./failed-command.js";
 import { runCheck, runStart } from "./start-command.js";

@@ -1,6 +1,6 @@
 import { relative } from "node:path";
 import type { ResolvedStartOptions } from "../supervisor/settings.js";
-import { ConfigurationError, redactUrl } from "../errors.js";
+import { redactUrl } from "../errors.js";
 import type { FirmQueue } from "../firm-queue.js";
 import { firmFor } from "./firm-for.js";
 import { resolveRecurringTasks, type RecurringTask } from "../definitions/recurring-task.js";

@@ -11,6 +11,7 @@ export type OnConflict = "block" | "discard";
  * The `concurrency` option of `defineJob`: at most `to` jobs with the same key run at once.
  * Jobs over the limit wait as "blocked" (or are dropped with `onConflict: "discard"`).
  */
+// biome-ignore lint/suspicious/noExplicitAny: an unannotated definition accepts any arguments (variance of the default)
 export interface ConcurrencyOptions<Args = any> {
   /** The key jobs are limited by: a function of the job's arguments, or one fixed string. */
   readonly key: ((args: Args) => ConcurrencyKeyValue) | string;
@@ -29,9 +30,11 @@ export interface ConcurrencyOptions<Args = any> {
 }
 
 /** Concurrency options of a definition that blocks on conflict: `enqueue` always returns an id. */
+// biome-ignore lint/suspicious/noExplicitAny: an unannotated definition accepts any arguments (variance of the default)
 export type BlockingConcurrencyOptions<Args = any> = ConcurrencyOptions<Args> & { readonly onConflict?: "block" };
 
 /** Concurrency options of a definition that discards on conflict: `enqueue` may return null. */
+// biome-ignore lint/suspicious/noExplicitAny: an unannotated definition accepts any arguments (variance of the default)
 export type DiscardingConcurrencyOptions<Args = any> = ConcurrencyOptions<Args> & { readonly onConflict: "discard" };
 
 /** The limit a key is held to, and what happens to a job over it. */

@@ -28,6 +28,7 @@ export interface JobContext {
 export type JobHandler<Args> = (args: Args, context: JobContext) => unknown;
 
 /** Options given to `defineJob`. `Args` is the job's argument type. */
+// biome-ignore lint/suspicious/noExplicitAny: an unannotated definition accepts any arguments (variance of the default)
 export interface JobOptions<Args = any> {
   /** Queue the job goes to unless `enqueue` says otherwise. Default `"default"`. */
   readonly queue?: string;
@@ -56,6 +57,7 @@ export interface EnqueueOptions {
    * A Kysely transaction on the same database: the job is written inside it, so it exists only
    * if that transaction commits.
    */
+  // biome-ignore lint/suspicious/noExplicitAny: the application's own Kysely instance has its own schema
   readonly transaction?: Kysely<any>;
 }
 

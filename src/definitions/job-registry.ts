@@ -5,6 +5,7 @@ import type { JobHandler, ResolvedJobOptions } from "./job-definition.js";
 /** A job known to this process: its name, handler and options. */
 export interface RegisteredJob {
   readonly name: string;
+  // biome-ignore lint/suspicious/noExplicitAny: the registry holds handlers of every argument type
   readonly handler: JobHandler<any>;
   readonly options: ResolvedJobOptions;
 }

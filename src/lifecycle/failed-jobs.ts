@@ -2,7 +2,6 @@ import type { Database } from "../database/connection.js";
 import type { Db } from "../database/dialect.js";
 import { toDate } from "../database/schema.js";
 import { JobNotFailedError, JobNotFoundError, JobRunningError } from "../errors.js";
-import { readableArguments } from "../serialization.js";
 import { parseStoredError, type StoredError } from "../models/failed-execution.js";
 import type { DispatchContext } from "./dispatch-context.js";
 import { dispatchJobs, toDispatchable } from "./job-dispatch.js";

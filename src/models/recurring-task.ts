@@ -86,7 +86,7 @@ export async function saveDynamicRecurringTask(database: Database, task: Recurri
   return retryOnKeyConflict(database, () =>
     database.dialect.beginWriteTx(database.db, async (trx) => {
       const row = await trx.selectFrom("firm_queue_recurring_tasks").select("static").where("key", "=", task.key).executeTakeFirst();
-      if (row && Boolean(row.static)) throw staticKeyError(task.key);
+      if (row?.static) throw staticKeyError(task.key);
       if (row) {
         await updateTask(trx, task, now);
         return "updated";
@@ -102,7 +102,7 @@ export async function deleteDynamicRecurringTask(database: Database, key: string
   return database.dialect.beginWriteTx(database.db, async (trx) => {
     const row = await trx.selectFrom("firm_queue_recurring_tasks").select("static").where("key", "=", key).executeTakeFirst();
     if (!row) return false;
-    if (Boolean(row.static)) throw staticKeyError(key);
+    if (row.static) throw staticKeyError(key);
     const result = await trx.deleteFrom("firm_queue_recurring_tasks").where("key", "=", key).where("static", "=", false).executeTakeFirst();
     return Number(result.numDeletedRows) > 0;
   });
