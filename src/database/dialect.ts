@@ -1,9 +1,15 @@
 import type { InsertQueryBuilder, Kysely, SelectQueryBuilder } from "kysely";
 import type { Schema } from "./schema.js";
-import type { UniqueIndex } from "./unique-violation.js";
 
 /** The databases firm-queue runs on. MariaDB is spoken to as `mysql`. */
 export type DialectName = "sqlite" | "postgres" | "mysql";
+
+/** A unique index, described well enough to recognise a violation of it on every database. */
+export interface UniqueIndex {
+  readonly name: string;
+  readonly table: string;
+  readonly columns: readonly string[];
+}
 
 /** A Kysely handle on firm-queue's tables: the pool, or one transaction. */
 export type Db = Kysely<Schema>;

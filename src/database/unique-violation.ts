@@ -1,11 +1,6 @@
-import type { DialectName } from "./dialect.js";
+import type { DialectName, UniqueIndex } from "./dialect.js";
 
-/** A unique index, described well enough to recognise a violation of it on every database. */
-export interface UniqueIndex {
-  readonly name: string;
-  readonly table: string;
-  readonly columns: readonly string[];
-}
+export type { UniqueIndex } from "./dialect.js";
 
 /**
  * Whether `error` is a duplicate-key error on exactly `index`, and not on some other unique
