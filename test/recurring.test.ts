@@ -21,7 +21,7 @@ describeEachDatabase("recurring ticks", (env) => {
   /** The database, with TASK in the tasks table as a scheduler's start leaves it. */
   async function withTask() {
     const database = await env.firm().database();
-    await syncStaticRecurringTasks(database, [TASK], new Date());
+    await database.writeTransaction((trx) => syncStaticRecurringTasks(trx, [TASK], new Date()));
     return database;
   }
 

@@ -3,7 +3,7 @@ import type { Kysely } from "kysely";
 import { redactUrl } from "../errors.js";
 import type { DatabaseAdapter } from "./adapter.js";
 import { JobsReadySignal } from "./jobs-ready.js";
-import type { Dialect, DialectName } from "./dialect.js";
+import type { Db, Dialect, DialectName } from "./dialect.js";
 import type { Schema } from "./schema.js";
 import { parseDatabaseUrl } from "./url.js";
 
@@ -16,6 +16,15 @@ export interface Database {
   readonly displayUrl: string;
   /** Wakes this process's workers when jobs may be ready (shared by every user of the pool). */
   readonly jobsReady: JobsReadySignal;
+  /**
+   * Run `work` in a transaction that selects rows and then changes them (claims, promotions,
+   * recovery, failed-job operations): {@link Dialect.beginClaimTx}. With `writeTransaction`, the
+   * only way firm-queue opens a transaction; models take the open transaction as their first
+   * parameter and never open one themselves.
+   */
+  claimTransaction<T>(work: (trx: Db) => Promise<T>): Promise<T>;
+  /** Run `work` in a transaction that writes without claiming (enqueue, recurring tasks): {@link Dialect.beginWriteTx}. */
+  writeTransaction<T>(work: (trx: Db) => Promise<T>): Promise<T>;
   close(): Promise<void>;
 }
 
@@ -71,9 +80,12 @@ export async function openDatabase(url: string, options: { poolSize: number }): 
     };
   }
   let closed: Promise<void> | undefined;
+  const { dialect } = adapter;
   return {
     db,
-    dialect: adapter.dialect,
+    dialect,
+    claimTransaction: (work) => dialect.beginClaimTx(db, work),
+    writeTransaction: (work) => dialect.beginWriteTx(db, work),
     adapter,
     displayUrl: redactUrl(url),
     jobsReady,

@@ -2,7 +2,8 @@ import type { Database } from "../database/connection.js";
 import { toMilliseconds, type Duration } from "../duration.js";
 import { ConfigurationError } from "../errors.js";
 import { checkJobName, positiveInteger, rejectUnknownKeys } from "../option-checks.js";
-import { deleteFinishedJobs } from "../models/finished-jobs.js";
+import { repeatBatches } from "../batches.js";
+import { deleteFinishedJobsBatch } from "../models/finished-jobs.js";
 
 /** Options of `firm.clearFinishedJobs()`. */
 export interface ClearFinishedJobsOptions {
@@ -25,7 +26,10 @@ export async function clearFinishedJobs(database: Database, options: ClearFinish
   const cutoff = cutoffOf(options.olderThan, defaultAfter, new Date());
   const batchSize = positiveInteger(options.batchSize ?? 500, "clearFinishedJobs option batchSize");
   const name = options.name === undefined ? undefined : checkJobName(options.name);
-  return deleteFinishedJobs(database, { cutoff, ...(name !== undefined ? { name } : {}) }, batchSize);
+  const selection = { cutoff, ...(name !== undefined ? { name } : {}) };
+  return repeatBatches(batchSize, () =>
+    database.claimTransaction((trx) => deleteFinishedJobsBatch(trx, database.dialect, selection, batchSize)),
+  );
 }
 
 function cutoffOf(olderThan: Duration | Date | undefined, defaultAfter: number | null, now: Date): Date {

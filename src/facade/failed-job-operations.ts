@@ -91,8 +91,8 @@ export class FailedJobOperations {
     const list = (typeof ids === "number" ? [ids] : Array.isArray(ids) ? ids : [ids as unknown]).map((id) => jobId(id, "job id"));
     const unique = [...new Set(list)];
     const database = await this.database();
-    return database.dialect.beginClaimTx(database.db, async (trx) => {
-      const jobs = await lockFailedJobsById(database, trx, unique, action);
+    return database.claimTransaction(async (trx) => {
+      const jobs = await lockFailedJobsById(trx, database.dialect, unique, action);
       return change(trx, jobs, new Date(), database);
     });
   }
@@ -110,8 +110,8 @@ export class FailedJobOperations {
     // picked up a second time, so the loop always ends.
     let afterId = 0;
     for (;;) {
-      const { count, lastId, seen } = await database.dialect.beginClaimTx(database.db, async (trx) => {
-        const jobs = await lockFailedJobsBatch(database, trx, filter, afterId, batchSize);
+      const { count, lastId, seen } = await database.claimTransaction(async (trx) => {
+        const jobs = await lockFailedJobsBatch(trx, database.dialect, filter, afterId, batchSize);
         const lastId = jobs.length === 0 ? afterId : Math.max(...jobs.map((job) => Number(job.id)));
         return { count: await change(trx, jobs, new Date(), database), lastId, seen: jobs.length };
       });

@@ -23,7 +23,7 @@ export async function discardReadyJobs(database: Database, policies: JobPolicies
   let afterId = 0;
   let total = 0;
   while (afterId < lastId) {
-    const { deleted, seen, nextAfter } = await dialect.beginClaimTx(db, async (trx) => {
+    const { deleted, seen, nextAfter } = await database.claimTransaction(async (trx) => {
       const query = trx
         .selectFrom("firm_queue_ready_executions as r")
         .innerJoin("firm_queue_jobs as j", "j.id", "r.job_id")

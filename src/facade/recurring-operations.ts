@@ -1,6 +1,14 @@
 import type { Database } from "../database/connection.js";
 import { toDate } from "../database/schema.js";
-import { deleteDynamicRecurringTask, listRecurringTaskRows, saveDynamicRecurringTask, taskFieldsOf, taskFromRow } from "../models/recurring-task.js";
+import { retryTransient } from "../database/transient-errors.js";
+import {
+  deleteDynamicRecurringTask,
+  isTaskKeyConflict,
+  listRecurringTaskRows,
+  saveDynamicRecurringTask,
+  taskFieldsOf,
+  taskFromRow,
+} from "../models/recurring-task.js";
 import { readableArguments } from "../serialization.js";
 import { resolveRecurringTask, scheduleOf, type RecurringTask, type RecurringTaskOptions } from "../definitions/recurring-task.js";
 
@@ -33,14 +41,17 @@ export class RecurringOperations {
   async schedule(key: string, task: RecurringTaskOptions): Promise<void> {
     const checked = resolveRecurringTask(key, task, this.jobNames(), false);
     const database = await this.database();
-    await saveDynamicRecurringTask(database, checked, new Date());
+    await retryTransient(
+      (error) => isTaskKeyConflict(database.dialect, error),
+      () => database.writeTransaction((trx) => saveDynamicRecurringTask(trx, checked, new Date())),
+    );
     this.onChange();
   }
 
   /** Remove a dynamic task; false when there was none. A declared (static) task's key is refused. */
   async unschedule(key: string): Promise<boolean> {
     const database = await this.database();
-    const removed = await deleteDynamicRecurringTask(database, key);
+    const removed = await database.writeTransaction((trx) => deleteDynamicRecurringTask(trx, key));
     if (removed) this.onChange();
     return removed;
   }

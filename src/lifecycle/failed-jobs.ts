@@ -1,5 +1,4 @@
-import type { Database } from "../database/connection.js";
-import type { Db } from "../database/dialect.js";
+import type { Db, Dialect } from "../database/dialect.js";
 import { toDate } from "../database/schema.js";
 import { JobNotFailedError, JobNotFoundError, JobRunningError } from "../errors.js";
 import { parseStoredError, type StoredError } from "../models/failed-execution.js";
@@ -56,19 +55,19 @@ export async function countFailedJobs(db: Db, filter: FailedJobFilter): Promise<
  * an id is not a failed job: {@link JobRunningError} for a running job, else
  * {@link JobNotFailedError} or {@link JobNotFoundError}.
  */
-export async function lockFailedJobsById(database: Database, trx: Db, ids: readonly number[], action: "discarded" | "retried"): Promise<JobRow[]> {
+export async function lockFailedJobsById(trx: Db, dialect: Dialect, ids: readonly number[], action: "discarded" | "retried"): Promise<JobRow[]> {
   if (ids.length === 0) return [];
   const query = failedJobs(trx, {}).selectAll("j").where("f.job_id", "in", ids);
-  const rows = await database.dialect.withSkipLocked(query).execute();
+  const rows = await dialect.withSkipLocked(query).execute();
   const found = new Set(rows.map((row) => Number(row.id)));
   for (const id of ids) if (!found.has(id)) await explainNotFailed(trx, id, action);
   return rows;
 }
 
 /** Lock the next `limit` failed jobs after job id `afterId` that match `filter`, in id order. */
-export async function lockFailedJobsBatch(database: Database, trx: Db, filter: FailedJobFilter, afterId: number, limit: number): Promise<JobRow[]> {
+export async function lockFailedJobsBatch(trx: Db, dialect: Dialect, filter: FailedJobFilter, afterId: number, limit: number): Promise<JobRow[]> {
   const query = failedJobs(trx, filter).selectAll("j").where("f.job_id", ">", afterId).orderBy("f.job_id").limit(limit);
-  return database.dialect.withSkipLocked(query).execute();
+  return dialect.withSkipLocked(query).execute();
 }
 
 /**

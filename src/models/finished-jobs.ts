@@ -1,5 +1,4 @@
-import { repeatBatches } from "../batches.js";
-import type { Database } from "../database/connection.js";
+import type { Db, Dialect } from "../database/dialect.js";
 
 /** Which finished jobs to delete: finished before `cutoff`, optionally of one job name. */
 export interface FinishedJobSelection {
@@ -8,30 +7,32 @@ export interface FinishedJobSelection {
 }
 
 /**
- * Delete up to `batchSize` jobs that finished before the cutoff, in one short transaction: select
- * their ids (skipping rows another transaction holds), then delete those rows. Small batches keep
- * each transaction's locks brief. Returns how many were deleted.
+ * Delete up to `batchSize` jobs that finished before the cutoff: select their ids (skipping rows
+ * another transaction holds), then delete those rows. Run it in a claim transaction of its own
+ * per batch: small batches keep each transaction's locks brief. Returns how many were deleted.
  */
-export async function deleteFinishedJobsBatch(database: Database, selection: FinishedJobSelection, batchSize: number): Promise<number> {
-  return database.dialect.beginClaimTx(database.db, async (trx) => {
-    let query = trx
-      .selectFrom("firm_queue_jobs")
-      .select("id")
-      .where("finished_at", "is not", null)
-      .where("finished_at", "<", selection.cutoff)
-      .limit(batchSize);
-    if (selection.name !== undefined) query = query.where("class_name", "=", selection.name);
-    const rows = await database.dialect.withSkipLocked(query).execute();
-    if (rows.length === 0) return 0;
-    const result = await trx
-      .deleteFrom("firm_queue_jobs")
-      .where("id", "in", rows.map((row) => Number(row.id)))
-      .executeTakeFirst();
-    return Number(result.numDeletedRows);
-  });
-}
-
-/** Delete every job that finished before the cutoff, batch after batch. Returns the total. */
-export function deleteFinishedJobs(database: Database, selection: FinishedJobSelection, batchSize: number): Promise<number> {
-  return repeatBatches(batchSize, () => deleteFinishedJobsBatch(database, selection, batchSize));
+export async function deleteFinishedJobsBatch(
+  trx: Db,
+  dialect: Dialect,
+  selection: FinishedJobSelection,
+  batchSize: number,
+): Promise<number> {
+  let query = trx
+    .selectFrom("firm_queue_jobs")
+    .select("id")
+    .where("finished_at", "is not", null)
+    .where("finished_at", "<", selection.cutoff)
+    .limit(batchSize);
+  if (selection.name !== undefined) query = query.where("class_name", "=", selection.name);
+  const rows = await dialect.withSkipLocked(query).execute();
+  if (rows.length === 0) return 0;
+  const result = await trx
+    .deleteFrom("firm_queue_jobs")
+    .where(
+      "id",
+      "in",
+      rows.map((row) => Number(row.id)),
+    )
+    .executeTakeFirst();
+  return Number(result.numDeletedRows);
 }

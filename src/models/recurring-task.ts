@@ -1,6 +1,5 @@
 import type { Selectable } from "kysely";
-import type { Database } from "../database/connection.js";
-import type { Db } from "../database/dialect.js";
+import type { Db, Dialect } from "../database/dialect.js";
 import type { RecurringTasksTable } from "../database/schema.js";
 import type { UniqueIndex } from "../database/unique-violation.js";
 import { RecurringTaskError } from "../errors.js";
@@ -17,7 +16,11 @@ export interface RecurringSyncResult {
   readonly deleted: string[];
 }
 
-const KEY_INDEX: UniqueIndex = { name: "index_firm_queue_recurring_tasks_on_key", table: "firm_queue_recurring_tasks", columns: ["key"] };
+const KEY_INDEX: UniqueIndex = {
+  name: "index_firm_queue_recurring_tasks_on_key",
+  table: "firm_queue_recurring_tasks",
+  columns: ["key"],
+};
 
 /** Every task, static and dynamic, in key order; `only` narrows to one kind. */
 export async function listRecurringTaskRows(db: Db, only?: "static" | "dynamic"): Promise<RecurringTaskRow[]> {
@@ -51,61 +54,74 @@ export function taskFromRow(row: RecurringTaskRow): RecurringTask {
 /**
  * Make the static rows match `tasks`: insert new keys, update changed ones (a dynamic task with
  * a key now declared in configuration becomes static), delete static rows whose key is gone.
- * Dynamic tasks are left alone. One transaction; schedulers starting together may race to
- * insert the same key, and the loser simply runs the comparison again.
+ * Dynamic tasks are left alone. Run it in one transaction; schedulers starting together may race
+ * to insert the same key, and the loser runs the transaction again (see {@link isTaskKeyConflict}).
  */
-export async function syncStaticRecurringTasks(database: Database, tasks: readonly RecurringTask[], now: Date): Promise<RecurringSyncResult> {
-  return retryOnKeyConflict(database, () =>
-    database.dialect.beginWriteTx(database.db, async (trx) => {
-      const existing = new Map((await listRecurringTaskRows(trx)).map((row) => [row.key, row]));
-      const result: RecurringSyncResult = { added: [], updated: [], deleted: [] };
-      for (const task of tasks) {
-        const row = existing.get(task.key);
-        if (!row) {
-          await insertTask(trx, task, now);
-          result.added.push(task.key);
-        } else if (!sameTask(row, task)) {
-          await updateTask(trx, task, now);
-          result.updated.push(task.key);
-        }
-      }
-      const declared = new Set(tasks.map((task) => task.key));
-      const gone = [...existing.values()].filter((row) => Boolean(row.static) && !declared.has(row.key)).map((row) => row.key);
-      if (gone.length > 0) await trx.deleteFrom("firm_queue_recurring_tasks").where("key", "in", gone).where("static", "=", true).execute();
-      result.deleted.push(...gone);
-      return result;
-    }),
-  );
+export async function syncStaticRecurringTasks(
+  trx: Db,
+  tasks: readonly RecurringTask[],
+  now: Date,
+): Promise<RecurringSyncResult> {
+  const existing = new Map((await listRecurringTaskRows(trx)).map((row) => [row.key, row]));
+  const result: RecurringSyncResult = { added: [], updated: [], deleted: [] };
+  for (const task of tasks) {
+    const row = existing.get(task.key);
+    if (!row) {
+      await insertTask(trx, task, now);
+      result.added.push(task.key);
+    } else if (!sameTask(row, task)) {
+      await updateTask(trx, task, now);
+      result.updated.push(task.key);
+    }
+  }
+  const declared = new Set(tasks.map((task) => task.key));
+  const gone = [...existing.values()]
+    .filter((row) => Boolean(row.static) && !declared.has(row.key))
+    .map((row) => row.key);
+  if (gone.length > 0)
+    await trx
+      .deleteFrom("firm_queue_recurring_tasks")
+      .where("key", "in", gone)
+      .where("static", "=", true)
+      .execute();
+  result.deleted.push(...gone);
+  return result;
 }
 
 /**
  * Create or replace a dynamic task. A key that belongs to a static task is refused: the
  * configuration owns it and would overwrite the change at the next start.
  */
-export async function saveDynamicRecurringTask(database: Database, task: RecurringTask, now: Date): Promise<"added" | "updated"> {
-  return retryOnKeyConflict(database, () =>
-    database.dialect.beginWriteTx(database.db, async (trx) => {
-      const row = await trx.selectFrom("firm_queue_recurring_tasks").select("static").where("key", "=", task.key).executeTakeFirst();
-      if (row?.static) throw staticKeyError(task.key);
-      if (row) {
-        await updateTask(trx, task, now);
-        return "updated";
-      }
-      await insertTask(trx, task, now);
-      return "added";
-    }),
-  );
+export async function saveDynamicRecurringTask(trx: Db, task: RecurringTask, now: Date): Promise<"added" | "updated"> {
+  const row = await trx
+    .selectFrom("firm_queue_recurring_tasks")
+    .select("static")
+    .where("key", "=", task.key)
+    .executeTakeFirst();
+  if (row?.static) throw staticKeyError(task.key);
+  if (row) {
+    await updateTask(trx, task, now);
+    return "updated";
+  }
+  await insertTask(trx, task, now);
+  return "added";
 }
 
 /** Delete a dynamic task; false when there is none with that key. Static keys are refused. */
-export async function deleteDynamicRecurringTask(database: Database, key: string): Promise<boolean> {
-  return database.dialect.beginWriteTx(database.db, async (trx) => {
-    const row = await trx.selectFrom("firm_queue_recurring_tasks").select("static").where("key", "=", key).executeTakeFirst();
-    if (!row) return false;
-    if (row.static) throw staticKeyError(key);
-    const result = await trx.deleteFrom("firm_queue_recurring_tasks").where("key", "=", key).where("static", "=", false).executeTakeFirst();
-    return Number(result.numDeletedRows) > 0;
-  });
+export async function deleteDynamicRecurringTask(trx: Db, key: string): Promise<boolean> {
+  const row = await trx
+    .selectFrom("firm_queue_recurring_tasks")
+    .select("static")
+    .where("key", "=", key)
+    .executeTakeFirst();
+  if (!row) return false;
+  if (row.static) throw staticKeyError(key);
+  const result = await trx
+    .deleteFrom("firm_queue_recurring_tasks")
+    .where("key", "=", key)
+    .where("static", "=", false)
+    .executeTakeFirst();
+  return Number(result.numDeletedRows) > 0;
 }
 
 /**
@@ -127,7 +143,10 @@ export async function takeRecurringTick(trx: Db, key: string, runAt: Date): Prom
 }
 
 function staticKeyError(key: string): RecurringTaskError {
-  return new RecurringTaskError(key, "is declared in configuration (a static task); change or remove it there, or use another key");
+  return new RecurringTaskError(
+    key,
+    "is declared in configuration (a static task); change or remove it there, or use another key",
+  );
 }
 
 function columnsOf(task: RecurringTask) {
@@ -171,13 +190,10 @@ function sameTask(row: RecurringTaskRow, task: RecurringTask): boolean {
   );
 }
 
-/** Two writers inserting one new key at once: the loser's transaction failed whole; run it again. */
-async function retryOnKeyConflict<T>(database: Database, work: () => Promise<T>): Promise<T> {
-  for (let attempt = 1; ; attempt++) {
-    try {
-      return await work();
-    } catch (error) {
-      if (attempt >= 3 || !database.dialect.isUniqueViolation(error, KEY_INDEX)) throw error;
-    }
-  }
+/**
+ * Whether `error` says two writers inserted one new task key at once: the loser's transaction
+ * failed whole, and running it again finds the row the winner wrote.
+ */
+export function isTaskKeyConflict(dialect: Dialect, error: unknown): boolean {
+  return dialect.isUniqueViolation(error, KEY_INDEX);
 }

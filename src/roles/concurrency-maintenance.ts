@@ -26,15 +26,15 @@ const KEY_PAGE = 100;
  * to ready around the limit.
  */
 export async function runConcurrencyMaintenance(database: Database, policies: JobPolicies, now = new Date()): Promise<MaintenanceResult> {
-  const { dialect, db } = database;
+  const { db } = database;
   const context = dispatchContext(database, policies);
-  const expiredSemaphores = await dialect.beginClaimTx(db, (trx) => deleteExpiredSemaphores(trx, now));
+  const expiredSemaphores = await database.claimTransaction((trx) => deleteExpiredSemaphores(trx, now));
   let promoted = 0;
   let after: string | null = null;
   for (;;) {
     const keys = await blockedKeysWithFreeSlots(db, after, KEY_PAGE);
     for (const key of keys) {
-      while ((await dialect.beginClaimTx(db, (trx) => promoteNextBlocked(trx, context, key, new Date()))) !== null) promoted++;
+      while ((await database.claimTransaction((trx) => promoteNextBlocked(trx, context, key, new Date()))) !== null) promoted++;
     }
     if (keys.length < KEY_PAGE) break;
     after = keys[keys.length - 1]!;

@@ -32,7 +32,10 @@ export class FinishedJobCleanup {
     // Set before the work, so a failing database is not hammered on every poll.
     this.nextRunAt = now + this.settings.interval;
     const cutoff = new Date(now - this.settings.after);
-    const deleted = await deleteFinishedJobsBatch(this.database, { cutoff }, this.settings.batchSize);
+    const { database } = this;
+    const deleted = await database.claimTransaction((trx) =>
+      deleteFinishedJobsBatch(trx, database.dialect, { cutoff }, this.settings.batchSize),
+    );
     if (deleted > 0) this.logger.info("deleted old finished jobs", { count: deleted, finishedBefore: cutoff.toISOString() });
     const more = deleted === this.settings.batchSize;
     if (more) this.nextRunAt = now;

@@ -59,7 +59,7 @@ export async function enqueueRecurringTick(
     },
   };
   try {
-    return await database.dialect.beginClaimTx(database.db, async (trx): Promise<TickOutcome> => {
+    return await database.claimTransaction(async (trx): Promise<TickOutcome> => {
       const mark = await takeRecurringTick(trx, task.key, runAt);
       if (mark === "done") return { kind: "duplicate" };
       if (mark === "missing") return { kind: "removed" };

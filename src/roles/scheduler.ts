@@ -4,7 +4,14 @@ import { resolveJobOptions, type ResolvedJobOptions } from "../definitions/job-d
 import type { JobPolicies } from "../definitions/job-policies.js";
 import type { JobRegistry } from "../definitions/job-registry.js";
 import type { Logger } from "../logger.js";
-import { listRecurringTaskRows, syncStaticRecurringTasks, taskFromRow, type RecurringTaskRow } from "../models/recurring-task.js";
+import { retryTransient } from "../database/transient-errors.js";
+import {
+  isTaskKeyConflict,
+  listRecurringTaskRows,
+  syncStaticRecurringTasks,
+  taskFromRow,
+  type RecurringTaskRow,
+} from "../models/recurring-task.js";
 import { Poller, UNTIL_WOKEN } from "../processes/poller.js";
 import { scheduleOf, type RecurringTask } from "../definitions/recurring-task.js";
 import type { CronSchedule } from "../definitions/schedule.js";
@@ -87,7 +94,10 @@ export class Scheduler extends Poller {
     const { staticTasks, database, logger } = this.deps;
     this.startedAt = this.now();
     if (staticTasks === null) return;
-    const changes = await syncStaticRecurringTasks(database, staticTasks, new Date(this.startedAt));
+    const changes = await retryTransient(
+      (error) => isTaskKeyConflict(database.dialect, error),
+      () => database.writeTransaction((trx) => syncStaticRecurringTasks(trx, staticTasks, new Date(this.startedAt))),
+    );
     if (changes.added.length + changes.updated.length + changes.deleted.length > 0) logger.info("recurring tasks synced from configuration", { ...changes });
     for (const task of staticTasks) this.entries.set(task.key, this.entryFor(task, "", new Date(this.startedAt)));
   }
