@@ -39,7 +39,9 @@ export async function drainQueues(
   let count = 0;
   try {
     for (;;) {
-      const jobs = await claimJobs(database, selector, settings.concurrency, processId);
+      const jobs = await claimJobs(database, selector, settings.concurrency, processId, (error) =>
+        settings.logger.warn("claiming from a later queue failed; running what was claimed, then trying again", { error }),
+      );
       if (jobs.length === 0) return count;
       await Promise.all(jobs.map((job) => runner.run(job, signal)));
       count += jobs.length;

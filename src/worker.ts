@@ -72,7 +72,7 @@ export class Worker extends Poller {
   protected async poll(): Promise<number> {
     const free = this.settings.concurrency - this.inFlight.size;
     if (free <= 0) return UNTIL_WOKEN;
-    const jobs = await claimJobs(this.deps.database, this.selector, free, this.deps.processId);
+    const jobs = await claimJobs(this.deps.database, this.selector, free, this.deps.processId, this.deps.onError);
     if (!this.isRunning) {
       // Stopped while claiming: hand the jobs straight back instead of starting them.
       await releaseClaims(this.deps.database, this.deps.policies, this.deps.processId, jobs.map((job) => Number(job.id)));
