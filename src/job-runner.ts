@@ -10,6 +10,7 @@ import { failClaimedJob, finishClaimedJobs, releaseClaims } from "./models/claim
 import type { FailedAttemptOutcome } from "./models/failed-attempt.js";
 import type { JobRow } from "./models/job.js";
 import { runWithTimeout } from "./job-timeout.js";
+import { persistently } from "./persistent-write.js";
 import { deserializeArguments } from "./serialization.js";
 
 /** How one claimed job ended, seen from the process that ran it. */
@@ -27,6 +28,8 @@ export class ShutdownSignal extends Error {
 export class JobRunner {
   /** Successful attempts are recorded in batches: many per transaction on a busy worker. */
   private readonly finished: FinishBatcher;
+  /** Fired when the process can wait no longer for outcome writes that keep failing. */
+  private readonly giveUp = new AbortController();
 
   constructor(
     private readonly database: Database,
@@ -42,9 +45,11 @@ export class JobRunner {
   /**
    * Run the job's handler and record the outcome. A handler that stops because the worker is
    * shutting down puts the job back in line; "lost" means the claim was taken away meanwhile
-   * (crash recovery decided this process was gone), so the outcome was not recorded.
+   * (crash recovery decided this process was gone), so the outcome was not recorded. Recording
+   * is retried until it succeeds (see {@link persistently}); `onSettled` hears when the handler
+   * itself has ended, before that.
    */
-  async run(job: JobRow, signal: AbortSignal): Promise<RunOutcome> {
+  async run(job: JobRow, signal: AbortSignal, onSettled?: () => void): Promise<RunOutcome> {
     const jobId = Number(job.id);
     const fields = { jobId, job: job.class_name, queue: job.queue_name, attempt: job.attempts + 1 };
     const started = performance.now();
@@ -57,21 +62,28 @@ export class JobRunner {
       failure = error;
     }
     const ms = Math.round(performance.now() - started);
+    onSettled?.();
+    const record = <T>(write: () => Promise<T>): Promise<T> => persistently(write, this.giveUp.signal, this.logger, fields);
     if (succeeded) {
-      const recorded = await this.finished.finish(job);
+      const recorded = await record(() => this.finished.finish(job));
       if (!recorded) return this.lost(fields);
       this.logger.debug("job finished", { ...fields, ms });
       return "finished";
     }
     if (signal.aborted && signal.reason instanceof ShutdownSignal) {
-      await releaseClaims(this.database, this.policies, this.processId, [jobId]);
+      await record(() => releaseClaims(this.database, this.policies, this.processId, [jobId]));
       this.logger.info("job stopped for shutdown; back in its queue", { ...fields, ms });
       return "released";
     }
-    const outcome = await failClaimedJob(this.database, this.policies, jobId, this.processId, failure);
+    const outcome = await record(() => failClaimedJob(this.database, this.policies, jobId, this.processId, failure));
     if (!outcome) return this.lost(fields);
     this.logFailure(outcome, { ...fields, ms, error: failure });
     return "failed";
+  }
+
+  /** Stop retrying outcome writes that fail: the process is stopping and can wait no longer. */
+  stopRetrying(): void {
+    this.giveUp.abort();
   }
 
   private logFailure({ decision, maxAttempts, retryAt }: FailedAttemptOutcome, fields: Record<string, unknown>): void {

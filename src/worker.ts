@@ -4,7 +4,7 @@ import type { Database } from "./database/connection.js";
 import type { JobRegistry } from "./job-registry.js";
 import { JobRunner, ShutdownSignal } from "./job-runner.js";
 import type { Logger } from "./logger.js";
-import { releaseClaims } from "./models/claimed-execution.js";
+import { claimedJobIds, releaseClaims } from "./models/claimed-execution.js";
 import type { JobRow } from "./models/job.js";
 import { QueueSelector } from "./models/queue-selector.js";
 import { Poller, UNTIL_WOKEN } from "./processes/poller.js";
@@ -38,6 +38,8 @@ export class Worker extends Poller {
   private readonly runner: JobRunner;
   private readonly inFlight = new Map<number, { readonly abort: AbortController; readonly done: Promise<void> }>();
   private lastClaimFilledCapacity = false;
+  /** A poll failed: a claim may have committed without this process hearing of it. */
+  private mayHoldUnknownClaims = false;
   private stopHearingOfJobs: (() => Promise<void>) | undefined;
 
   constructor(
@@ -70,6 +72,7 @@ export class Worker extends Poller {
   }
 
   protected async poll(): Promise<number> {
+    if (this.mayHoldUnknownClaims) await this.releaseUnknownClaims();
     const free = this.settings.concurrency - this.inFlight.size;
     if (free <= 0) return UNTIL_WOKEN;
     const jobs = await claimJobs(this.deps.database, this.selector, free, this.deps.processId, this.deps.onError);
@@ -84,6 +87,7 @@ export class Worker extends Poller {
   }
 
   protected onPollError(error: unknown): number {
+    this.mayHoldUnknownClaims = true;
     this.deps.onError(error);
     return this.settings.pollingInterval;
   }
@@ -110,7 +114,22 @@ export class Worker extends Poller {
       jobIds: released,
       timeoutMs: timeout,
     });
+    this.runner.stopRetrying();
     return released;
+  }
+
+  /**
+   * After a failed poll, put back in line any claim this process holds but is not running: a
+   * connection lost during COMMIT leaves the claim written while the worker saw only an error.
+   * Safe because only this poller claims for this process, and every job it knows of is in flight.
+   */
+  private async releaseUnknownClaims(): Promise<void> {
+    const unknown = (await claimedJobIds(this.deps.database.db, this.deps.processId)).filter((jobId) => !this.inFlight.has(jobId));
+    if (unknown.length > 0) {
+      const released = await releaseClaims(this.deps.database, this.deps.policies, this.deps.processId, unknown);
+      this.deps.logger.warn("claims this worker did not know it held (a claim's answer was lost) were put back in line", { processId: this.deps.processId, jobIds: released });
+    }
+    this.mayHoldUnknownClaims = false;
   }
 
   private launch(job: JobRow): void {

@@ -21,6 +21,12 @@ export async function removeClaim(trx: Db, jobId: number, processId: number | nu
   return Number(result.numDeletedRows) > 0;
 }
 
+/** Ids of the jobs `processId` holds claims on. */
+export async function claimedJobIds(db: Db, processId: number): Promise<number[]> {
+  const rows = await db.selectFrom("firm_queue_claimed_executions").select("job_id").where("process_id", "=", processId).execute();
+  return rows.map((row) => Number(row.job_id));
+}
+
 /**
  * Put claimed jobs back in line without counting an attempt (graceful shutdown that ran out of
  * time, a process deregistering). `jobIds` limits it to those jobs; otherwise every claim of the
