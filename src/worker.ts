@@ -8,6 +8,7 @@ import { claimedJobIds, releaseClaims } from "./models/claimed-execution.js";
 import type { JobRow } from "./models/job.js";
 import { QueueSelector } from "./models/queue-selector.js";
 import { Poller, UNTIL_WOKEN } from "./processes/poller.js";
+import { ProcessRowGoneError } from "./errors.js";
 
 /** A worker's settings, defaults filled in. */
 export interface WorkerSettings {
@@ -26,6 +27,8 @@ export interface WorkerDependencies {
   readonly preserveFinishedJobs: boolean;
   readonly logger: Logger;
   readonly onError: (error: unknown) => void;
+  /** Told when a claim is refused because this process's row is gone. */
+  readonly onProcessLost?: () => void;
 }
 
 /**
@@ -87,6 +90,14 @@ export class Worker extends Poller {
   }
 
   protected onPollError(error: unknown): number {
+    if (error instanceof ProcessRowGoneError) {
+      // Pruned while alive: claiming again would only be refused. Stop polling; the host stops
+      // this role (jobs in flight cannot record their outcome: the stale-worker guard refuses).
+      void this.stopPolling();
+      this.deps.logger.warn("a claim was refused: this worker's process row is gone; it stops claiming", { processId: this.deps.processId });
+      this.deps.onProcessLost?.();
+      return UNTIL_WOKEN;
+    }
     this.mayHoldUnknownClaims = true;
     this.deps.onError(error);
     return this.settings.pollingInterval;

@@ -28,4 +28,29 @@ describeEachDatabase("faults while claiming", (env) => {
       await fault.remove();
     }
   });
+
+  it("a worker whose row was pruned while it lives claims nothing more, and is replaced by a registered one", async () => {
+    const firm = env.firm();
+    const ran: number[] = [];
+    firm.defineJob("note", async (n: number) => void ran.push(n));
+    // Heartbeats far apart: only the claim itself can notice that the row is gone.
+    const supervisor = await firm.start({ workers: [{ queues: "*", pollingInterval: 50 }], dispatchers: [], processHeartbeatInterval: 60_000, processAliveThreshold: 120_000 });
+    try {
+      const db = await env.db();
+      const workers = async () => (await db.selectFrom("firm_queue_processes").select("id").where("kind", "=", "Worker").execute()).map((row) => Number(row.id));
+      const [original] = await workers();
+      // Let the heartbeat's first beat (it beats once at start) pass: the next one is a minute away.
+      await new Promise((resolve) => setTimeout(resolve, 500));
+      // What a supervisor that thought it dead would do: delete its row.
+      await db.deleteFrom("firm_queue_processes").where("id", "=", original!).execute();
+      const id = await enqueued(firm.enqueue("note", 1));
+      await waitFor(async () => (await firm.getJob(id))?.state === "finished", 10_000, "the job to finish");
+      expect(ran).toEqual([1]);
+      const now = await workers();
+      expect(now).toHaveLength(1);
+      expect(now[0]).not.toBe(original);
+    } finally {
+      await supervisor.stop();
+    }
+  });
 });

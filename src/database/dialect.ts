@@ -26,4 +26,10 @@ export interface Dialect {
    * A no-op on SQLite, where the write lock taken by `beginClaimTx` already serializes.
    */
   withSkipLocked<DB, TB extends keyof DB, O>(query: SelectQueryBuilder<DB, TB, O>): SelectQueryBuilder<DB, TB, O>;
+  /**
+   * Hold the selected rows in share mode until the transaction ends: others may read or
+   * share-lock them, but not change or delete them (and `withSkipLocked` selects pass over them).
+   * A no-op on SQLite, for the same reason as above.
+   */
+  withShareLock<DB, TB extends keyof DB, O>(query: SelectQueryBuilder<DB, TB, O>): SelectQueryBuilder<DB, TB, O>;
 }

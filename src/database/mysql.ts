@@ -13,7 +13,8 @@ function isTransient(error: unknown): boolean {
   return TRANSIENT_ERRNOS.has((error as { errno?: number })?.errno ?? 0);
 }
 
-export const mysqlDialect: Dialect = rowLockingDialect("mysql", isTransient);
+// MariaDB spells FOR SHARE the old way.
+export const mysqlDialect: Dialect = rowLockingDialect("mysql", isTransient, (query) => query.modifyEnd(sql`LOCK IN SHARE MODE`));
 
 const TYPES: Record<ColumnSpec["kind"], string> = {
   id: "BIGINT NOT NULL AUTO_INCREMENT PRIMARY KEY",

@@ -7,7 +7,11 @@ import { retryTransient } from "./transient-errors.js";
  * `FOR UPDATE SKIP LOCKED` so concurrent claimers pass over each other's rows instead of waiting.
  * `isTransient` recognizes the database's deadlock and lock-timeout errors, which are retried.
  */
-export function rowLockingDialect(name: DialectName, isTransient: (error: unknown) => boolean): Dialect {
+export function rowLockingDialect(
+  name: DialectName,
+  isTransient: (error: unknown) => boolean,
+  shareLock: <DB, TB extends keyof DB, O>(query: SelectQueryBuilder<DB, TB, O>) => SelectQueryBuilder<DB, TB, O>,
+): Dialect {
   return {
     name,
     beginClaimTx<T>(db: Db, work: (trx: Db) => Promise<T>): Promise<T> {
@@ -16,5 +20,6 @@ export function rowLockingDialect(name: DialectName, isTransient: (error: unknow
     withSkipLocked<DB, TB extends keyof DB, O>(query: SelectQueryBuilder<DB, TB, O>): SelectQueryBuilder<DB, TB, O> {
       return query.forUpdate().skipLocked();
     },
+    withShareLock: shareLock,
   };
 }

@@ -32,6 +32,9 @@ export const sqliteDialect: Dialect = {
   withSkipLocked<DB, TB extends keyof DB, O>(query: SelectQueryBuilder<DB, TB, O>): SelectQueryBuilder<DB, TB, O> {
     return query;
   },
+  withShareLock<DB, TB extends keyof DB, O>(query: SelectQueryBuilder<DB, TB, O>): SelectQueryBuilder<DB, TB, O> {
+    return query;
+  },
 };
 
 const TYPES: Record<ColumnSpec["kind"], string> = {

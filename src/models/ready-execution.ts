@@ -1,5 +1,6 @@
 import { sql } from "kysely";
 import type { Database } from "../database/connection.js";
+import { ProcessRowGoneError } from "../errors.js";
 import type { Db } from "../database/dialect.js";
 import type { JobRow } from "./job.js";
 import type { ClaimTarget } from "./queue-selector.js";
@@ -35,6 +36,10 @@ export async function claimReadyExecutions(
 ): Promise<JobRow[]> {
   const { dialect } = database;
   return dialect.beginClaimTx(database.db, async (trx) => {
+    // Only a registered process may claim, and its row may not be pruned until this commits:
+    // otherwise the pruner could fail these claims as orphans while their handlers run here.
+    const self = await dialect.withShareLock(trx.selectFrom("firm_queue_processes").select("id").where("id", "=", processId)).executeTakeFirst();
+    if (!self) throw new ProcessRowGoneError(processId);
     let query = trx
       .selectFrom("firm_queue_ready_executions as r")
       .innerJoin("firm_queue_jobs as j", "j.id", "r.job_id")

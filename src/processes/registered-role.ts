@@ -50,11 +50,7 @@ export class RegisteredRole {
       env.database,
       info.id,
       env.heartbeatInterval,
-      () => {
-        this.lost = true;
-        env.logger.warn("this process's row is gone (pruned as dead after missed heartbeats?); stopping it", this.fields());
-        env.onLost(this);
-      },
+      () => this.markLost(),
       env.hooks.reporter(() => ({ process: info, where: "heartbeat" })),
     );
   }
@@ -75,6 +71,17 @@ export class RegisteredRole {
     const registered = new RegisteredRole(info, env);
     registered.heartbeat.start();
     return registered;
+  }
+
+  /**
+   * The row was found removed by someone else (by the heartbeat, or by a claim the database
+   * refused): the role must stop, because its claims were recovered. Acts once.
+   */
+  markLost(): void {
+    if (this.lost) return;
+    this.lost = true;
+    this.env.logger.warn("this process's row is gone (pruned as dead after missed heartbeats?); stopping it", this.fields());
+    this.env.onLost(this);
   }
 
   /** Whether the row was found removed by someone else. */

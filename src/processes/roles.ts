@@ -41,6 +41,8 @@ export interface RoleContext {
   readonly logger: Logger;
   /** Report an error in this role's machinery (a failed poll): goes to the onError hooks. */
   readonly onError: (error: unknown) => void;
+  /** The process's row was found gone (a claim was refused): the host stops and replaces it. */
+  readonly onProcessLost?: () => void;
 }
 
 /** A started role: a poller that can shut down, waiting up to `timeout` ms for work in flight. */

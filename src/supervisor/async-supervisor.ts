@@ -52,6 +52,7 @@ export class AsyncSupervisor extends BaseSupervisor {
       clearFinishedJobsAfter: this.deps.clearFinishedJobsAfter,
       logger,
       onError: hooks.reporter(() => ({ process: role.info, where: `${definition.kind.toLowerCase()} poll` })),
+      onProcessLost: () => role.markLost(),
     });
     this.roles.set(role, runner);
     await role.begin(runner);

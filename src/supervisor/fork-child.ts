@@ -79,6 +79,7 @@ export async function runForkChild(host: ChildHost, spec: ChildSpec): Promise<vo
     clearFinishedJobsAfter: host.options.clearFinishedJobsAfter,
     logger,
     onError: host.hooks.reporter(() => ({ process: role.info, where: `${definition.kind.toLowerCase()} poll` })),
+    onProcessLost: () => role.markLost(),
   });
   await role.begin(runner);
   tellSupervisor({ type: "started", processId: role.info.id });
