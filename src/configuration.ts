@@ -239,7 +239,7 @@ function resolveRequire(paths: unknown): readonly string[] | undefined {
   return Object.freeze([...paths]);
 }
 
-function positive(value: number, what: string): number {
+export function positive(value: number, what: string): number {
   if (value <= 0) throw new ConfigurationError(`${what} must be more than 0`);
   return value;
 }

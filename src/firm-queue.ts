@@ -1,5 +1,6 @@
-import { positiveInteger, resolveOptions, resolveStartOptions, type FirmQueueOptions, type ResolvedOptions, type StartOptions } from "./configuration.js";
+import { positive, positiveInteger, resolveOptions, resolveStartOptions, type FirmQueueOptions, type ResolvedOptions, type StartOptions } from "./configuration.js";
 import { openDatabase, type Database } from "./database/connection.js";
+import { toMilliseconds } from "./duration.js";
 import { migrate } from "./database/migrator.js";
 import { dispatchAllDue } from "./dispatcher.js";
 import { drainQueues, type DrainOptions } from "./drain.js";
@@ -146,6 +147,7 @@ export class FirmQueue {
     return drainQueues(await this.database(), this.registry, this.policies, {
       queues: options.queues ?? "*",
       concurrency: positiveInteger(options.concurrency ?? 1, "drain option concurrency"),
+      heartbeatInterval: positive(toMilliseconds(options.processHeartbeatInterval ?? 60_000, "drain option processHeartbeatInterval"), "drain option processHeartbeatInterval"),
       preserveFinishedJobs: this.options.preserveFinishedJobs,
       logger: this.options.logger,
     });
