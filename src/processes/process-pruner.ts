@@ -3,6 +3,7 @@ import type { JobPolicies } from "../job-policies.js";
 import type { Logger } from "../logger.js";
 import { failOrphanedClaims, pruneDeadProcesses } from "../models/crash-recovery.js";
 import { Poller } from "./poller.js";
+import { heartbeatOwnProcesses } from "../models/process.js";
 
 /**
  * A supervisor's maintenance loop: every `interval` ms it prunes processes whose heartbeat is
@@ -16,7 +17,17 @@ export class ProcessPruner extends Poller {
   constructor(
     private readonly database: Database,
     private readonly policies: JobPolicies,
-    private readonly settings: { readonly aliveThreshold: number; readonly interval: number; readonly ownProcessId: number },
+    private readonly settings: {
+      readonly aliveThreshold: number;
+      readonly interval: number;
+      readonly ownProcessId: number;
+      /**
+       * The supervised processes run on this event loop (async mode): a stall here (a CPU-bound
+       * job, SIGSTOP, a laptop asleep) delays their heartbeats and this pass alike, so they are
+       * never pruned from here, only by other supervisors.
+       */
+      readonly supervisedInProcess: boolean;
+    },
     private readonly logger: Logger,
     private readonly onError: (error: unknown) => void,
   ) {
@@ -25,7 +36,11 @@ export class ProcessPruner extends Poller {
 
   /** One pass: prune dead processes, then fail orphaned claims. */
   async recoverNow(): Promise<void> {
-    const pruned = await pruneDeadProcesses(this.database, this.policies, this.settings.aliveThreshold, this.settings.ownProcessId);
+    const { ownProcessId, supervisedInProcess, aliveThreshold } = this.settings;
+    // First say that we are alive: after a stall, other supervisors must not see us as dead
+    // because our heartbeat timer has not run yet.
+    await heartbeatOwnProcesses(this.database.db, ownProcessId, supervisedInProcess, new Date());
+    const pruned = await pruneDeadProcesses(this.database, this.policies, aliveThreshold, ownProcessId, supervisedInProcess);
     for (const { process, failedJobIds } of pruned) {
       this.logger.warn("pruned a process that stopped heartbeating; its jobs failed with ProcessPrunedError", {
         processId: process.id,
