@@ -6,7 +6,7 @@ import type { JobContext } from "./job-definition.js";
 import type { JobRegistry } from "./job-registry.js";
 import type { Logger } from "./logger.js";
 import { FinishBatcher } from "./finish-batcher.js";
-import { failClaimedJob, finishClaimedJobs, releaseClaims } from "./models/claimed-execution.js";
+import { failClaimedJob, finishClaimedJobs, releaseClaims, releaseKeptSlot } from "./models/claimed-execution.js";
 import type { FailedAttemptOutcome } from "./models/failed-attempt.js";
 import type { JobRow } from "./models/job.js";
 import { runWithTimeout } from "./job-timeout.js";
@@ -55,8 +55,10 @@ export class JobRunner {
     const started = performance.now();
     let failure: unknown;
     let succeeded = false;
+    const late = { timedOut: false, ended: (): void => undefined };
+    const handlerEnded = new Promise<void>((resolve) => (late.ended = resolve));
     try {
-      await this.perform(job, signal);
+      await this.perform(job, signal, late);
       succeeded = true;
     } catch (error) {
       failure = error;
@@ -75,7 +77,11 @@ export class JobRunner {
       this.logger.info("job stopped for shutdown; back in its queue", { ...fields, ms });
       return "released";
     }
-    const outcome = await record(() => failClaimedJob(this.database, this.policies, jobId, this.processId, failure));
+    // A handler past its timeout may still be running: its attempt fails now, but it keeps the
+    // job's concurrency slot until it really ends, or the key's limit would be exceeded.
+    const keepSlot = late.timedOut && job.concurrency_key !== null;
+    const outcome = await record(() => failClaimedJob(this.database, this.policies, jobId, this.processId, failure, { keepSlot }));
+    if (keepSlot && outcome) void handlerEnded.then(() => record(() => releaseKeptSlot(this.database, this.policies, job))).catch((error: unknown) => this.logger.error("could not give back a timed-out job's concurrency slot; it frees when the semaphore expires", { ...fields, error }));
     if (!outcome) return this.lost(fields);
     this.logFailure(outcome, { ...fields, ms, error: failure });
     return "failed";
@@ -103,7 +109,8 @@ export class JobRunner {
     }
   }
 
-  private async perform(job: JobRow, signal: AbortSignal): Promise<void> {
+  /** Run the handler; `late` hears whether it outlived its timeout, and when it then ended. */
+  private async perform(job: JobRow, signal: AbortSignal, late: { timedOut: boolean; ended: () => void }): Promise<void> {
     const definition = this.registry.get(job.class_name);
     if (definition === undefined) throw new UnknownJobError(job.class_name, this.registry.names());
     const args = deserializeArguments(job.arguments);
@@ -121,14 +128,19 @@ export class JobRunner {
       (handlerSignal) => definition.handler(args, { ...context, signal: handlerSignal }),
       signal,
       timeout,
-      () => new TimeoutError(context.name, context.jobId, timeout!),
-      (end) =>
+      () => {
+        late.timedOut = true;
+        return new TimeoutError(context.name, context.jobId, timeout!);
+      },
+      (end) => {
+        late.ended();
         this.logger.warn("a timed-out handler has now ended; its outcome was ignored (the attempt already failed)", {
           jobId: context.jobId,
           job: context.name,
           attempt: context.attempt,
           ...(end.ok ? { result: "returned" } : { result: "threw", error: end.error }),
-        }),
+        });
+      },
     );
   }
 

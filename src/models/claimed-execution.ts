@@ -100,9 +100,21 @@ export async function failClaimedJob(
   jobId: number,
   processId: number,
   error: unknown,
+  options: { readonly keepSlot?: boolean } = {},
 ): Promise<FailedAttemptOutcome | null> {
   return database.dialect.beginClaimTx(database.db, async (trx) => {
     if (!(await removeClaim(trx, jobId, processId))) return null;
-    return recordFailedAttempt(trx, jobId, error, new Date(), dispatchContext(database, policies));
+    return recordFailedAttempt(trx, jobId, error, new Date(), dispatchContext(database, policies), options);
   });
+}
+
+/**
+ * Give back the concurrency slot a job kept after its attempt was recorded failed (a timed-out
+ * handler that has now really ended), and promote the next blocked job of its key.
+ */
+export async function releaseKeptSlot(database: Database, policies: JobPolicies, job: Pick<JobRow, "class_name" | "concurrency_key">): Promise<void> {
+  if (job.concurrency_key === null) return;
+  await database.dialect.beginClaimTx(database.db, (trx) =>
+    releaseSemaphoreAndPromote(trx, dispatchContext(database, policies), { jobName: job.class_name, concurrencyKey: job.concurrency_key }, new Date()),
+  );
 }
