@@ -15,6 +15,8 @@ export type Db = Kysely<Schema>;
  */
 export interface Dialect {
   readonly name: DialectName;
+  /** Whether `UPDATE … RETURNING` works (MariaDB has it for INSERT and DELETE only). */
+  readonly returnsFromUpdate: boolean;
   /**
    * Run `work` in a transaction that may select rows and then change them. SQLite takes the
    * database write lock up front (`BEGIN IMMEDIATE`), which serializes claimers, even across

@@ -14,6 +14,7 @@ export function rowLockingDialect(
 ): Dialect {
   return {
     name,
+    returnsFromUpdate: name !== "mysql",
     beginClaimTx<T>(db: Db, work: (trx: Db) => Promise<T>): Promise<T> {
       return retryTransient(isTransient, () => db.transaction().execute(work));
     },

@@ -14,6 +14,7 @@ function isBusy(error: unknown): boolean {
 
 export const sqliteDialect: Dialect = {
   name: "sqlite",
+  returnsFromUpdate: true,
   beginClaimTx<T>(db: Db, work: (trx: Db) => Promise<T>): Promise<T> {
     return retryTransient(isBusy, () =>
       db.connection().execute(async (connection) => {

@@ -45,9 +45,9 @@ export async function releaseClaims(database: Database, policies: JobPolicies, p
     if (released.length === 0) return [];
     const now = new Date();
     const context = dispatchContext(database, policies);
-    const holders = await trx.selectFrom("firm_queue_jobs").select(["class_name", "concurrency_key"]).where("id", "in", released).execute();
+    const holders = await trx.selectFrom("firm_queue_jobs").select(["class_name", "concurrency_key", "semaphore_id"]).where("id", "in", released).execute();
     await trx.deleteFrom("firm_queue_claimed_executions").where("job_id", "in", released).execute();
-    await releaseSemaphoresForRequeue(trx, context, holders.map((row): SlotHolder => ({ jobName: row.class_name, concurrencyKey: row.concurrency_key })), now);
+    await releaseSemaphoresForRequeue(trx, context, holders.map((row): SlotHolder => ({ jobName: row.class_name, concurrencyKey: row.concurrency_key, semaphoreId: toId(row.semaphore_id) })), now);
     await dispatchStoredJobsNow(trx, released, now, context);
     return released;
   });
@@ -64,7 +64,7 @@ export async function finishClaimedJobs(
   database: Database,
   policies: JobPolicies,
   processId: number,
-  jobs: readonly Pick<JobRow, "id" | "class_name" | "concurrency_key">[],
+  jobs: readonly Pick<JobRow, "id" | "class_name" | "concurrency_key" | "semaphore_id">[],
   preserve: boolean,
 ): Promise<Set<number>> {
   if (jobs.length === 0) return new Set();
@@ -81,7 +81,7 @@ export async function finishClaimedJobs(
     await markJobsFinished(trx, [...finished], now, preserve);
     const holders = jobs
       .filter((job) => finished.has(Number(job.id)) && job.concurrency_key !== null)
-      .map((job): SlotHolder => ({ jobName: job.class_name, concurrencyKey: job.concurrency_key }))
+      .map((job): SlotHolder => ({ jobName: job.class_name, concurrencyKey: job.concurrency_key, semaphoreId: toId(job.semaphore_id) }))
       .sort((a, b) => compareKeys(a.concurrencyKey!, b.concurrencyKey!));
     const context = dispatchContext(database, policies);
     for (const holder of holders) await releaseSemaphoreAndPromote(trx, context, holder, now);
@@ -112,9 +112,13 @@ export async function failClaimedJob(
  * Give back the concurrency slot a job kept after its attempt was recorded failed (a timed-out
  * handler that has now really ended), and promote the next blocked job of its key.
  */
-export async function releaseKeptSlot(database: Database, policies: JobPolicies, job: Pick<JobRow, "class_name" | "concurrency_key">): Promise<void> {
+export async function releaseKeptSlot(database: Database, policies: JobPolicies, job: Pick<JobRow, "class_name" | "concurrency_key" | "semaphore_id">): Promise<void> {
   if (job.concurrency_key === null) return;
-  await database.dialect.beginClaimTx(database.db, (trx) =>
-    releaseSemaphoreAndPromote(trx, dispatchContext(database, policies), { jobName: job.class_name, concurrencyKey: job.concurrency_key }, new Date()),
-  );
+  const holder: SlotHolder = { jobName: job.class_name, concurrencyKey: job.concurrency_key, semaphoreId: toId(job.semaphore_id) };
+  await database.dialect.beginClaimTx(database.db, (trx) => releaseSemaphoreAndPromote(trx, dispatchContext(database, policies), holder, new Date()));
+}
+
+/** A nullable id column as a number (drivers may hand BIGINTs back as strings). */
+function toId(value: number | string | null): number | null {
+  return value === null ? null : Number(value);
 }
