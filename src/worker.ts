@@ -9,6 +9,10 @@ import type { JobRow } from "./models/job.js";
 import { QueueSelector } from "./models/queue-selector.js";
 import { Poller, UNTIL_WOKEN } from "./processes/poller.js";
 import { ProcessRowGoneError } from "./errors.js";
+import { sleep } from "./backoff.js";
+
+/** How long a stopping worker waits past its timeout for the outcome writes of jobs that ran. */
+const WRITE_GRACE_MS = 3000;
 
 /** A worker's settings, defaults filled in. */
 export interface WorkerSettings {
@@ -39,7 +43,10 @@ export interface WorkerDependencies {
 export class Worker extends Poller {
   readonly selector: QueueSelector;
   private readonly runner: JobRunner;
-  private readonly inFlight = new Map<number, { readonly abort: AbortController; readonly done: Promise<void> }>();
+  /** Jobs claimed and not yet recorded; `settled` once the handler has ended (only the write is left). */
+  private readonly inFlight = new Map<number, { readonly abort: AbortController; readonly done: Promise<void>; settled: boolean }>();
+  /** Fired to cut a graceful stop's wait short (SIGQUIT during a graceful stop). */
+  private readonly hurried = new AbortController();
   private lastClaimFilledCapacity = false;
   /** A poll failed: a claim may have committed without this process hearing of it. */
   private mayHoldUnknownClaims = false;
@@ -105,8 +112,10 @@ export class Worker extends Poller {
 
   /**
    * Stop claiming, fire every running job's AbortSignal, wait up to `timeout` ms for them to end,
-   * then put whatever is still running back in its queue (no attempt is counted). Returns the ids
-   * of the jobs released that way.
+   * then put the jobs whose handler is still running back in their queue (no attempt is
+   * counted). A job whose handler has ended is never put back: its outcome is being written, and
+   * the stop waits for that write (up to {@link WRITE_GRACE_MS} more if the database keeps
+   * failing). Returns the ids of the jobs released.
    */
   async shutdown(timeout: number): Promise<number[]> {
     await this.stopHearingOfJobs?.();
@@ -114,19 +123,32 @@ export class Worker extends Poller {
     await this.stopPolling();
     for (const { abort } of this.inFlight.values()) abort.abort(new ShutdownSignal());
     const everything = Promise.allSettled([...this.inFlight.values()].map((entry) => entry.done));
-    let timer: NodeJS.Timeout | undefined;
-    const deadline = new Promise<"timeout">((resolve) => (timer = setTimeout(() => resolve("timeout"), timeout)));
-    const result = await Promise.race([everything.then(() => "done" as const), deadline]);
-    clearTimeout(timer);
+    const result = await Promise.race([everything.then(() => "done" as const), this.waitOrHurry(timeout)]);
     if (result === "done") return [];
-    const stuck = this.runningJobIds;
-    const released = await releaseClaims(this.deps.database, this.deps.policies, this.deps.processId, stuck);
-    this.deps.logger.warn("shutdown timeout passed; jobs still running were put back in their queues", {
-      jobIds: released,
-      timeoutMs: timeout,
-    });
+    const stuck = [...this.inFlight].filter(([, entry]) => !entry.settled).map(([jobId]) => jobId);
+    const released = stuck.length === 0 ? [] : await releaseClaims(this.deps.database, this.deps.policies, this.deps.processId, stuck);
+    if (released.length > 0) {
+      this.deps.logger.warn("shutdown timeout passed; jobs still running were put back in their queues", { jobIds: released, timeoutMs: timeout });
+    }
+    const writing = [...this.inFlight.values()].filter((entry) => entry.settled).map((entry) => entry.done);
+    if (writing.length > 0) {
+      const giveUp = new AbortController();
+      const written = await Promise.race([Promise.allSettled(writing).then(() => true), sleep(WRITE_GRACE_MS, giveUp.signal).then(() => false)]);
+      giveUp.abort();
+      if (!written) this.deps.logger.error("gave up waiting to record the outcome of jobs that ran; they stay claimed until this process is pruned", { jobIds: this.runningJobIds });
+    }
     this.runner.stopRetrying();
     return released;
+  }
+
+  /** Cut a graceful stop's wait for running jobs short: release them now (settled ones still get written). */
+  hurry(): void {
+    this.hurried.abort();
+  }
+
+  private async waitOrHurry(timeout: number): Promise<"timeout"> {
+    await sleep(timeout, this.hurried.signal);
+    return "timeout";
   }
 
   /**
@@ -146,13 +168,14 @@ export class Worker extends Poller {
   private launch(job: JobRow): void {
     const jobId = Number(job.id);
     const abort = new AbortController();
-    const done = this.runner
-      .run(job, abort.signal)
+    const entry = { abort, done: Promise.resolve(), settled: false };
+    entry.done = this.runner
+      .run(job, abort.signal, () => (entry.settled = true))
       .then(() => undefined, (error: unknown) => this.deps.onError(error))
       .finally(() => {
         this.inFlight.delete(jobId);
         if (this.lastClaimFilledCapacity) this.wake();
       });
-    this.inFlight.set(jobId, { abort, done });
+    this.inFlight.set(jobId, entry);
   }
 }

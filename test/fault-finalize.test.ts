@@ -35,4 +35,28 @@ describeEachDatabase("faults while recording a job's outcome", (env) => {
       await fault.remove();
     }
   });
+
+  it("a graceful stop never puts back a job whose handler has ended; it waits for the finish to be written", async () => {
+    const db = await env.db();
+    // Marking the job finished fails while the fault is on.
+    const fault = await installFault(db, env.dialect, { table: "firm_queue_jobs", event: "UPDATE", when: "NEW.finished_at IS NOT NULL" });
+    try {
+      await fault.on();
+      const firm = env.firm();
+      let runs = 0;
+      firm.defineJob("quick", async () => void runs++);
+      const id = await enqueued(firm.enqueue("quick", null));
+      const supervisor = await firm.start({ workers: [{ queues: "*", pollingInterval: 50 }], dispatchers: [], shutdownTimeout: 100 });
+      await waitFor(() => runs === 1, 10_000, "the handler to run");
+      const stopping = supervisor.stop();
+      // The database recovers after the shutdown timeout has passed, while the stop is under way.
+      await new Promise((resolve) => setTimeout(resolve, 600));
+      await fault.off();
+      await stopping;
+      expect(await firm.getJob(id)).toMatchObject({ state: "finished", attempts: 1 });
+      expect(runs).toBe(1);
+    } finally {
+      await fault.remove();
+    }
+  });
 });

@@ -51,6 +51,8 @@ export interface RoleRunner {
   prepare?(): Promise<void>;
   start(): void;
   shutdown(timeout: number): Promise<unknown>;
+  /** A shutdown under way should stop waiting for running work now (SIGQUIT during a graceful stop). */
+  hurry?(): void;
   /** Look again at what changed in the database now (the scheduler re-reads dynamic tasks). */
   reload?(): void;
 }

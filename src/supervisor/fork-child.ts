@@ -7,7 +7,7 @@ import { releaseClaims } from "../models/claimed-execution.js";
 import { deleteProcess } from "../models/process.js";
 import type { HookSet } from "../processes/hooks.js";
 import { RegisteredRole } from "../processes/registered-role.js";
-import { roleDefinition } from "../processes/roles.js";
+import { roleDefinition, type RoleRunner } from "../processes/roles.js";
 import { tellSupervisor, type ChildSpec } from "./child-protocol.js";
 
 /** What a child needs from the FirmQueue its job modules define. */
@@ -59,9 +59,13 @@ export async function runForkChild(host: ChildHost, spec: ChildSpec): Promise<vo
   const graceful = () => void exit(() => role.stop(spec.shutdownTimeout));
   process.on("SIGTERM", graceful);
   process.on("SIGINT", graceful);
+  let runner: RoleRunner | undefined;
   process.on("SIGQUIT", () => {
     if (!exiting) return void exit(() => role.stop(0));
-    // Already stopping gracefully: give the claims back now instead of waiting.
+    // Already stopping gracefully: stop waiting for running jobs. A worker puts them back in
+    // line now but still waits for the outcome writes of jobs that already ran, then the
+    // graceful stop under way exits as usual.
+    if (runner?.hurry) return runner.hurry();
     void releaseClaims(database, host.policies, role.info.id)
       .then(() => deleteProcess(database.db, role.info.id))
       .finally(() => process.exit(0));
@@ -70,7 +74,7 @@ export async function runForkChild(host: ChildHost, spec: ChildSpec): Promise<vo
     logger.warn("lost the supervisor; finishing jobs in flight, then exiting", { processId: role.info.id, kind: definition.kind });
     graceful();
   });
-  const runner = definition.create(spec.role.settings, {
+  runner = definition.create(spec.role.settings, {
     database,
     registry: host.registry,
     policies: host.policies,
