@@ -1,7 +1,7 @@
 import { Kysely, PostgresDialect, sql } from "kysely";
 import type { DatabaseAdapter } from "./adapter.js";
 import type { Dialect } from "./dialect.js";
-import { listenForReadyJobs } from "./postgres-listener.js";
+import { KEEPALIVE_DELAY_MS, listenForReadyJobs } from "./postgres-listener.js";
 import { rowLockingDialect } from "./row-locking-dialect.js";
 import { doubleQuote, renderColumns, renderSeparateIndexes, type ColumnSpec, type TableSpec } from "./migrations/table-spec.js";
 import type { Schema } from "./schema.js";
@@ -46,6 +46,9 @@ export const postgresAdapter: DatabaseAdapter = {
     const pool = new pg.Pool({
       connectionString: url.url,
       max: options.poolSize,
+      // Notice a connection that died silently (a dropped route, a frozen server).
+      keepAlive: true,
+      keepAliveInitialDelayMillis: KEEPALIVE_DELAY_MS,
       // Ids and counts are BIGINT; firm-queue exposes them as numbers. Scoped to this pool so the
       // application's own pg clients keep their settings.
       types: {
