@@ -59,7 +59,7 @@ export class Dispatcher extends Poller {
     /** Deletes old finished jobs between dispatches; none when `clearFinishedJobsAfter` is false. */
     private readonly cleanup?: FinishedJobCleanup,
   ) {
-    super();
+    super({ logger, what: "dispatcher" });
   }
 
   protected async poll(): Promise<number> {
@@ -73,8 +73,8 @@ export class Dispatcher extends Poller {
     return interval === false ? delay : Math.max(0, Math.min(delay, this.nextMaintenanceAt - Date.now()));
   }
 
-  protected onPollError(error: unknown): number {
-    this.onError(error);
+  protected onPollError(error: unknown, repeated: boolean): number {
+    if (!repeated) this.onError(error);
     return this.settings.pollingInterval;
   }
 

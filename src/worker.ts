@@ -56,7 +56,7 @@ export class Worker extends Poller {
     readonly settings: WorkerSettings,
     private readonly deps: WorkerDependencies,
   ) {
-    super();
+    super({ logger: deps.logger, what: "worker", fields: () => ({ processId: deps.processId }) });
     this.selector = new QueueSelector(settings.queues);
     this.runner = new JobRunner(deps.database, deps.registry, deps.policies, deps.processId, deps.preserveFinishedJobs, deps.logger);
   }
@@ -96,7 +96,7 @@ export class Worker extends Poller {
     return this.lastClaimFilledCapacity ? UNTIL_WOKEN : this.settings.pollingInterval;
   }
 
-  protected onPollError(error: unknown): number {
+  protected onPollError(error: unknown, repeated: boolean): number {
     if (error instanceof ProcessRowGoneError) {
       // Pruned while alive: claiming again would only be refused. Stop polling; the host stops
       // this role (jobs in flight cannot record their outcome: the stale-worker guard refuses).
@@ -106,7 +106,7 @@ export class Worker extends Poller {
       return UNTIL_WOKEN;
     }
     this.mayHoldUnknownClaims = true;
-    this.deps.onError(error);
+    if (!repeated) this.deps.onError(error);
     return this.settings.pollingInterval;
   }
 

@@ -26,8 +26,8 @@ export class Heartbeat extends Poller {
     return this.interval;
   }
 
-  protected onPollError(error: unknown): number {
-    this.onError(error);
+  protected onPollError(error: unknown, repeated: boolean): number {
+    if (!repeated) this.onError(error);
     return this.interval;
   }
 }

@@ -31,7 +31,7 @@ export class ProcessPruner extends Poller {
     private readonly logger: Logger,
     private readonly onError: (error: unknown) => void,
   ) {
-    super();
+    super({ logger, what: "process pruner" });
   }
 
   /** One pass: prune dead processes, then fail orphaned claims. */
@@ -67,8 +67,8 @@ export class ProcessPruner extends Poller {
     return this.settings.interval;
   }
 
-  protected onPollError(error: unknown): number {
-    this.onError(error);
+  protected onPollError(error: unknown, repeated: boolean): number {
+    if (!repeated) this.onError(error);
     return this.settings.interval;
   }
 }
