@@ -3,6 +3,7 @@ import type { JobPolicies } from "./job-policies.js";
 import type { Database } from "./database/connection.js";
 import type { Db } from "./database/dialect.js";
 import { toMilliseconds } from "./duration.js";
+import { checkStorableDate } from "./date-range.js";
 import { ConfigurationError } from "./errors.js";
 import {
   ENQUEUE_OPTION_KEYS,
@@ -76,8 +77,8 @@ function scheduledAt(options: EnqueueOptions, now: Date): Date {
     if (!(options.at instanceof Date) || Number.isNaN(options.at.getTime())) {
       throw new ConfigurationError(`enqueue option at must be a valid Date, got ${String(options.at)}`);
     }
-    return options.at;
+    return checkStorableDate(options.at, "enqueue option at");
   }
-  if (options.wait !== undefined) return new Date(now.getTime() + toMilliseconds(options.wait, "enqueue option wait"));
+  if (options.wait !== undefined) return checkStorableDate(new Date(now.getTime() + toMilliseconds(options.wait, "enqueue option wait")), "enqueue option wait (from now)");
   return now;
 }

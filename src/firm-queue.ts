@@ -1,6 +1,6 @@
 import { positive, positiveInteger, resolveOptions, resolveStartOptions, type FirmQueueOptions, type ResolvedOptions, type StartOptions } from "./configuration.js";
 import { openDatabase, type Database } from "./database/connection.js";
-import { toMilliseconds } from "./duration.js";
+import { toTimerMilliseconds } from "./duration.js";
 import { migrate } from "./database/migrator.js";
 import { dispatchAllDue } from "./dispatcher.js";
 import { drainQueues, type DrainOptions } from "./drain.js";
@@ -147,7 +147,7 @@ export class FirmQueue {
     return drainQueues(await this.database(), this.registry, this.policies, {
       queues: options.queues ?? "*",
       concurrency: positiveInteger(options.concurrency ?? 1, "drain option concurrency"),
-      heartbeatInterval: positive(toMilliseconds(options.processHeartbeatInterval ?? 60_000, "drain option processHeartbeatInterval"), "drain option processHeartbeatInterval"),
+      heartbeatInterval: positive(toTimerMilliseconds(options.processHeartbeatInterval ?? 60_000, "drain option processHeartbeatInterval"), "drain option processHeartbeatInterval"),
       preserveFinishedJobs: this.options.preserveFinishedJobs,
       logger: this.options.logger,
     });
