@@ -1,0 +1,27 @@
+import { mkdtempSync, readFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { expect, it } from "vitest";
+import { describeEachDatabase, enqueued } from "./support/harness.js";
+import { startSupervisor, waitForProcesses, waitWhile } from "./support/supervised.js";
+
+describeEachDatabase("fork supervisor boot", (env) => {
+  it("a worker killed after registering but before reporting started is replaced; the start goes on", async () => {
+    const firm = env.firm();
+    const db = await env.db();
+    const marker = join(mkdtempSync(join(tmpdir(), "firm-queue-boot-")), "killed");
+    const run = startSupervisor(env, [], { KILL_ONE_WORKER_AT_START: marker });
+    try {
+      const rows = await waitForProcesses(db, run);
+      const killedPid = Number(readFileSync(marker, "utf8"));
+      const worker = rows.find((row) => row.kind === "Worker")!;
+      expect(worker.pid).not.toBe(killedPid);
+      const id = await enqueued(firm.enqueue("record", null));
+      await waitWhile(run, async () => (await firm.getJob(id))?.state === "finished", "a job run by the replacement");
+      expect(run.jobEvents()).toContain(`done ${id} ${worker.pid}`);
+    } finally {
+      run.child.kill("SIGTERM");
+    }
+    expect((await run.finished).code).toBe(0);
+  });
+});
