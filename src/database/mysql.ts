@@ -63,6 +63,9 @@ export const mysqlAdapter: DatabaseAdapter = {
     // READ COMMITTED avoids the gap locks that make concurrent claimers deadlock under REPEATABLE READ.
     pool.on("connection", (connection) => {
       connection.query("SET SESSION TRANSACTION ISOLATION LEVEL READ COMMITTED");
+      // A connection lost while no query is pending is reported as an 'error' event: without a
+      // listener it would crash the process. The next query on it fails instead.
+      connection.on("error", () => undefined);
     });
     const db = new Kysely<Schema>({ dialect: new MariadbDialect({ pool }) });
     await requireMariadb(db);

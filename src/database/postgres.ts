@@ -58,6 +58,11 @@ export const postgresAdapter: DatabaseAdapter = {
     });
     // An idle client losing its connection must not crash the process; the pool replaces it.
     pool.on("error", () => undefined);
+    // Nor may a checked-out one (a transaction between two statements): pg reports that loss
+    // only as an 'error' event on the client. The next statement on it then fails, the
+    // transaction's caller sees that error and retries as it would any other, and the pool
+    // drops the broken client when it comes back.
+    pool.on("connect", (client) => client.on("error", () => undefined));
     return new Kysely<Schema>({ dialect: new PostgresDialect({ pool }) });
   },
   withMigrationLock(db, work) {
