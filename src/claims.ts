@@ -24,7 +24,7 @@ export async function claimJobs(
     const remaining = limit - claimed.length;
     if (remaining <= 0) break;
     try {
-      claimed.push(...(await claimReadyExecutions(database, target, remaining, processId, new Date())));
+      claimed.push(...(await claimReadyExecutions(database, target, remaining, processId, database.clock.now())));
     } catch (error) {
       if (claimed.length === 0) throw error;
       onLaterError(error);

@@ -24,7 +24,7 @@ export interface DispatcherSettings {
  */
 export async function dispatchScheduledBatch(database: Database, policies: JobPolicies, batchSize: number): Promise<number> {
   const promoted = await database.dialect.beginClaimTx(database.db, async (trx) => {
-    const now = new Date();
+    const now = database.clock.now();
     const jobIds = await takeDueScheduledExecutions(database, trx, batchSize, now);
     await dispatchStoredJobsNow(trx, jobIds, now, dispatchContext(database, policies));
     return jobIds.length;

@@ -39,7 +39,7 @@ export async function drainQueues(
   const processId = await registerProcess(
     database.db,
     { kind: "Worker", name: `drain-${randomBytes(6).toString("hex")}`, metadata: { queues: selector.patterns, drain: true } },
-    new Date(),
+    database.clock.now(),
   );
   // Heartbeat like any worker: a drain running a long job must not look dead to a supervisor.
   const heartbeat = new Heartbeat(

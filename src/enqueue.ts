@@ -38,7 +38,7 @@ export async function enqueueJobs(
   requests: readonly EnqueueRequest[],
   transaction?: Db,
 ): Promise<(number | null)[]> {
-  const now = new Date();
+  const now = database.clock.now();
   const jobs = requests.map((request) => prepareJob(request, now));
   if (jobs.length === 0) return [];
   const write = async (trx: Db) => {

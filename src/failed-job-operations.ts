@@ -94,7 +94,7 @@ export class FailedJobOperations {
     const database = await this.database();
     return database.dialect.beginClaimTx(database.db, async (trx) => {
       const jobs = await lockFailedJobsById(database, trx, unique, action);
-      return change(trx, jobs, new Date(), database);
+      return change(trx, jobs, database.clock.now(), database);
     });
   }
 
@@ -114,7 +114,7 @@ export class FailedJobOperations {
       const { count, lastId, seen } = await database.dialect.beginClaimTx(database.db, async (trx) => {
         const jobs = await lockFailedJobsBatch(database, trx, filter, afterId, batchSize);
         const lastId = jobs.length === 0 ? afterId : Math.max(...jobs.map((job) => Number(job.id)));
-        return { count: await change(trx, jobs, new Date(), database), lastId, seen: jobs.length };
+        return { count: await change(trx, jobs, database.clock.now(), database), lastId, seen: jobs.length };
       });
       total += count;
       afterId = lastId;

@@ -31,7 +31,7 @@ export class FinishedJobCleanup {
     if (now < this.nextRunAt) return false;
     // Set before the work, so a failing database is not hammered on every poll.
     this.nextRunAt = now + this.settings.interval;
-    const cutoff = new Date(now - this.settings.after);
+    const cutoff = new Date(this.database.clock.now().getTime() - this.settings.after);
     const deleted = await deleteFinishedJobsBatch(this.database, { cutoff }, this.settings.batchSize);
     if (deleted > 0) this.logger.info("deleted old finished jobs", { count: deleted, finishedBefore: cutoff.toISOString() });
     const more = deleted === this.settings.batchSize;

@@ -3,6 +3,7 @@ import type { Kysely } from "kysely";
 import { redactUrl } from "../errors.js";
 import type { DatabaseAdapter } from "./adapter.js";
 import { JobsReadySignal } from "./jobs-ready.js";
+import { DatabaseClock } from "./clock.js";
 import type { Dialect, DialectName } from "./dialect.js";
 import type { Schema } from "./schema.js";
 import { parseDatabaseUrl } from "./url.js";
@@ -16,6 +17,8 @@ export interface Database {
   readonly displayUrl: string;
   /** Wakes this process's workers when jobs may be ready (shared by every user of the pool). */
   readonly jobsReady: JobsReadySignal;
+  /** The database's clock: the time to write into rows and compare rows with. */
+  readonly clock: DatabaseClock;
   close(): Promise<void>;
 }
 
@@ -71,7 +74,11 @@ export async function openDatabase(url: string, options: { poolSize: number }): 
     };
   }
   let closed: Promise<void> | undefined;
+  const clock = new DatabaseClock(() => adapter.dialect.databaseTime(db));
+  // Measured before first use; a database that does not answer yet is measured again later.
+  await clock.sync().catch(() => undefined);
   return {
+    clock,
     db,
     dialect: adapter.dialect,
     adapter,

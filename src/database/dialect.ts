@@ -34,4 +34,6 @@ export interface Dialect {
    * A no-op on SQLite, for the same reason as above.
    */
   withShareLock<DB, TB extends keyof DB, O>(query: SelectQueryBuilder<DB, TB, O>): SelectQueryBuilder<DB, TB, O>;
+  /** The database server's current time (the clock every process compares rows by). */
+  databaseTime(db: Db): Promise<Date>;
 }

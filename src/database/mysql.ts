@@ -14,7 +14,13 @@ function isTransient(error: unknown): boolean {
 }
 
 // MariaDB spells FOR SHARE the old way.
-export const mysqlDialect: Dialect = rowLockingDialect("mysql", isTransient, (query) => query.modifyEnd(sql`LOCK IN SHARE MODE`));
+export const mysqlDialect: Dialect = rowLockingDialect(
+  "mysql",
+  isTransient,
+  (query) => query.modifyEnd(sql`LOCK IN SHARE MODE`),
+  // UTC, as every DATETIME firm-queue writes (the pool reads it with timezone "Z").
+  sql<{ now: Date }>`SELECT UTC_TIMESTAMP(6) AS now`,
+);
 
 const TYPES: Record<ColumnSpec["kind"], string> = {
   id: "BIGINT NOT NULL AUTO_INCREMENT PRIMARY KEY",

@@ -1,4 +1,4 @@
-import type { SelectQueryBuilder } from "kysely";
+import type { RawBuilder, SelectQueryBuilder } from "kysely";
 import type { Db, Dialect, DialectName } from "./dialect.js";
 import { retryTransient } from "./transient-errors.js";
 
@@ -11,6 +11,7 @@ export function rowLockingDialect(
   name: DialectName,
   isTransient: (error: unknown) => boolean,
   shareLock: <DB, TB extends keyof DB, O>(query: SelectQueryBuilder<DB, TB, O>) => SelectQueryBuilder<DB, TB, O>,
+  currentTime: RawBuilder<{ now: Date | string }>,
 ): Dialect {
   return {
     name,
@@ -22,5 +23,10 @@ export function rowLockingDialect(
       return query.forUpdate().skipLocked();
     },
     withShareLock: shareLock,
+    async databaseTime(db: Db): Promise<Date> {
+      const { rows } = await currentTime.execute(db);
+      const value = rows[0]!.now;
+      return value instanceof Date ? value : new Date(value);
+    },
   };
 }

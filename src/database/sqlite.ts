@@ -36,6 +36,12 @@ export const sqliteDialect: Dialect = {
   withShareLock<DB, TB extends keyof DB, O>(query: SelectQueryBuilder<DB, TB, O>): SelectQueryBuilder<DB, TB, O> {
     return query;
   },
+  // SQLite has no server: its 'now' is the operating system's clock, which every process on the
+  // machine shares (unlike a process's own idea of the time).
+  async databaseTime(db: Db): Promise<Date> {
+    const { rows } = await sql<{ now: string }>`SELECT strftime('%Y-%m-%dT%H:%M:%fZ', 'now') AS now`.execute(db);
+    return new Date(rows[0]!.now);
+  },
 };
 
 const TYPES: Record<ColumnSpec["kind"], string> = {

@@ -43,7 +43,7 @@ export async function releaseClaims(database: Database, policies: JobPolicies, p
     const rows = await database.dialect.withSkipLocked(query).execute();
     const released = rows.map((row) => Number(row.job_id));
     if (released.length === 0) return [];
-    const now = new Date();
+    const now = database.clock.now();
     const context = dispatchContext(database, policies);
     const holders = await trx.selectFrom("firm_queue_jobs").select(["class_name", "concurrency_key", "semaphore_id"]).where("id", "in", released).execute();
     await trx.deleteFrom("firm_queue_claimed_executions").where("job_id", "in", released).execute();
@@ -77,7 +77,7 @@ export async function finishClaimedJobs(
       .execute();
     const finished = new Set(removed.map((row) => Number(row.job_id)));
     if (finished.size === 0) return finished;
-    const now = new Date();
+    const now = database.clock.now();
     await markJobsFinished(trx, [...finished], now, preserve);
     const holders = jobs
       .filter((job) => finished.has(Number(job.id)) && job.concurrency_key !== null)
@@ -104,7 +104,7 @@ export async function failClaimedJob(
 ): Promise<FailedAttemptOutcome | null> {
   return database.dialect.beginClaimTx(database.db, async (trx) => {
     if (!(await removeClaim(trx, jobId, processId))) return null;
-    return recordFailedAttempt(trx, jobId, error, new Date(), dispatchContext(database, policies), options);
+    return recordFailedAttempt(trx, jobId, error, database.clock.now(), dispatchContext(database, policies), options);
   });
 }
 
@@ -115,7 +115,7 @@ export async function failClaimedJob(
 export async function releaseKeptSlot(database: Database, policies: JobPolicies, job: Pick<JobRow, "class_name" | "concurrency_key" | "semaphore_id">): Promise<void> {
   if (job.concurrency_key === null) return;
   const holder: SlotHolder = { jobName: job.class_name, concurrencyKey: job.concurrency_key, semaphoreId: toId(job.semaphore_id) };
-  await database.dialect.beginClaimTx(database.db, (trx) => releaseSemaphoreAndPromote(trx, dispatchContext(database, policies), holder, new Date()));
+  await database.dialect.beginClaimTx(database.db, (trx) => releaseSemaphoreAndPromote(trx, dispatchContext(database, policies), holder, database.clock.now()));
 }
 
 /** A nullable id column as a number (drivers may hand BIGINTs back as strings). */

@@ -24,7 +24,7 @@ async function failClaimsOf(database: Database, policies: JobPolicies, trx: Db, 
     .where("process_id", processId === null ? "is" : "=", processId);
   const rows = await database.dialect.withSkipLocked(query).execute();
   const failed: number[] = [];
-  const now = new Date();
+  const now = database.clock.now();
   for (const row of rows) {
     const jobId = Number(row.job_id);
     if (!(await removeClaim(trx, jobId, processId))) continue;
@@ -48,7 +48,7 @@ export async function pruneDeadProcesses(
   spareSupervised = false,
 ): Promise<RecoveredProcess[]> {
   return database.dialect.beginClaimTx(database.db, async (trx) => {
-    const cutoff = new Date(Date.now() - thresholdMs);
+    const cutoff = new Date(database.clock.now().getTime() - thresholdMs);
     let query = trx.selectFrom("firm_queue_processes").selectAll().where("last_heartbeat_at", "<", cutoff);
     if (keepId !== null) query = query.where("id", "<>", keepId);
     if (keepId !== null && spareSupervised) query = query.where((eb) => eb.or([eb("supervisor_id", "is", null), eb("supervisor_id", "<>", keepId)]));
@@ -95,7 +95,7 @@ export async function failOrphanedClaims(database: Database, policies: JobPolici
       );
     const orphans = await database.dialect.withSkipLocked(query).execute();
     const failed: number[] = [];
-    const now = new Date();
+    const now = database.clock.now();
     for (const orphan of orphans) {
       const jobId = Number(orphan.job_id);
       const processId = orphan.process_id === null ? null : Number(orphan.process_id);

@@ -34,7 +34,7 @@ export async function discardReadyJobs(database: Database, policies: JobPolicies
         .orderBy("r.job_id")
         .limit(batchSize);
       const rows = await dialect.withSkipLocked(query).execute();
-      const now = new Date();
+      const now = database.clock.now();
       const ids = rows.map((row) => Number(row.job_id));
       const deleted = await deleteJobs(trx, ids);
       // A ready job holds its slot: hand it on. Keys in one order, so transactions cannot deadlock on them.

@@ -18,7 +18,7 @@ export class Heartbeat extends Poller {
   }
 
   protected async poll(): Promise<number> {
-    const alive = await heartbeatProcess(this.database.db, this.processId, new Date());
+    const alive = await heartbeatProcess(this.database.db, this.processId, this.database.clock.now());
     if (!alive) {
       this.onLost();
       void this.stopPolling();

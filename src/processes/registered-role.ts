@@ -58,7 +58,7 @@ export class RegisteredRole {
   /** Register the row and start heartbeating. Call {@link begin} to run start hooks and the role. */
   static async register(options: RegistrationOptions, env: RegisteredEnvironment): Promise<RegisteredRole> {
     const name = options.name ?? newProcessName(options.kind);
-    const id = await registerProcess(env.database.db, { kind: options.kind, name, supervisorId: options.supervisorId, metadata: options.metadata }, new Date());
+    const id = await registerProcess(env.database.db, { kind: options.kind, name, supervisorId: options.supervisorId, metadata: options.metadata }, env.database.clock.now());
     const info: ProcessInfo = Object.freeze({
       id,
       kind: options.kind,

@@ -100,6 +100,8 @@ export const ROLES: RoleTable = {
         registry: context.registry,
         policies: context.policies,
         staticTasks,
+        // Ticks are compared across schedulers (one fires each): time them by the database's clock.
+        now: () => context.database.clock.now().getTime(),
         logger: context.logger,
         onError: context.onError,
       });

@@ -43,7 +43,7 @@ export class RecurringOperations {
   async schedule(key: string, task: RecurringTaskOptions): Promise<void> {
     const checked = resolveRecurringTask(key, task, this.jobNames(), false);
     const database = await this.database();
-    await saveDynamicRecurringTask(database, checked, new Date());
+    await saveDynamicRecurringTask(database, checked, database.clock.now());
     this.onChange();
   }
 
@@ -57,9 +57,9 @@ export class RecurringOperations {
 
   /** Every task in the database, static and dynamic, by key, with its next and last run. */
   async list(): Promise<RecurringTaskInfo[]> {
-    const { db } = await this.database();
-    const rows = await listRecurringTaskRows(db);
-    const now = new Date();
+    const database = await this.database();
+    const rows = await listRecurringTaskRows(database.db);
+    const now = database.clock.now();
     return rows.map((row) => {
       let nextRunAt: Date | null = null;
       let problem: string | undefined;
