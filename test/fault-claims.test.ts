@@ -53,4 +53,36 @@ describeEachDatabase("faults while claiming", (env) => {
       await supervisor.stop();
     }
   });
+
+  it("after a failed poll, a claim the worker holds without knowing (its answer was lost) goes back in line and runs", async () => {
+    const db = await env.db();
+    const fault = await installFault(db, env.dialect, { table: "firm_queue_claimed_executions", event: "INSERT", when: jobInQueue("NEW", "a") });
+    try {
+      await fault.on();
+      const firm = env.firm();
+      const ran: string[] = [];
+      firm.defineJob("record", async (queue: string) => void ran.push(queue));
+      let errors = 0;
+      firm.addHooks({ onError: () => void errors++ });
+      const supervisor = await firm.start({ workers: [{ queues: "*", pollingInterval: 50 }], dispatchers: [] });
+      try {
+        const worker = Number((await db.selectFrom("firm_queue_processes").select("id").where("kind", "=", "Worker").executeTakeFirstOrThrow()).id);
+        // What a claim whose COMMIT landed but whose answer was lost leaves behind (the poll saw
+        // only an error): a claim of this worker for a job it does not run.
+        const lost = await enqueued(firm.enqueue("record", "b", { queue: "b", wait: "1h" }));
+        await db.deleteFrom("firm_queue_scheduled_executions").where("job_id", "=", lost).execute();
+        await db.insertInto("firm_queue_claimed_executions").values({ job_id: lost, process_id: worker, created_at: new Date() }).execute();
+        // Then its poll fails.
+        const first = await enqueued(firm.enqueue("record", "a", { queue: "a" }));
+        await waitFor(() => errors > 0, 10_000, "a failed poll");
+        await fault.off();
+        await waitFor(async () => (await firm.getJob(first))?.state === "finished" && (await firm.getJob(lost))?.state === "finished", 10_000, "both jobs to finish");
+        expect(ran.sort()).toEqual(["a", "b"]);
+      } finally {
+        await supervisor.stop();
+      }
+    } finally {
+      await fault.remove();
+    }
+  });
 });
