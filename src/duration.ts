@@ -11,6 +11,12 @@ const UNIT_MS: Record<string, number> = {
   d: 86_400_000,
 };
 
+/** Longest wait a Node timer can hold (about 24.8 days); longer ones fire after 1 ms instead. */
+export const MAX_TIMER_MS = 2 ** 31 - 1;
+
+/** Longest duration at all: further than this from now, a Date is no longer valid. */
+const MAX_DURATION_MS = 8.64e15;
+
 const DURATION_PATTERN = /^\s*(\d+(?:\.\d+)?)\s*(ms|s|m|h|d)\s*$/;
 
 /**
@@ -22,13 +28,31 @@ export function toMilliseconds(value: Duration, what: string): number {
     if (!Number.isFinite(value) || value < 0) {
       throw new ConfigurationError(`${what} must be a non-negative number of milliseconds, got ${value}`);
     }
-    return value;
+    return withinRange(value, value, what);
   }
   if (typeof value === "string") {
     const match = DURATION_PATTERN.exec(value);
-    if (match) return Math.round(Number(match[1]) * UNIT_MS[match[2]!]!);
+    if (match) return withinRange(Math.round(Number(match[1]) * UNIT_MS[match[2]!]!), value, what);
   }
   throw new ConfigurationError(
     `${what} must be milliseconds or a string like "500ms", "5s", "3m", "1h", "2d"; got ${JSON.stringify(value)}`,
   );
+}
+
+function withinRange(ms: number, given: Duration, what: string): number {
+  if (ms > MAX_DURATION_MS) throw new ConfigurationError(`${what} is too long (${JSON.stringify(given)}): at most ${MAX_DURATION_MS} ms`);
+  return ms;
+}
+
+/**
+ * A duration that a timer waits out (an interval, a timeout): like {@link toMilliseconds}, but
+ * at most {@link MAX_TIMER_MS}. Node would fire a longer timer after 1 ms: a 30-day shutdown
+ * timeout would release running jobs at once.
+ */
+export function toTimerMilliseconds(value: Duration, what: string): number {
+  const ms = toMilliseconds(value, what);
+  if (ms > MAX_TIMER_MS) {
+    throw new ConfigurationError(`${what} must be at most ${MAX_TIMER_MS} ms (about 24.8 days, the longest a timer can wait), got ${JSON.stringify(value)}`);
+  }
+  return ms;
 }

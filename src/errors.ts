@@ -188,6 +188,13 @@ export class ProcessMissingError extends FirmQueueError {
   }
 }
 
+/** A claim was refused because the claiming process's row is gone (it was pruned as dead). */
+export class ProcessRowGoneError extends FirmQueueError {
+  constructor(processId: number) {
+    super(`Process ${processId} may not claim jobs: its row in firm_queue_processes is gone (pruned as dead after missed heartbeats?)`);
+  }
+}
+
 /** A fork-mode child process could not start its role (bad job modules, unreachable database, …). */
 export class ChildProcessError extends FirmQueueError {
   constructor(

@@ -1,5 +1,6 @@
 import { resolveOptions, resolveStartOptions, type FirmQueueOptions, type ResolvedOptions, type StartOptions } from "./facade/options.js";
 import { openDatabase, type Database } from "./database/connection.js";
+import { toTimerMilliseconds } from "./duration.js";
 import { migrate } from "./database/migrator.js";
 import { dispatchAllDue } from "./roles/dispatcher.js";
 import { drainQueues, type DrainOptions } from "./facade/drain.js";
@@ -7,7 +8,7 @@ import { enqueueJobs } from "./lifecycle/enqueue.js";
 import { ClosedError, ConfigurationError } from "./errors.js";
 import type { BlockingConcurrencyOptions, DiscardingConcurrencyOptions } from "./definitions/concurrency-options.js";
 import { JobPolicies } from "./definitions/job-policies.js";
-import { checkJobName, positiveInteger } from "./option-checks.js";
+import { checkJobName, positive, positiveInteger } from "./option-checks.js";
 import { resolveJobOptions, type EnqueueOptions, type JobHandler, type JobOptions } from "./definitions/job-definition.js";
 import { Job } from "./facade/job.js";
 import { JobRegistry } from "./definitions/job-registry.js";
@@ -149,6 +150,7 @@ export class FirmQueue {
     return drainQueues(await this.database(), this.registry, this.policies, {
       queues: options.queues ?? "*",
       concurrency: positiveInteger(options.concurrency ?? 1, "drain option concurrency"),
+      heartbeatInterval: positive(toTimerMilliseconds(options.processHeartbeatInterval ?? 60_000, "drain option processHeartbeatInterval"), "drain option processHeartbeatInterval"),
       preserveFinishedJobs: this.options.preserveFinishedJobs,
       logger: this.options.logger,
     });

@@ -64,7 +64,7 @@ function encode(value: unknown, path: string, jobName: string, ancestors: Set<ob
     for (const [key, item] of Object.entries(object)) {
       // An absent optional property is common in typed code; it is dropped, as JSON.stringify does.
       if (item === undefined) continue;
-      out[key] = encode(item, `${path}.${key}`, jobName, ancestors);
+      setOwn(out, key, encode(item, `${path}.${key}`, jobName, ancestors));
     }
     return Object.hasOwn(out, TAG) ? { [TAG]: "object", v: out } : out;
   } finally {
@@ -94,8 +94,17 @@ function decode(value: unknown): unknown {
 
 function decodeEntries(record: Record<string, unknown>): Record<string, unknown> {
   const out: Record<string, unknown> = {};
-  for (const [key, item] of Object.entries(record)) out[key] = decode(item);
+  for (const [key, item] of Object.entries(record)) setOwn(out, key, decode(item));
   return out;
+}
+
+/**
+ * `out[key] = value`, except that a `__proto__` key becomes an own property holding plain data,
+ * as JSON.parse makes it, instead of replacing the object's prototype.
+ */
+function setOwn(out: Record<string, unknown>, key: string, value: unknown): void {
+  if (key === "__proto__") Object.defineProperty(out, key, { value, enumerable: true, writable: true, configurable: true });
+  else out[key] = value;
 }
 
 /**

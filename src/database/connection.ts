@@ -4,6 +4,7 @@ import { redactUrl } from "../errors.js";
 import type { DatabaseAdapter } from "./adapter.js";
 import { JobsReadySignal } from "./jobs-ready.js";
 import type { Db, Dialect, DialectName } from "./dialect.js";
+import { DatabaseClock } from "./clock.js";
 import type { Schema } from "./schema.js";
 import { parseDatabaseUrl } from "./url.js";
 
@@ -25,6 +26,8 @@ export interface Database {
   claimTransaction<T>(work: (trx: Db) => Promise<T>): Promise<T>;
   /** Run `work` in a transaction that writes without claiming (enqueue, recurring tasks): {@link Dialect.beginWriteTx}. */
   writeTransaction<T>(work: (trx: Db) => Promise<T>): Promise<T>;
+  /** The database's clock: the time to write into rows and compare rows with. */
+  readonly clock: DatabaseClock;
   close(): Promise<void>;
 }
 
@@ -80,8 +83,12 @@ export async function openDatabase(url: string, options: { poolSize: number }): 
     };
   }
   let closed: Promise<void> | undefined;
+  const clock = new DatabaseClock(() => adapter.dialect.databaseTime(db));
+  // Measured before first use; a database that does not answer yet is measured again later.
+  await clock.sync().catch(() => undefined);
   const { dialect } = adapter;
   return {
+    clock,
     db,
     dialect,
     claimTransaction: (work) => dialect.beginClaimTx(db, work),

@@ -25,6 +25,8 @@ export type Db = Kysely<Schema>;
  */
 export interface Dialect {
   readonly name: DialectName;
+  /** Whether `UPDATE … RETURNING` works (MariaDB has it for INSERT and DELETE only). */
+  readonly returnsFromUpdate: boolean;
   /**
    * Run `work` in a transaction that may select rows and then change them. SQLite takes the
    * database write lock up front (`BEGIN IMMEDIATE`), which serializes claimers, even across
@@ -56,4 +58,12 @@ export interface Dialect {
   ignoringConflicts<DB, TB extends keyof DB, O>(query: InsertQueryBuilder<DB, TB, O>, column: string): InsertQueryBuilder<DB, TB, O>;
   /** Whether `error` is a duplicate-key error on exactly `index` (see `isUniqueViolation`). */
   isUniqueViolation(error: unknown, index: UniqueIndex): boolean;
+  /**
+   * Hold the selected rows in share mode until the transaction ends: others may read or
+   * share-lock them, but not change or delete them (and `withSkipLocked` selects pass over them).
+   * A no-op on SQLite, whose write lock already serializes writers.
+   */
+  withShareLock<DB, TB extends keyof DB, O>(query: SelectQueryBuilder<DB, TB, O>): SelectQueryBuilder<DB, TB, O>;
+  /** The database server's current time (the clock every process compares rows by). */
+  databaseTime(db: Db): Promise<Date>;
 }

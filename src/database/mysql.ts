@@ -13,8 +13,14 @@ function isTransient(error: unknown): boolean {
   return TRANSIENT_ERRNOS.has((error as { errno?: number })?.errno ?? 0);
 }
 
-/** MariaDB's side of the seam: row locks with SKIP LOCKED; deadlocks and lock timeouts are retried. */
-export const mysqlDialect: Dialect = rowLockingDialect("mysql", isTransient);
+/** MariaDB's side of the seam: row locks with SKIP LOCKED; deadlocks and lock timeouts are retried. MariaDB spells FOR SHARE the old way. */
+export const mysqlDialect: Dialect = rowLockingDialect(
+  "mysql",
+  isTransient,
+  (query) => query.modifyEnd(sql`LOCK IN SHARE MODE`),
+  // UTC, as every DATETIME firm-queue writes (the pool reads it with timezone "Z").
+  sql<{ now: Date }>`SELECT UTC_TIMESTAMP(6) AS now`,
+);
 
 const TYPES: Record<ColumnSpec["kind"], string> = {
   id: "BIGINT NOT NULL AUTO_INCREMENT PRIMARY KEY",
@@ -64,6 +70,9 @@ export const mysqlAdapter: DatabaseAdapter = {
     // READ COMMITTED avoids the gap locks that make concurrent claimers deadlock under REPEATABLE READ.
     pool.on("connection", (connection) => {
       connection.query("SET SESSION TRANSACTION ISOLATION LEVEL READ COMMITTED");
+      // A connection lost while no query is pending is reported as an 'error' event: without a
+      // listener it would crash the process. The next query on it fails instead.
+      connection.on("error", () => undefined);
     });
     const db = new Kysely<Schema>({ dialect: new MariadbDialect({ pool }) });
     await requireMariadb(db);

@@ -5,34 +5,64 @@ import type { ParsedDatabaseUrl } from "./url.js";
 const CHANNEL = "firm_queue_ready";
 const FIRST_RETRY_MS = 500;
 const LONGEST_RETRY_MS = 30_000;
+/** Idle time before TCP keepalive probes start: a silently dead connection is noticed. */
+export const KEEPALIVE_DELAY_MS = 10_000;
+
+/** What the listener needs of a pg client (a seam for tests). */
+export type ListenerClient = Pick<pg.Client, "connect" | "query" | "end" | "on">;
+export type ListenerClientFactory = (url: ParsedDatabaseUrl) => Promise<ListenerClient>;
+
+const pgClient: ListenerClientFactory = async (url) => {
+  const { default: driver } = await import("pg");
+  return new driver.Client({ connectionString: url.url, keepAlive: true, keepAliveInitialDelayMillis: KEEPALIVE_DELAY_MS });
+};
 
 /**
  * LISTEN for ready jobs on a connection of its own (a pooled one could not hold the LISTEN).
  * A lost connection is reported to `onError` and replaced, backing off up to 30 s; each time it
  * is (re)established `onReady` fires once, since jobs may have arrived while nobody listened.
- * Resolves once the first attempt is over (listening or not) to the function that stops it all.
+ * There is at most one connection and one pending reconnect at any time, however the loss is
+ * reported (an 'error' event, a failed LISTEN, or both). Resolves once the first attempt is over
+ * (listening or not) to the function that stops it all and closes the connection.
  */
-export async function listenForReadyJobs(url: ParsedDatabaseUrl, onReady: () => void, onError: (error: unknown) => void): Promise<() => Promise<void>> {
-  const { default: driver } = await import("pg");
+export async function listenForReadyJobs(
+  url: ParsedDatabaseUrl,
+  onReady: () => void,
+  onError: (error: unknown) => void,
+  createClient: ListenerClientFactory = pgClient,
+): Promise<() => Promise<void>> {
   let stopped = false;
-  let current: pg.Client | undefined;
+  let current: ListenerClient | undefined;
+  const lost = new WeakSet<ListenerClient>();
   let retryIn = FIRST_RETRY_MS;
   let retry: NodeJS.Timeout | undefined;
 
-  const lose = (client: pg.Client, error: unknown): void => {
-    if (client !== current && current !== undefined) return;
-    current = undefined;
+  const lose = (client: ListenerClient, error: unknown): void => {
+    if (lost.has(client)) return;
+    lost.add(client);
+    if (current === client) current = undefined;
     client.end().catch(() => undefined);
     if (stopped) return;
     onError(error);
-    retry = setTimeout(() => void connect(), retryIn);
+    if (retry !== undefined) return;
+    retry = setTimeout(() => {
+      retry = undefined;
+      void connect();
+    }, retryIn);
     retry.unref();
     retryIn = Math.min(retryIn * 2, LONGEST_RETRY_MS);
   };
 
   const connect = async (): Promise<void> => {
+    if (stopped || current !== undefined) return;
+    let client: ListenerClient;
+    try {
+      client = await createClient(url);
+    } catch (error) {
+      onError(error);
+      return;
+    }
     if (stopped) return;
-    const client = new driver.Client({ connectionString: url.url });
     current = client;
     client.on("notification", () => onReady());
     client.on("error", (error) => lose(client, error));
@@ -43,6 +73,7 @@ export async function listenForReadyJobs(url: ParsedDatabaseUrl, onReady: () => 
       lose(client, error);
       return;
     }
+    if (lost.has(client)) return;
     if (stopped) {
       await client.end().catch(() => undefined);
       return;
@@ -55,6 +86,7 @@ export async function listenForReadyJobs(url: ParsedDatabaseUrl, onReady: () => 
   return async () => {
     stopped = true;
     clearTimeout(retry);
+    retry = undefined;
     const client = current;
     current = undefined;
     await client?.end().catch(() => undefined);

@@ -25,6 +25,8 @@ export interface JobsTable {
   updated_at: Timestamp;
   /** JSON of the most recent failed attempt's error (migration 002). */
   last_error: string | null;
+  /** The semaphore row the job's concurrency slot came from (migration 005); null when none. */
+  semaphore_id: ColumnType<number | null, number | null | undefined, number | null>;
 }
 
 /** firm_queue_ready_executions: jobs waiting to be claimed, with what polling orders by. */

@@ -36,6 +36,7 @@ function immediateTransaction<T>(db: Db, work: (trx: Db) => Promise<T>): Promise
 /** SQLite's side of the seam: the write lock taken up front serializes claimers; SKIP LOCKED is not needed. */
 export const sqliteDialect: Dialect = {
   name: "sqlite",
+  returnsFromUpdate: true,
   beginClaimTx: immediateTransaction,
   beginWriteTx: immediateTransaction,
   withSkipLocked<DB, TB extends keyof DB, O>(query: SelectQueryBuilder<DB, TB, O>): SelectQueryBuilder<DB, TB, O> {
@@ -48,6 +49,15 @@ export const sqliteDialect: Dialect = {
     return query.onConflict((conflict) => conflict.column(column as never).doNothing());
   },
   isUniqueViolation: (error: unknown, index: UniqueIndex) => isUniqueViolation("sqlite", error, index),
+  withShareLock<DB, TB extends keyof DB, O>(query: SelectQueryBuilder<DB, TB, O>): SelectQueryBuilder<DB, TB, O> {
+    return query;
+  },
+  // SQLite has no server: its 'now' is the operating system's clock, which every process on the
+  // machine shares (unlike a process's own idea of the time).
+  async databaseTime(db: Db): Promise<Date> {
+    const { rows } = await sql<{ now: string }>`SELECT strftime('%Y-%m-%dT%H:%M:%fZ', 'now') AS now`.execute(db);
+    return new Date(rows[0]!.now);
+  },
 };
 
 const TYPES: Record<ColumnSpec["kind"], string> = {

@@ -23,7 +23,7 @@ const KEYS = new Set(["olderThan", "batchSize", "name"]);
 /** Check the options of `clearFinishedJobs`, then delete in batches. Returns the count. */
 export async function clearFinishedJobs(database: Database, options: ClearFinishedJobsOptions, defaultAfter: number | null): Promise<number> {
   rejectUnknownKeys(options, KEYS, "clearFinishedJobs option");
-  const cutoff = cutoffOf(options.olderThan, defaultAfter, new Date());
+  const cutoff = cutoffOf(options.olderThan, defaultAfter, database.clock.now());
   const batchSize = positiveInteger(options.batchSize ?? 500, "clearFinishedJobs option batchSize");
   const name = options.name === undefined ? undefined : checkJobName(options.name);
   const selection = { cutoff, ...(name !== undefined ? { name } : {}) };

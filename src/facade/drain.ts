@@ -8,6 +8,8 @@ import type { Logger } from "../logger.js";
 import { registerProcess } from "../models/process.js";
 import { QueueSelector } from "../roles/queue-selector.js";
 import { deregisterProcess } from "../processes/registration.js";
+import { Heartbeat } from "../processes/heartbeat.js";
+import type { Duration } from "../duration.js";
 
 /** Options of `firm.drain()`. */
 export interface DrainOptions {
@@ -15,6 +17,11 @@ export interface DrainOptions {
   readonly queues?: string | readonly string[];
   /** Jobs run at once. Default 1: one after another, in claim order. */
   readonly concurrency?: number;
+  /**
+   * How often the drain refreshes its process row while it runs, as for `start()`. Default 60 s;
+   * keep it below the `processAliveThreshold` of the supervisors running beside it.
+   */
+  readonly processHeartbeatInterval?: Duration;
 }
 
 /**
@@ -26,25 +33,37 @@ export async function drainQueues(
   database: Database,
   registry: JobRegistry,
   policies: JobPolicies,
-  settings: { queues: string | readonly string[]; concurrency: number; preserveFinishedJobs: boolean; logger: Logger },
+  settings: { queues: string | readonly string[]; concurrency: number; heartbeatInterval: number; preserveFinishedJobs: boolean; logger: Logger },
 ): Promise<number> {
   const selector = new QueueSelector(settings.queues);
   const processId = await registerProcess(
     database.db,
     { kind: "Worker", name: `drain-${randomBytes(6).toString("hex")}`, metadata: { queues: selector.patterns, drain: true } },
-    new Date(),
+    database.clock.now(),
   );
+  // Heartbeat like any worker: a drain running a long job must not look dead to a supervisor.
+  const heartbeat = new Heartbeat(
+    database,
+    processId,
+    settings.heartbeatInterval,
+    () => settings.logger.warn("the drain's process row is gone (pruned as dead?); its next claim will be refused", { processId }),
+    (error) => settings.logger.warn("the drain's heartbeat failed", { processId, error }),
+  );
+  heartbeat.start();
   const runner = new JobRunner(database, registry, policies, processId, settings.preserveFinishedJobs, settings.logger);
   const signal = new AbortController().signal;
   let count = 0;
   try {
     for (;;) {
-      const jobs = await claimJobs(database, selector, settings.concurrency, processId);
+      const jobs = await claimJobs(database, selector, settings.concurrency, processId, (error) =>
+        settings.logger.warn("claiming from a later queue failed; running what was claimed, then trying again", { error }),
+      );
       if (jobs.length === 0) return count;
       await Promise.all(jobs.map((job) => runner.run(job, signal)));
       count += jobs.length;
     }
   } finally {
+    await heartbeat.stopPolling();
     await deregisterProcess(database, policies, processId);
   }
 }

@@ -93,7 +93,7 @@ export class FailedJobOperations {
     const database = await this.database();
     return database.claimTransaction(async (trx) => {
       const jobs = await lockFailedJobsById(trx, database.dialect, unique, action);
-      return change(trx, jobs, new Date(), database);
+      return change(trx, jobs, database.clock.now(), database);
     });
   }
 
@@ -113,7 +113,7 @@ export class FailedJobOperations {
       const { count, lastId, seen } = await database.claimTransaction(async (trx) => {
         const jobs = await lockFailedJobsBatch(trx, database.dialect, filter, afterId, batchSize);
         const lastId = jobs.length === 0 ? afterId : Math.max(...jobs.map((job) => Number(job.id)));
-        return { count: await change(trx, jobs, new Date(), database), lastId, seen: jobs.length };
+        return { count: await change(trx, jobs, database.clock.now(), database), lastId, seen: jobs.length };
       });
       total += count;
       afterId = lastId;

@@ -1,4 +1,4 @@
-import { toMilliseconds, type Duration } from "../duration.js";
+import { toMilliseconds, toTimerMilliseconds, type Duration } from "../duration.js";
 import { ConfigurationError } from "../errors.js";
 import { consoleLogger, isLogLevel, type Logger, type LogLevel } from "../logger.js";
 import { checkBoolean, positive, positiveInteger, rejectUnknownKeys } from "../option-checks.js";
@@ -141,8 +141,8 @@ export function resolveStartOptions(options: StartOptions = {}): ResolvedStartOp
   rejectUnknownKeys(options, START_KEYS, "start option");
   const mode = options.mode ?? "async";
   if (mode !== "async" && mode !== "fork") throw new ConfigurationError(`start option mode must be "fork" or "async", got ${JSON.stringify(mode)}`);
-  const processHeartbeatInterval = positive(toMilliseconds(options.processHeartbeatInterval ?? 60_000, "processHeartbeatInterval"), "processHeartbeatInterval");
-  const processAliveThreshold = positive(toMilliseconds(options.processAliveThreshold ?? 300_000, "processAliveThreshold"), "processAliveThreshold");
+  const processHeartbeatInterval = positive(toTimerMilliseconds(options.processHeartbeatInterval ?? 60_000, "processHeartbeatInterval"), "processHeartbeatInterval");
+  const processAliveThreshold = positive(toTimerMilliseconds(options.processAliveThreshold ?? 300_000, "processAliveThreshold"), "processAliveThreshold");
   if (processAliveThreshold <= processHeartbeatInterval) {
     throw new ConfigurationError(
       `processAliveThreshold (${processAliveThreshold} ms) must be longer than processHeartbeatInterval (${processHeartbeatInterval} ms), ` +
@@ -156,7 +156,7 @@ export function resolveStartOptions(options: StartOptions = {}): ResolvedStartOp
     require: resolveRequire(options.require),
     workers,
     dispatchers,
-    shutdownTimeout: toMilliseconds(options.shutdownTimeout ?? 5000, "shutdownTimeout"),
+    shutdownTimeout: toTimerMilliseconds(options.shutdownTimeout ?? 5000, "shutdownTimeout"),
     processHeartbeatInterval,
     processAliveThreshold,
     scheduler: resolveSchedulerOptions(options.scheduler, options.recurring !== undefined),
@@ -170,7 +170,7 @@ function resolveWorker(worker: WorkerOptions, where: string): ResolvedWorker {
   return Object.freeze({
     queues,
     concurrency: positiveInteger(worker.concurrency ?? 3, `${where}.concurrency`),
-    pollingInterval: positive(toMilliseconds(worker.pollingInterval ?? 100, `${where}.pollingInterval`), `${where}.pollingInterval`),
+    pollingInterval: positive(toTimerMilliseconds(worker.pollingInterval ?? 100, `${where}.pollingInterval`), `${where}.pollingInterval`),
     processes: positiveInteger(worker.processes ?? 1, `${where}.processes`),
   });
 }
@@ -178,10 +178,10 @@ function resolveWorker(worker: WorkerOptions, where: string): ResolvedWorker {
 function resolveDispatcher(dispatcher: DispatcherOptions, where: string): ResolvedDispatcher {
   rejectUnknownKeys(dispatcher, DISPATCHER_KEYS, `${where} option`);
   return Object.freeze({
-    pollingInterval: positive(toMilliseconds(dispatcher.pollingInterval ?? 1000, `${where}.pollingInterval`), `${where}.pollingInterval`),
+    pollingInterval: positive(toTimerMilliseconds(dispatcher.pollingInterval ?? 1000, `${where}.pollingInterval`), `${where}.pollingInterval`),
     batchSize: positiveInteger(dispatcher.batchSize ?? 500, `${where}.batchSize`),
     clearFinishedJobsInterval: positive(
-      toMilliseconds(dispatcher.clearFinishedJobsInterval ?? 300_000, `${where}.clearFinishedJobsInterval`),
+      toTimerMilliseconds(dispatcher.clearFinishedJobsInterval ?? 300_000, `${where}.clearFinishedJobsInterval`),
       `${where}.clearFinishedJobsInterval`,
     ),
     clearFinishedJobsBatchSize: positiveInteger(dispatcher.clearFinishedJobsBatchSize ?? 500, `${where}.clearFinishedJobsBatchSize`),
@@ -191,7 +191,7 @@ function resolveDispatcher(dispatcher: DispatcherOptions, where: string): Resolv
 
 function maintenanceInterval(value: Duration | false | undefined, what: string): number | false {
   if (value === false) return false;
-  return positive(toMilliseconds(value ?? DEFAULT_CONCURRENCY_MAINTENANCE_INTERVAL, what), what);
+  return positive(toTimerMilliseconds(value ?? DEFAULT_CONCURRENCY_MAINTENANCE_INTERVAL, what), what);
 }
 
 function list<T>(value: readonly T[], what: string): readonly T[] {

@@ -27,20 +27,20 @@ export async function discardReadyJobs(database: Database, policies: JobPolicies
       const query = trx
         .selectFrom("firm_queue_ready_executions as r")
         .innerJoin("firm_queue_jobs as j", "j.id", "r.job_id")
-        .select(["r.job_id", "j.class_name", "j.concurrency_key"])
+        .select(["r.job_id", "j.class_name", "j.concurrency_key", "j.semaphore_id"])
         .where("r.queue_name", "=", queueName)
         .where("r.job_id", ">", afterId)
         .where("r.job_id", "<=", lastId)
         .orderBy("r.job_id")
         .limit(batchSize);
       const rows = await dialect.withSkipLocked(query).execute();
-      const now = new Date();
+      const now = database.clock.now();
       const ids = rows.map((row) => Number(row.job_id));
       const deleted = await deleteJobs(trx, ids);
       // A ready job holds its slot: hand it on. Keys in one order, so transactions cannot deadlock on them.
       const holders = rows
         .filter((row) => row.concurrency_key !== null)
-        .map((row) => ({ jobName: row.class_name, concurrencyKey: row.concurrency_key }))
+        .map((row) => ({ jobName: row.class_name, concurrencyKey: row.concurrency_key, semaphoreId: row.semaphore_id === null ? null : Number(row.semaphore_id) }))
         .sort((a, b) => compareKeys(a.concurrencyKey!, b.concurrencyKey!));
       for (const holder of holders) await releaseSemaphoreAndPromote(trx, context, holder, now);
       return { deleted, seen: ids.length, nextAfter: ids.length ? Math.max(...ids) : lastId };

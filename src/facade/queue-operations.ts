@@ -16,8 +16,8 @@ export class QueueOperations {
 
   /** Stop workers from claiming jobs of this queue. Jobs can still be enqueued. */
   async pause(name: string): Promise<void> {
-    const { db } = await this.database();
-    await pauseQueue(db, checkQueueName(name, "queue"), new Date());
+    const database = await this.database();
+    await pauseQueue(database.db, checkQueueName(name, "queue"), database.clock.now());
   }
 
   /** Let workers claim from this queue again. */
@@ -40,7 +40,7 @@ export class QueueOperations {
 
   /** Queues with ready jobs or a pause: size, latency of the oldest ready job, paused or not. */
   async list(): Promise<QueueInfo[]> {
-    const { db } = await this.database();
-    return listQueues(db, new Date());
+    const database = await this.database();
+    return listQueues(database.db, database.clock.now());
   }
 }

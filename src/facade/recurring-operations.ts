@@ -43,7 +43,7 @@ export class RecurringOperations {
     const database = await this.database();
     await retryTransient(
       (error) => isTaskKeyConflict(database.dialect, error),
-      () => database.writeTransaction((trx) => saveDynamicRecurringTask(trx, checked, new Date())),
+      () => database.writeTransaction((trx) => saveDynamicRecurringTask(trx, checked, database.clock.now())),
     );
     this.onChange();
   }
@@ -58,9 +58,9 @@ export class RecurringOperations {
 
   /** Every task in the database, static and dynamic, by key, with its next and last run. */
   async list(): Promise<RecurringTaskInfo[]> {
-    const { db } = await this.database();
-    const rows = await listRecurringTaskRows(db);
-    const now = new Date();
+    const database = await this.database();
+    const rows = await listRecurringTaskRows(database.db);
+    const now = database.clock.now();
     return rows.map((row) => {
       let nextRunAt: Date | null = null;
       let problem: string | undefined;

@@ -1,4 +1,4 @@
-import { toMilliseconds, type Duration } from "../duration.js";
+import { toTimerMilliseconds, type Duration } from "../duration.js";
 import { ConfigurationError } from "../errors.js";
 import { rejectUnknownKeys } from "../option-checks.js";
 import type { SchedulerSettings } from "../roles/scheduler.js";
@@ -24,7 +24,7 @@ export function resolveSchedulerOptions(options: SchedulerOptions | undefined, d
   rejectUnknownKeys(scheduler, SCHEDULER_KEYS, "scheduler option");
   const dynamicTasks = scheduler.dynamicTasks ?? false;
   if (typeof dynamicTasks !== "boolean") throw new ConfigurationError(`scheduler.dynamicTasks must be true or false, got ${JSON.stringify(dynamicTasks)}`);
-  const pollingInterval = toMilliseconds(scheduler.pollingInterval ?? 5000, "scheduler.pollingInterval");
+  const pollingInterval = toTimerMilliseconds(scheduler.pollingInterval ?? 5000, "scheduler.pollingInterval");
   if (pollingInterval <= 0) throw new ConfigurationError("scheduler.pollingInterval must be more than 0");
   return Object.freeze({ dynamicTasks, pollingInterval });
 }

@@ -21,6 +21,12 @@ export async function removeClaim(trx: Db, jobId: number, processId: number | nu
   return Number(result.numDeletedRows) > 0;
 }
 
+/** Ids of the jobs `processId` holds claims on. */
+export async function claimedJobIds(db: Db, processId: number): Promise<number[]> {
+  const rows = await db.selectFrom("firm_queue_claimed_executions").select("job_id").where("process_id", "=", processId).execute();
+  return rows.map((row) => Number(row.job_id));
+}
+
 /**
  * Put claimed jobs back in line without counting an attempt (graceful shutdown that ran out of
  * time, a process deregistering). `jobIds` limits it to those jobs; otherwise every claim of the
@@ -37,11 +43,11 @@ export async function releaseClaims(database: Database, policies: JobPolicies, p
     const rows = await database.dialect.withSkipLocked(query).execute();
     const released = rows.map((row) => Number(row.job_id));
     if (released.length === 0) return [];
-    const now = new Date();
+    const now = database.clock.now();
     const context = dispatchContext(database, policies);
-    const holders = await trx.selectFrom("firm_queue_jobs").select(["class_name", "concurrency_key"]).where("id", "in", released).execute();
+    const holders = await trx.selectFrom("firm_queue_jobs").select(["class_name", "concurrency_key", "semaphore_id"]).where("id", "in", released).execute();
     await trx.deleteFrom("firm_queue_claimed_executions").where("job_id", "in", released).execute();
-    await releaseSemaphoresForRequeue(trx, context, holders.map((row): SlotHolder => ({ jobName: row.class_name, concurrencyKey: row.concurrency_key })), now);
+    await releaseSemaphoresForRequeue(trx, context, holders.map((row): SlotHolder => ({ jobName: row.class_name, concurrencyKey: row.concurrency_key, semaphoreId: toId(row.semaphore_id) })), now);
     await dispatchStoredJobsNow(trx, released, now, context);
     return released;
   });
@@ -58,7 +64,7 @@ export async function finishClaimedJobs(
   database: Database,
   policies: JobPolicies,
   processId: number,
-  jobs: readonly Pick<JobRow, "id" | "class_name" | "concurrency_key">[],
+  jobs: readonly Pick<JobRow, "id" | "class_name" | "concurrency_key" | "semaphore_id">[],
   preserve: boolean,
 ): Promise<Set<number>> {
   if (jobs.length === 0) return new Set();
@@ -71,11 +77,11 @@ export async function finishClaimedJobs(
       .execute();
     const finished = new Set(removed.map((row) => Number(row.job_id)));
     if (finished.size === 0) return finished;
-    const now = new Date();
+    const now = database.clock.now();
     await markJobsFinished(trx, [...finished], now, preserve);
     const holders = jobs
       .filter((job) => finished.has(Number(job.id)) && job.concurrency_key !== null)
-      .map((job): SlotHolder => ({ jobName: job.class_name, concurrencyKey: job.concurrency_key }))
+      .map((job): SlotHolder => ({ jobName: job.class_name, concurrencyKey: job.concurrency_key, semaphoreId: toId(job.semaphore_id) }))
       .sort((a, b) => compareKeys(a.concurrencyKey!, b.concurrencyKey!));
     const context = dispatchContext(database, policies);
     for (const holder of holders) await releaseSemaphoreAndPromote(trx, context, holder, now);
@@ -94,9 +100,25 @@ export async function failClaimedJob(
   jobId: number,
   processId: number,
   error: unknown,
+  options: { readonly keepSlot?: boolean } = {},
 ): Promise<FailedAttemptOutcome | null> {
   return database.dialect.beginClaimTx(database.db, async (trx) => {
     if (!(await removeClaim(trx, jobId, processId))) return null;
-    return recordFailedAttempt(trx, jobId, error, new Date(), dispatchContext(database, policies));
+    return recordFailedAttempt(trx, jobId, error, database.clock.now(), dispatchContext(database, policies), options);
   });
+}
+
+/**
+ * Give back the concurrency slot a job kept after its attempt was recorded failed (a timed-out
+ * handler that has now really ended), and promote the next blocked job of its key.
+ */
+export async function releaseKeptSlot(database: Database, policies: JobPolicies, job: Pick<JobRow, "class_name" | "concurrency_key" | "semaphore_id">): Promise<void> {
+  if (job.concurrency_key === null) return;
+  const holder: SlotHolder = { jobName: job.class_name, concurrencyKey: job.concurrency_key, semaphoreId: toId(job.semaphore_id) };
+  await database.dialect.beginClaimTx(database.db, (trx) => releaseSemaphoreAndPromote(trx, dispatchContext(database, policies), holder, database.clock.now()));
+}
+
+/** A nullable id column as a number (drivers may hand BIGINTs back as strings). */
+function toId(value: number | string | null): number | null {
+  return value === null ? null : Number(value);
 }

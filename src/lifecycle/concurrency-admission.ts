@@ -7,8 +7,8 @@ import { acquireSemaphore } from "../models/semaphore.js";
 
 /** Where due jobs with a concurrency key go. */
 export interface Admission {
-  /** Took a slot. */
-  readonly ready: DispatchableJob[];
+  /** Took a slot (from the semaphore row `semaphoreId`). */
+  readonly ready: (DispatchableJob & { readonly semaphoreId: number })[];
   /** No slot free; they wait. */
   readonly blocked: BlockedJob[];
   /** No slot free and their definition discards on conflict. */
@@ -34,8 +34,9 @@ export async function admitThroughSemaphores(trx: Db, jobs: readonly Dispatchabl
     let full = false;
     for (const job of byKey.get(key)!) {
       const limit = context.policies.limitFor(job.className, key);
-      if (!full && (await acquireSemaphore(context.dialect, trx, key, limit, now))) {
-        admission.ready.push(job);
+      const semaphoreId = full ? null : await acquireSemaphore(context.dialect, trx, key, limit, now);
+      if (semaphoreId !== null) {
+        admission.ready.push({ ...job, semaphoreId });
         continue;
       }
       full = true;

@@ -3,6 +3,7 @@ import type { JobPolicies } from "../definitions/job-policies.js";
 import type { Database } from "../database/connection.js";
 import type { Db } from "../database/dialect.js";
 import { toMilliseconds } from "../duration.js";
+import { checkStorableDate } from "../date-range.js";
 import { ConfigurationError } from "../errors.js";
 import { ENQUEUE_OPTION_KEYS, type EnqueueOptions, type ResolvedJobOptions } from "../definitions/job-definition.js";
 import { checkPriority, checkQueueName, rejectUnknownKeys } from "../option-checks.js";
@@ -31,7 +32,7 @@ export async function enqueueJobs(
   requests: readonly EnqueueRequest[],
   transaction?: Db,
 ): Promise<(number | null)[]> {
-  const now = new Date();
+  const now = database.clock.now();
   const jobs = requests.map((request) => prepareJob(request, now));
   if (jobs.length === 0) return [];
   const write = async (trx: Db) => {
@@ -70,8 +71,8 @@ function scheduledAt(options: EnqueueOptions, now: Date): Date {
     if (!(options.at instanceof Date) || Number.isNaN(options.at.getTime())) {
       throw new ConfigurationError(`enqueue option at must be a valid Date, got ${String(options.at)}`);
     }
-    return options.at;
+    return checkStorableDate(options.at, "enqueue option at");
   }
-  if (options.wait !== undefined) return new Date(now.getTime() + toMilliseconds(options.wait, "enqueue option wait"));
+  if (options.wait !== undefined) return checkStorableDate(new Date(now.getTime() + toMilliseconds(options.wait, "enqueue option wait")), "enqueue option wait (from now)");
   return now;
 }

@@ -32,8 +32,16 @@ export interface FailedAttemptOutcome {
  * - fail: the job moves to failed executions with this error;
  * - discard (`discardOn` matched): the job is recorded as finished, its error kept as last error.
  * Pass the thrown value itself as `error`, so `retryOn`/`discardOn` can test it with `instanceof`.
+ * `keepSlot` leaves the concurrency slot held: the attempt is over but its handler still runs.
  */
-export async function recordFailedAttempt(trx: Db, jobId: number, error: unknown, now: Date, context: DispatchContext): Promise<FailedAttemptOutcome> {
+export async function recordFailedAttempt(
+  trx: Db,
+  jobId: number,
+  error: unknown,
+  now: Date,
+  context: DispatchContext,
+  options: { readonly keepSlot?: boolean } = {},
+): Promise<FailedAttemptOutcome> {
   const row = await trx.selectFrom("firm_queue_jobs").selectAll().where("id", "=", jobId).executeTakeFirst();
   if (!row) throw new JobNotFoundError(jobId);
   const policy = context.policies.retryPolicyFor(row.class_name);
@@ -43,7 +51,8 @@ export async function recordFailedAttempt(trx: Db, jobId: number, error: unknown
   const job = toDispatchable(row);
   const outcome = { jobId, name: row.class_name, attempt, maxAttempts: policy.attempts, decision };
 
-  await releaseSemaphoreAndPromote(trx, context, { jobName: row.class_name, concurrencyKey: row.concurrency_key }, now);
+  // A timed-out handler still running keeps its slot until it ends (see releaseSlotOf).
+  if (!options.keepSlot) await releaseSemaphoreAndPromote(trx, context, { jobName: row.class_name, concurrencyKey: row.concurrency_key, semaphoreId: row.semaphore_id === null ? null : Number(row.semaphore_id) }, now);
 
   if (decision.action === "retry") {
     const retryAt = new Date(now.getTime() + decision.delayMs);

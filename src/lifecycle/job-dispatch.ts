@@ -6,6 +6,7 @@ import type { DispatchContext } from "./dispatch-context.js";
 import { deleteJobs, type DispatchableJob, type JobRow } from "../models/job.js";
 import { insertReadyExecutions } from "../models/ready-execution.js";
 import { insertScheduledExecutions } from "../models/scheduled-execution.js";
+import { recordSemaphoreIds } from "../models/semaphore.js";
 
 export type { DispatchContext } from "./dispatch-context.js";
 export { dispatchContext } from "./dispatch-context.js";
@@ -42,6 +43,7 @@ export async function dispatchJobs(trx: Db, jobs: readonly DispatchableJob[], no
   await insertScheduledExecutions(trx, later, now);
   const admission = limited.length > 0 ? await admitThroughSemaphores(trx, limited, now, context) : { ready: [], blocked: [], discarded: [] };
   await insertReadyExecutions(trx, [...unlimited, ...admission.ready], now);
+  if (admission.ready.length > 0) await recordSemaphoreIds(trx, admission.ready);
   await insertBlockedExecutions(trx, admission.blocked, now);
   const discarded = admission.discarded.map((job) => job.id);
   if (discarded.length > 0) {

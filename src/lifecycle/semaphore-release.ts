@@ -2,12 +2,14 @@ import type { Db } from "../database/dialect.js";
 import { deleteBlockedExecution, lockNextBlocked } from "../models/blocked-execution.js";
 import type { DispatchContext } from "./dispatch-context.js";
 import { insertReadyExecutions } from "../models/ready-execution.js";
-import { acquireSemaphore, releaseSemaphore } from "../models/semaphore.js";
+import { acquireSemaphore, recordSemaphoreIds, releaseSemaphore } from "../models/semaphore.js";
 
 /** A job that may hold a concurrency slot: its name (for the limit) and its stored key. */
 export interface SlotHolder {
   readonly jobName: string;
   readonly concurrencyKey: string | null;
+  /** The semaphore row the slot came from (`firm_queue_jobs.semaphore_id`); absent or null: any row of the key. */
+  readonly semaphoreId?: number | null;
 }
 
 /**
@@ -21,7 +23,7 @@ export interface SlotHolder {
 export async function releaseSemaphoreAndPromote(trx: Db, context: DispatchContext, job: SlotHolder, now: Date): Promise<number | null> {
   if (job.concurrencyKey === null) return null;
   const limit = context.policies.limitFor(job.jobName, job.concurrencyKey);
-  await releaseSemaphore(trx, job.concurrencyKey, limit, now);
+  await releaseSemaphore(trx, job.concurrencyKey, limit, now, job.semaphoreId ?? null);
   return promoteNextBlocked(trx, context, job.concurrencyKey, now);
 }
 
@@ -35,7 +37,9 @@ export async function promoteNextBlocked(trx: Db, context: DispatchContext, key:
   const next = await lockNextBlocked(context.dialect, trx, key);
   if (next === null) return null;
   const limit = context.policies.limitFor(next.jobName, key);
-  if (!(await acquireSemaphore(context.dialect, trx, key, limit, now))) return null;
+  const semaphoreId = await acquireSemaphore(context.dialect, trx, key, limit, now);
+  if (semaphoreId === null) return null;
+  await recordSemaphoreIds(trx, [{ id: next.jobId, semaphoreId }]);
   await deleteBlockedExecution(trx, next.jobId);
   await insertReadyExecutions(trx, [{ id: next.jobId, queueName: next.queueName, priority: next.priority }], now);
   return next.jobId;
@@ -49,7 +53,7 @@ export async function promoteNextBlocked(trx: Db, context: DispatchContext, key:
 export async function releaseSemaphoresForRequeue(trx: Db, context: DispatchContext, jobs: readonly SlotHolder[], now: Date): Promise<void> {
   for (const job of sortedByKey(jobs)) {
     const limit = context.policies.limitFor(job.jobName, job.concurrencyKey!);
-    await releaseSemaphore(trx, job.concurrencyKey!, limit, now);
+    await releaseSemaphore(trx, job.concurrencyKey!, limit, now, job.semaphoreId ?? null);
   }
 }
 

@@ -43,6 +43,18 @@ export async function heartbeatProcess(db: Db, processId: number, now: Date): Pr
   return Number(result.numUpdatedRows) > 0;
 }
 
+/**
+ * Refresh the heartbeat of `processId` and, with `andSupervised`, of every process it
+ * supervises: they live on this event loop, so if this one is beating they are alive too.
+ */
+export async function heartbeatOwnProcesses(db: Db, processId: number, andSupervised: boolean, now: Date): Promise<void> {
+  await db
+    .updateTable("firm_queue_processes")
+    .set({ last_heartbeat_at: now })
+    .where((eb) => (andSupervised ? eb.or([eb("id", "=", processId), eb("supervisor_id", "=", processId)]) : eb("id", "=", processId)))
+    .execute();
+}
+
 /** Remove a process row (deregistration, or a dead process whose claims were recovered). */
 export async function deleteProcess(db: Db, processId: number): Promise<void> {
   await db.deleteFrom("firm_queue_processes").where("id", "=", processId).execute();

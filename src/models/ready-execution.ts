@@ -1,5 +1,6 @@
 import { sql } from "kysely";
 import type { Database } from "../database/connection.js";
+import { ProcessRowGoneError } from "../errors.js";
 import type { Db } from "../database/dialect.js";
 import type { JobRow } from "./job.js";
 
@@ -55,6 +56,11 @@ export async function claimReadyExecutions(
     if (target.exclude.length > 0) query = query.where("r.queue_name", "not in", target.exclude);
     const jobs = await dialect.withSkipLocked(query).execute();
     if (jobs.length === 0) return [];
+    // Only a registered process may claim, and its row may not be pruned until this commits:
+    // otherwise the pruner could fail these claims as orphans while their handlers run here.
+    // Checked once there is something to claim, so an empty poll holds no lock on the row.
+    const self = await dialect.withShareLock(trx.selectFrom("firm_queue_processes").select("id").where("id", "=", processId)).executeTakeFirst();
+    if (!self) throw new ProcessRowGoneError(processId);
     const jobIds = jobs.map((job) => Number(job.id));
     await trx
       .insertInto("firm_queue_claimed_executions")

@@ -24,7 +24,7 @@ async function failClaimsOf(database: Database, policies: JobPolicies, trx: Db, 
     .where("process_id", processId === null ? "is" : "=", processId);
   const rows = await database.dialect.withSkipLocked(query).execute();
   const failed: number[] = [];
-  const now = new Date();
+  const now = database.clock.now();
   for (const row of rows) {
     const jobId = Number(row.job_id);
     if (!(await removeClaim(trx, jobId, processId))) continue;
@@ -36,14 +36,22 @@ async function failClaimsOf(database: Database, policies: JobPolicies, trx: Db, 
 
 /**
  * Remove every process whose last heartbeat is older than `thresholdMs` (except `keepId`, the
- * caller's own row) and fail its claims with ProcessPrunedError. A pruned process that is in fact
- * alive finds its row gone at its next heartbeat and stops; it can no longer finish those jobs.
+ * caller's own row, and, when `spareSupervised`, the rows it supervises) and fail its claims with
+ * ProcessPrunedError. A pruned process that is in fact alive finds its row gone at its next
+ * heartbeat or claim and stops; it can no longer finish those jobs.
  */
-export async function pruneDeadProcesses(database: Database, policies: JobPolicies, thresholdMs: number, keepId: number | null): Promise<RecoveredProcess[]> {
+export async function pruneDeadProcesses(
+  database: Database,
+  policies: JobPolicies,
+  thresholdMs: number,
+  keepId: number | null,
+  spareSupervised = false,
+): Promise<RecoveredProcess[]> {
   return database.dialect.beginClaimTx(database.db, async (trx) => {
-    const cutoff = new Date(Date.now() - thresholdMs);
+    const cutoff = new Date(database.clock.now().getTime() - thresholdMs);
     let query = trx.selectFrom("firm_queue_processes").selectAll().where("last_heartbeat_at", "<", cutoff);
     if (keepId !== null) query = query.where("id", "<>", keepId);
+    if (keepId !== null && spareSupervised) query = query.where((eb) => eb.or([eb("supervisor_id", "is", null), eb("supervisor_id", "<>", keepId)]));
     const dead = (await database.dialect.withSkipLocked(query).execute()).map(toProcessRow);
     const recovered: RecoveredProcess[] = [];
     for (const process of dead) {
@@ -87,7 +95,7 @@ export async function failOrphanedClaims(database: Database, policies: JobPolici
       );
     const orphans = await database.dialect.withSkipLocked(query).execute();
     const failed: number[] = [];
-    const now = new Date();
+    const now = database.clock.now();
     for (const orphan of orphans) {
       const jobId = Number(orphan.job_id);
       const processId = orphan.process_id === null ? null : Number(orphan.process_id);

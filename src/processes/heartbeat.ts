@@ -18,7 +18,7 @@ export class Heartbeat extends Poller {
   }
 
   protected async poll(): Promise<number> {
-    const alive = await heartbeatProcess(this.database.db, this.processId, new Date());
+    const alive = await heartbeatProcess(this.database.db, this.processId, this.database.clock.now());
     if (!alive) {
       this.onLost();
       void this.stopPolling();
@@ -26,8 +26,8 @@ export class Heartbeat extends Poller {
     return this.interval;
   }
 
-  protected onPollError(error: unknown): number {
-    this.onError(error);
+  protected onPollError(error: unknown, repeated: boolean): number {
+    if (!repeated) this.onError(error);
     return this.interval;
   }
 }

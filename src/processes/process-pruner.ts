@@ -3,6 +3,7 @@ import type { JobPolicies } from "../definitions/job-policies.js";
 import type { Logger } from "../logger.js";
 import { failOrphanedClaims, pruneDeadProcesses } from "./crash-recovery.js";
 import { Poller } from "./poller.js";
+import { heartbeatOwnProcesses } from "../models/process.js";
 
 /**
  * A supervisor's maintenance loop: every `interval` ms it prunes processes whose heartbeat is
@@ -16,16 +17,30 @@ export class ProcessPruner extends Poller {
   constructor(
     private readonly database: Database,
     private readonly policies: JobPolicies,
-    private readonly settings: { readonly aliveThreshold: number; readonly interval: number; readonly ownProcessId: number },
+    private readonly settings: {
+      readonly aliveThreshold: number;
+      readonly interval: number;
+      readonly ownProcessId: number;
+      /**
+       * The supervised processes run on this event loop (async mode): a stall here (a CPU-bound
+       * job, SIGSTOP, a laptop asleep) delays their heartbeats and this pass alike, so they are
+       * never pruned from here, only by other supervisors.
+       */
+      readonly supervisedInProcess: boolean;
+    },
     private readonly logger: Logger,
     private readonly onError: (error: unknown) => void,
   ) {
-    super();
+    super({ logger, what: "process pruner" });
   }
 
   /** One pass: prune dead processes, then fail orphaned claims. */
   async recoverNow(): Promise<void> {
-    const pruned = await pruneDeadProcesses(this.database, this.policies, this.settings.aliveThreshold, this.settings.ownProcessId);
+    const { ownProcessId, supervisedInProcess, aliveThreshold } = this.settings;
+    // First say that we are alive: after a stall, other supervisors must not see us as dead
+    // because our heartbeat timer has not run yet.
+    await heartbeatOwnProcesses(this.database.db, ownProcessId, supervisedInProcess, this.database.clock.now());
+    const pruned = await pruneDeadProcesses(this.database, this.policies, aliveThreshold, ownProcessId, supervisedInProcess);
     for (const { process, failedJobIds } of pruned) {
       this.logger.warn("pruned a process that stopped heartbeating; its jobs failed with ProcessPrunedError", {
         processId: process.id,
@@ -52,8 +67,8 @@ export class ProcessPruner extends Poller {
     return this.settings.interval;
   }
 
-  protected onPollError(error: unknown): number {
-    this.onError(error);
+  protected onPollError(error: unknown, repeated: boolean): number {
+    if (!repeated) this.onError(error);
     return this.settings.interval;
   }
 }

@@ -7,13 +7,29 @@ import { claimReadyExecutions } from "../models/ready-execution.js";
  * Claim up to `limit` ready jobs for `processId` from the queues `selector` picks, polling its
  * targets in order until the limit is reached, and return the claimed jobs' rows in claim order:
  * queue order first, then (priority, id) inside each queue.
+ *
+ * Each target is claimed in a transaction of its own, so when a later target's claim fails the
+ * earlier ones are already committed: those jobs are returned (the caller must run them) and the
+ * error goes to `onLaterError` (the next poll tries that queue again). Only an error before anything was claimed is thrown.
  */
-export async function claimJobs(database: Database, selector: QueueSelector, limit: number, processId: number): Promise<JobRow[]> {
+export async function claimJobs(
+  database: Database,
+  selector: QueueSelector,
+  limit: number,
+  processId: number,
+  onLaterError: (error: unknown) => void = () => undefined,
+): Promise<JobRow[]> {
   const claimed: JobRow[] = [];
   for (const target of await selector.targets(database.db)) {
     const remaining = limit - claimed.length;
     if (remaining <= 0) break;
-    claimed.push(...(await claimReadyExecutions(database, target, remaining, processId, new Date())));
+    try {
+      claimed.push(...(await claimReadyExecutions(database, target, remaining, processId, database.clock.now())));
+    } catch (error) {
+      if (claimed.length === 0) throw error;
+      onLaterError(error);
+      break;
+    }
   }
   return claimed;
 }

@@ -25,7 +25,7 @@ export interface DispatcherSettings {
  */
 export async function dispatchScheduledBatch(database: Database, policies: JobPolicies, batchSize: number): Promise<number> {
   const promoted = await database.dialect.beginClaimTx(database.db, async (trx) => {
-    const now = new Date();
+    const now = database.clock.now();
     const jobIds = await takeDueScheduledExecutions(database, trx, batchSize, now);
     await dispatchStoredJobsNow(trx, jobIds, now, dispatchContext(database, policies));
     return jobIds.length;
@@ -55,7 +55,7 @@ export class Dispatcher extends Poller {
     /** Deletes old finished jobs between dispatches; none when `clearFinishedJobsAfter` is false. */
     private readonly cleanup?: FinishedJobCleanup,
   ) {
-    super();
+    super({ logger, what: "dispatcher" });
   }
 
   protected async poll(): Promise<number> {
@@ -69,8 +69,8 @@ export class Dispatcher extends Poller {
     return interval === false ? delay : Math.max(0, Math.min(delay, this.nextMaintenanceAt - Date.now()));
   }
 
-  protected onPollError(error: unknown): number {
-    this.onError(error);
+  protected onPollError(error: unknown, repeated: boolean): number {
+    if (!repeated) this.onError(error);
     return this.settings.pollingInterval;
   }
 

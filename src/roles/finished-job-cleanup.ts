@@ -31,7 +31,7 @@ export class FinishedJobCleanup {
     if (now < this.nextRunAt) return false;
     // Set before the work, so a failing database is not hammered on every poll.
     this.nextRunAt = now + this.settings.interval;
-    const cutoff = new Date(now - this.settings.after);
+    const cutoff = new Date(this.database.clock.now().getTime() - this.settings.after);
     const { database } = this;
     const deleted = await database.claimTransaction((trx) =>
       deleteFinishedJobsBatch(trx, database.dialect, { cutoff }, this.settings.batchSize),

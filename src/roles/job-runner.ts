@@ -6,10 +6,11 @@ import type { JobContext } from "../definitions/job-definition.js";
 import type { JobRegistry } from "../definitions/job-registry.js";
 import type { Logger } from "../logger.js";
 import { FinishBatcher } from "./finish-batcher.js";
-import { failClaimedJob, finishClaimedJobs, releaseClaims } from "../lifecycle/claimed-jobs.js";
+import { failClaimedJob, finishClaimedJobs, releaseClaims, releaseKeptSlot } from "../lifecycle/claimed-jobs.js";
 import type { FailedAttemptOutcome } from "../lifecycle/failed-attempt.js";
 import type { JobRow } from "../models/job.js";
 import { runWithTimeout } from "./job-timeout.js";
+import { persistently } from "../persistent-write.js";
 import { deserializeArguments } from "../serialization.js";
 
 /** How one claimed job ended, seen from the process that ran it. */
@@ -27,6 +28,8 @@ export class ShutdownSignal extends Error {
 export class JobRunner {
   /** Successful attempts are recorded in batches: many per transaction on a busy worker. */
   private readonly finished: FinishBatcher;
+  /** Fired when the process can wait no longer for outcome writes that keep failing. */
+  private readonly giveUp = new AbortController();
 
   constructor(
     private readonly database: Database,
@@ -42,36 +45,51 @@ export class JobRunner {
   /**
    * Run the job's handler and record the outcome. A handler that stops because the worker is
    * shutting down puts the job back in line; "lost" means the claim was taken away meanwhile
-   * (crash recovery decided this process was gone), so the outcome was not recorded.
+   * (crash recovery decided this process was gone), so the outcome was not recorded. Recording
+   * is retried until it succeeds (see {@link persistently}); `onSettled` hears when the handler
+   * itself has ended, before that.
    */
-  async run(job: JobRow, signal: AbortSignal): Promise<RunOutcome> {
+  async run(job: JobRow, signal: AbortSignal, onSettled?: () => void): Promise<RunOutcome> {
     const jobId = Number(job.id);
     const fields = { jobId, job: job.class_name, queue: job.queue_name, attempt: job.attempts + 1 };
     const started = performance.now();
     let failure: unknown;
     let succeeded = false;
+    const late = { timedOut: false, ended: (): void => undefined };
+    const handlerEnded = new Promise<void>((resolve) => (late.ended = resolve));
     try {
-      await this.perform(job, signal);
+      await this.perform(job, signal, late);
       succeeded = true;
     } catch (error) {
       failure = error;
     }
     const ms = Math.round(performance.now() - started);
+    onSettled?.();
+    const record = <T>(write: () => Promise<T>): Promise<T> => persistently(write, this.giveUp.signal, this.logger, fields);
     if (succeeded) {
-      const recorded = await this.finished.finish(job);
+      const recorded = await record(() => this.finished.finish(job));
       if (!recorded) return this.lost(fields);
       this.logger.debug("job finished", { ...fields, ms });
       return "finished";
     }
     if (signal.aborted && signal.reason instanceof ShutdownSignal) {
-      await releaseClaims(this.database, this.policies, this.processId, [jobId]);
+      await record(() => releaseClaims(this.database, this.policies, this.processId, [jobId]));
       this.logger.info("job stopped for shutdown; back in its queue", { ...fields, ms });
       return "released";
     }
-    const outcome = await failClaimedJob(this.database, this.policies, jobId, this.processId, failure);
+    // A handler past its timeout may still be running: its attempt fails now, but it keeps the
+    // job's concurrency slot until it really ends, or the key's limit would be exceeded.
+    const keepSlot = late.timedOut && job.concurrency_key !== null;
+    const outcome = await record(() => failClaimedJob(this.database, this.policies, jobId, this.processId, failure, { keepSlot }));
+    if (keepSlot && outcome) void handlerEnded.then(() => record(() => releaseKeptSlot(this.database, this.policies, job))).catch((error: unknown) => this.logger.error("could not give back a timed-out job's concurrency slot; it frees when the semaphore expires", { ...fields, error }));
     if (!outcome) return this.lost(fields);
     this.logFailure(outcome, { ...fields, ms, error: failure });
     return "failed";
+  }
+
+  /** Stop retrying outcome writes that fail: the process is stopping and can wait no longer. */
+  stopRetrying(): void {
+    this.giveUp.abort();
   }
 
   private logFailure({ decision, maxAttempts, retryAt }: FailedAttemptOutcome, fields: Record<string, unknown>): void {
@@ -91,7 +109,8 @@ export class JobRunner {
     }
   }
 
-  private async perform(job: JobRow, signal: AbortSignal): Promise<void> {
+  /** Run the handler; `late` hears whether it outlived its timeout, and when it then ended. */
+  private async perform(job: JobRow, signal: AbortSignal, late: { timedOut: boolean; ended: () => void }): Promise<void> {
     const definition = this.registry.get(job.class_name);
     if (definition === undefined) throw new UnknownJobError(job.class_name, this.registry.names());
     const args = deserializeArguments(job.arguments);
@@ -109,14 +128,19 @@ export class JobRunner {
       (handlerSignal) => definition.handler(args, { ...context, signal: handlerSignal }),
       signal,
       timeout,
-      () => new TimeoutError(context.name, context.jobId, timeout!),
-      (end) =>
+      () => {
+        late.timedOut = true;
+        return new TimeoutError(context.name, context.jobId, timeout!);
+      },
+      (end) => {
+        late.ended();
         this.logger.warn("a timed-out handler has now ended; its outcome was ignored (the attempt already failed)", {
           jobId: context.jobId,
           job: context.name,
           attempt: context.attempt,
           ...(end.ok ? { result: "returned" } : { result: "threw", error: end.error }),
-        }),
+        });
+      },
     );
   }
 

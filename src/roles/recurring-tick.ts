@@ -67,7 +67,7 @@ export async function enqueueRecurringTick(
       // Concurrency controls may discard the job: the tick has fired (its mark stays, so other
       // schedulers do not try it again) but there is no job to record it with.
       if (jobId === null || jobId === undefined) return { kind: "discarded" };
-      await insertRecurringExecution(trx, { jobId, taskKey: task.key, runAt }, new Date());
+      await insertRecurringExecution(trx, { jobId, taskKey: task.key, runAt }, database.clock.now());
       return { kind: "enqueued", jobId };
     });
   } catch (error) {

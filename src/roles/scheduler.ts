@@ -79,7 +79,7 @@ export class Scheduler extends Poller {
     readonly settings: SchedulerSettings,
     private readonly deps: SchedulerDependencies,
   ) {
-    super();
+    super({ logger: deps.logger, what: "scheduler" });
     this.now = deps.now ?? Date.now;
     this.staticKeys = new Set((deps.staticTasks ?? []).map((task) => task.key));
   }
@@ -113,8 +113,8 @@ export class Scheduler extends Poller {
     return this.step(this.now());
   }
 
-  protected onPollError(error: unknown): number {
-    this.deps.onError(error);
+  protected onPollError(error: unknown, repeated: boolean): number {
+    if (!repeated) this.deps.onError(error);
     return this.plan(RETRY_DELAY_MS);
   }
 

@@ -13,6 +13,8 @@ export class AsyncSupervisor extends BaseSupervisor {
   readonly mode = "async" as const;
   /** Running roles, with what runs inside each. */
   private readonly roles = new Map<RegisteredRole, RoleRunner>();
+  /** Replacements being started: a stop waits for them, so none starts after it. */
+  private readonly replacing = new Set<Promise<void>>();
 
   static async start(settings: ResolvedStartOptions, deps: SupervisorDependencies): Promise<AsyncSupervisor> {
     const supervisor = new AsyncSupervisor(settings, deps);
@@ -33,6 +35,8 @@ export class AsyncSupervisor extends BaseSupervisor {
 
   protected async stopRoles(immediate: boolean): Promise<void> {
     const timeout = immediate ? 0 : this.settings.shutdownTimeout;
+    // A replacement registering now sees the stop once registered and stops itself (startRole).
+    await Promise.allSettled([...this.replacing]);
     await Promise.all([...this.roles.keys()].map((role) => role.stop(timeout)));
   }
 
@@ -43,6 +47,11 @@ export class AsyncSupervisor extends BaseSupervisor {
       { kind: definition.kind, supervisorId: this.id, metadata: definition.metadata(spec.settings) },
       { database, policies: this.deps.policies, hooks, logger, heartbeatInterval: this.settings.processHeartbeatInterval, onLost: (lost) => this.replace(lost, spec) },
     );
+    if (this.isStopping) {
+      // The supervisor began stopping while this role registered: it must not run.
+      await role.stop(0);
+      return;
+    }
     const runner = definition.create(spec.settings, {
       database,
       registry: this.deps.registry,
@@ -52,6 +61,7 @@ export class AsyncSupervisor extends BaseSupervisor {
       clearFinishedJobsAfter: this.deps.clearFinishedJobsAfter,
       logger,
       onError: hooks.reporter(() => ({ process: role.info, where: `${definition.kind.toLowerCase()} poll` })),
+      onProcessLost: () => role.markLost(),
     });
     this.roles.set(role, runner);
     await role.begin(runner);
@@ -65,9 +75,11 @@ export class AsyncSupervisor extends BaseSupervisor {
   /** A role's row was pruned: its claims are gone, so stop it now and start a fresh one. */
   private replace(role: RegisteredRole, spec: RoleSpec): void {
     this.roles.delete(role);
-    void role.stop(0).then(async () => {
+    const replacing: Promise<void> = role.stop(0).then(async () => {
       if (this.isStopping) return;
       await this.startRole(spec).catch((error: unknown) => this.deps.hooks.error(error, { process: this.self.info, where: "restarting a role" }));
     });
+    this.replacing.add(replacing);
+    void replacing.finally(() => this.replacing.delete(replacing));
   }
 }

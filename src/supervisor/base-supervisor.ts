@@ -51,7 +51,12 @@ export abstract class BaseSupervisor implements Supervisor {
     this.pruner = new ProcessPruner(
       database,
       this.deps.policies,
-      { aliveThreshold: this.settings.processAliveThreshold, interval: this.settings.processHeartbeatInterval, ownProcessId: this.id },
+      {
+        aliveThreshold: this.settings.processAliveThreshold,
+        interval: this.settings.processHeartbeatInterval,
+        ownProcessId: this.id,
+        supervisedInProcess: this.mode === "async",
+      },
       logger,
       hooks.reporter(() => ({ process: this.self.info, where: "pruning dead processes" })),
     );

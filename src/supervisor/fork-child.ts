@@ -5,7 +5,7 @@ import type { JobPolicies } from "../definitions/job-policies.js";
 import type { JobRegistry } from "../definitions/job-registry.js";
 import type { HookSet } from "../processes/hooks.js";
 import { RegisteredRole } from "./registered-role.js";
-import { roleDefinition } from "./role-table.js";
+import { roleDefinition, type RoleRunner } from "./role-table.js";
 import { tellSupervisor, type ChildSpec } from "./child-protocol.js";
 import { deregisterProcess } from "../processes/registration.js";
 
@@ -64,16 +64,20 @@ export async function runForkChild(host: ChildHost, spec: ChildSpec): Promise<vo
   const graceful = () => void exit(() => role.stop(spec.shutdownTimeout));
   process.on("SIGTERM", graceful);
   process.on("SIGINT", graceful);
+  let runner: RoleRunner | undefined;
   process.on("SIGQUIT", () => {
     if (!exiting) return void exit(() => role.stop(0));
-    // Already stopping gracefully: give the claims back now instead of waiting.
+    // Already stopping gracefully: stop waiting for running jobs. A worker puts them back in
+    // line now but still waits for the outcome writes of jobs that already ran, then the
+    // graceful stop under way exits as usual.
+    if (runner?.hurry) return runner.hurry();
     void deregisterProcess(database, host.policies, role.info.id).finally(() => process.exit(0));
   });
   process.on("disconnect", () => {
     logger.warn("lost the supervisor; finishing jobs in flight, then exiting", { processId: role.info.id, kind: definition.kind });
     graceful();
   });
-  const runner = definition.create(spec.role.settings, {
+  runner = definition.create(spec.role.settings, {
     database,
     registry: host.registry,
     policies: host.policies,
@@ -82,6 +86,7 @@ export async function runForkChild(host: ChildHost, spec: ChildSpec): Promise<vo
     clearFinishedJobsAfter: host.options.clearFinishedJobsAfter,
     logger,
     onError: host.hooks.reporter(() => ({ process: role.info, where: `${definition.kind.toLowerCase()} poll` })),
+    onProcessLost: () => role.markLost(),
   });
   await role.begin(runner);
   tellSupervisor({ type: "started", processId: role.info.id });

@@ -15,6 +15,8 @@ import { deregisterProcess } from "../processes/registration.js";
 const STOP_GRACE_MS = 5000;
 /** A child that dies sooner than this after starting is restarted with a growing delay. */
 const RAPID_EXIT_MS = 5000;
+/** Children of one role lost one after another during boot before the start is given up. */
+const MOST_BOOT_LOSSES = 5;
 
 interface ChildHandle {
   readonly name: string;
@@ -25,6 +27,11 @@ interface ChildHandle {
   readonly started: Promise<number>;
   /** Resolves once the child has exited and what it left has been dealt with. */
   readonly reaped: Promise<void>;
+  /** The child said it cannot start (bad job modules, unreachable database): not worth replacing at boot. */
+  cannotStart: boolean;
+  /** Resolves to the child that replaces this one once it is spawned (never, when stopping). */
+  readonly replaced: Promise<ChildHandle>;
+  readonly replacedBy: (replacement: ChildHandle) => void;
   killedAtDeadline: boolean;
 }
 
@@ -64,7 +71,26 @@ export class ForkSupervisor extends BaseSupervisor {
 
   protected async startRoles(): Promise<void> {
     const handles = planRoles(this.settings, this.deps.recurringTasks).map((spec) => this.spawn(spec));
-    await Promise.all(handles.map((handle) => handle.started));
+    await Promise.all(handles.map((handle) => this.untilRunning(handle)));
+  }
+
+  /**
+   * Wait until the role of `handle` runs. A child lost during boot (killed, crashed after it got
+   * going) is reaped and replaced like any other, and its replacement is waited for; only a child
+   * that says it cannot start, or a role whose children keep dying, fails the start.
+   */
+  private async untilRunning(handle: ChildHandle): Promise<void> {
+    for (let losses = 1; ; losses++) {
+      try {
+        await handle.started;
+        return;
+      } catch (error) {
+        if (handle.cannotStart || this.isStopping || losses >= MOST_BOOT_LOSSES) throw error;
+        this.deps.logger.warn("a child process was lost while starting; it is replaced", { role: handle.spec.role, pid: handle.child.pid, error });
+        // No replacement comes once the supervisor stops: give up then.
+        handle = await Promise.race([handle.replaced, this.stopped.then(() => Promise.reject(error))]);
+      }
+    }
   }
 
   protected async stopRoles(immediate: boolean): Promise<void> {
@@ -120,11 +146,15 @@ export class ForkSupervisor extends BaseSupervisor {
     const started = new Promise<number>((resolve, reject) => {
       child.on("message", (message: ChildMessage) => {
         if (message.type === "started") resolve(message.processId);
-        else if (message.type === "failed") failure = message.message;
+        else if (message.type === "failed") {
+          failure = message.message;
+          handle.cannotStart = true;
+        }
       });
       void exited.then(({ code, signal }) => reject(new ChildProcessError(spec.role, failure ?? describeExit(code, signal))));
     });
     started.catch(() => undefined);
+    let replacedBy!: (replacement: ChildHandle) => void;
     const handle: ChildHandle = {
       name,
       spec,
@@ -132,6 +162,9 @@ export class ForkSupervisor extends BaseSupervisor {
       startedAt: Date.now(),
       started,
       reaped: exited.then(({ code, signal }) => this.reap(handle, code, signal)),
+      cannotStart: false,
+      replaced: new Promise((resolve) => (replacedBy = resolve)),
+      replacedBy,
       killedAtDeadline: false,
     };
     this.children.set(name, handle);
@@ -177,6 +210,7 @@ export class ForkSupervisor extends BaseSupervisor {
       this.restartTimers.delete(timer);
       if (this.isStopping) return;
       const replacement = this.spawn(handle.spec);
+      handle.replacedBy(replacement);
       replacement.started.then(
         (processId) => this.deps.logger.info("child process replaced", { role: handle.spec.role, pid: replacement.child.pid, processId }),
         () => undefined,

@@ -50,11 +50,7 @@ export class RegisteredRole {
       env.database,
       info.id,
       env.heartbeatInterval,
-      () => {
-        this.lost = true;
-        env.logger.warn("this process's row is gone (pruned as dead after missed heartbeats?); stopping it", this.fields());
-        env.onLost(this);
-      },
+      () => this.markLost(),
       env.hooks.reporter(() => ({ process: info, where: "heartbeat" })),
     );
   }
@@ -62,7 +58,7 @@ export class RegisteredRole {
   /** Register the row and start heartbeating. Call {@link begin} to run start hooks and the role. */
   static async register(options: RegistrationOptions, env: RegisteredEnvironment): Promise<RegisteredRole> {
     const name = options.name ?? newProcessName(options.kind);
-    const id = await registerProcess(env.database.db, { kind: options.kind, name, supervisorId: options.supervisorId, metadata: options.metadata }, new Date());
+    const id = await registerProcess(env.database.db, { kind: options.kind, name, supervisorId: options.supervisorId, metadata: options.metadata }, env.database.clock.now());
     const info: ProcessInfo = Object.freeze({
       id,
       kind: options.kind,
@@ -75,6 +71,17 @@ export class RegisteredRole {
     const registered = new RegisteredRole(info, env);
     registered.heartbeat.start();
     return registered;
+  }
+
+  /**
+   * The row was found removed by someone else (by the heartbeat, or by a claim the database
+   * refused): the role must stop, because its claims were recovered. Acts once.
+   */
+  markLost(): void {
+    if (this.lost) return;
+    this.lost = true;
+    this.env.logger.warn("this process's row is gone (pruned as dead after missed heartbeats?); stopping it", this.fields());
+    this.env.onLost(this);
   }
 
   /** Whether the row was found removed by someone else. */

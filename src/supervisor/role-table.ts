@@ -41,6 +41,8 @@ export interface RoleContext {
   readonly logger: Logger;
   /** Report an error in this role's machinery (a failed poll): goes to the onError hooks. */
   readonly onError: (error: unknown) => void;
+  /** The process's row was found gone (a claim was refused): the host stops and replaces it. */
+  readonly onProcessLost?: () => void;
 }
 
 /** A started role: a poller that can shut down, waiting up to `timeout` ms for work in flight. */
@@ -49,6 +51,8 @@ export interface RoleRunner {
   prepare?(): Promise<void>;
   start(): void;
   shutdown(timeout: number): Promise<unknown>;
+  /** A shutdown under way should stop waiting for running work now (SIGQUIT during a graceful stop). */
+  hurry?(): void;
   /** Look again at what changed in the database now (the scheduler re-reads dynamic tasks). */
   reload?(): void;
 }
@@ -96,6 +100,8 @@ export const ROLES: RoleTable = {
         registry: context.registry,
         policies: context.policies,
         staticTasks,
+        // Ticks are compared across schedulers (one fires each): time them by the database's clock.
+        now: () => context.database.clock.now().getTime(),
         logger: context.logger,
         onError: context.onError,
       });

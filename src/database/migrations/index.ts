@@ -2,7 +2,8 @@ import { createTables } from "./001-create-tables.js";
 import { addJobsLastError } from "./002-add-jobs-last-error.js";
 import { recurringTaskTimezoneAndLastRun } from "./003-recurring-task-timezone-and-last-run.js";
 import { notifyReadyJobs } from "./004-notify-ready-jobs.js";
+import { addJobsSemaphoreId } from "./005-add-jobs-semaphore-id.js";
 import type { Migration } from "./table-spec.js";
 
 /** Every migration, oldest first. Append only: a released migration is never edited. */
-export const MIGRATIONS: readonly Migration[] = [createTables, addJobsLastError, recurringTaskTimezoneAndLastRun, notifyReadyJobs];
+export const MIGRATIONS: readonly Migration[] = [createTables, addJobsLastError, recurringTaskTimezoneAndLastRun, notifyReadyJobs, addJobsSemaphoreId];

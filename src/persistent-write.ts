@@ -1,0 +1,33 @@
+import { Backoff, sleep } from "./backoff.js";
+import type { Logger } from "./logger.js";
+
+/** First wait after a failed finalization write, and the longest. */
+const FIRST_RETRY_MS = 100;
+const LONGEST_RETRY_MS = 5000;
+
+/**
+ * Run a write that records how a job ended (finished, failed, retried, released) until it
+ * succeeds. Such a write must not be dropped: the job's claim and concurrency slot stay held until
+ * it lands, so a dropped write strands the job (and, after a restart, runs it again although it
+ * already ran). Any error is retried with capped backoff, whatever its kind: the database may be
+ * restarting, a connection may have been cut, a lock may be held. One warning is logged when the
+ * write first fails and one line when it finally succeeds. Gives up (rethrowing the last error)
+ * only once `giveUp` fires: the process has been told to stop and can wait no longer.
+ */
+export async function persistently<T>(write: () => Promise<T>, giveUp: AbortSignal, logger: Logger, fields: Record<string, unknown>): Promise<T> {
+  const backoff = new Backoff(FIRST_RETRY_MS, LONGEST_RETRY_MS);
+  const started = Date.now();
+  for (;;) {
+    try {
+      const result = await write();
+      if (backoff.count > 0) {
+        logger.info("recording the job's outcome succeeded after retries", { ...fields, attempts: backoff.count + 1, ms: Date.now() - started });
+      }
+      return result;
+    } catch (error) {
+      if (giveUp.aborted) throw error;
+      if (backoff.count === 0) logger.warn("recording the job's outcome failed; retrying until it succeeds (the job stays claimed meanwhile)", { ...fields, error });
+      await sleep(backoff.next(), giveUp);
+    }
+  }
+}
