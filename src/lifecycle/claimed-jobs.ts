@@ -34,7 +34,7 @@ export async function claimedJobIds(db: Db, processId: number): Promise<number[]
  * semaphore in the same transaction, so it keeps its place. Returns the job ids released.
  */
 export async function releaseClaims(database: Database, policies: JobPolicies, processId: number, jobIds?: readonly number[]): Promise<number[]> {
-  return database.dialect.beginClaimTx(database.db, async (trx) => {
+  return database.claimTransaction(async (trx) => {
     let query = trx.selectFrom("firm_queue_claimed_executions").select("job_id").where("process_id", "=", processId);
     if (jobIds !== undefined) {
       if (jobIds.length === 0) return [];
@@ -68,7 +68,7 @@ export async function finishClaimedJobs(
   preserve: boolean,
 ): Promise<Set<number>> {
   if (jobs.length === 0) return new Set();
-  return database.dialect.beginClaimTx(database.db, async (trx) => {
+  return database.claimTransaction(async (trx) => {
     const removed = await trx
       .deleteFrom("firm_queue_claimed_executions")
       .where("process_id", "=", processId)
@@ -102,7 +102,7 @@ export async function failClaimedJob(
   error: unknown,
   options: { readonly keepSlot?: boolean } = {},
 ): Promise<FailedAttemptOutcome | null> {
-  return database.dialect.beginClaimTx(database.db, async (trx) => {
+  return database.claimTransaction(async (trx) => {
     if (!(await removeClaim(trx, jobId, processId))) return null;
     return recordFailedAttempt(trx, jobId, error, database.clock.now(), dispatchContext(database, policies), options);
   });
@@ -115,7 +115,7 @@ export async function failClaimedJob(
 export async function releaseKeptSlot(database: Database, policies: JobPolicies, job: Pick<JobRow, "class_name" | "concurrency_key" | "semaphore_id">): Promise<void> {
   if (job.concurrency_key === null) return;
   const holder: SlotHolder = { jobName: job.class_name, concurrencyKey: job.concurrency_key, semaphoreId: toId(job.semaphore_id) };
-  await database.dialect.beginClaimTx(database.db, (trx) => releaseSemaphoreAndPromote(trx, dispatchContext(database, policies), holder, database.clock.now()));
+  await database.claimTransaction((trx) => releaseSemaphoreAndPromote(trx, dispatchContext(database, policies), holder, database.clock.now()));
 }
 
 /** A nullable id column as a number (drivers may hand BIGINTs back as strings). */

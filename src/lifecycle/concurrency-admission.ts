@@ -34,7 +34,7 @@ export async function admitThroughSemaphores(trx: Db, jobs: readonly Dispatchabl
     let full = false;
     for (const job of byKey.get(key)!) {
       const limit = context.policies.limitFor(job.className, key);
-      const semaphoreId = full ? null : await acquireSemaphore(context.dialect, trx, key, limit, now);
+      const semaphoreId = full ? null : await acquireSemaphore(trx, context.dialect, key, limit, now);
       if (semaphoreId !== null) {
         admission.ready.push({ ...job, semaphoreId });
         continue;

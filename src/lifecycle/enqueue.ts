@@ -45,7 +45,7 @@ export async function enqueueJobs(
   // Inside the caller's transaction the jobs exist only once it commits, which only the caller
   // knows; on PostgreSQL the commit itself wakes workers (see migration 004).
   if (transaction) return write(transaction);
-  const ids = await database.dialect.beginWriteTx(database.db, write);
+  const ids = await database.writeTransaction(write);
   if (jobs.some((job, index) => ids[index] !== null && job.scheduledAt.getTime() <= now.getTime())) database.jobsReady.notify();
   return ids;
 }

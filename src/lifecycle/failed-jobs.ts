@@ -50,7 +50,7 @@ export async function countFailedJobs(db: Db, filter: FailedJobFilter): Promise<
 }
 
 /**
- * Lock the failed jobs with these ids (inside `beginClaimTx`, skipping rows another operation
+ * Lock the failed jobs with these ids (inside a claim transaction, skipping rows another operation
  * holds) and return their job rows. Throws, so the caller's transaction changes nothing, when
  * an id is not a failed job: {@link JobRunningError} for a running job, else
  * {@link JobNotFailedError} or {@link JobNotFoundError}.

@@ -34,10 +34,10 @@ export async function releaseSemaphoreAndPromote(trx: Db, context: DispatchConte
  * limit. Returns the promoted job's id, or null when nothing was blocked or no slot was free.
  */
 export async function promoteNextBlocked(trx: Db, context: DispatchContext, key: string, now: Date): Promise<number | null> {
-  const next = await lockNextBlocked(context.dialect, trx, key);
+  const next = await lockNextBlocked(trx, context.dialect, key);
   if (next === null) return null;
   const limit = context.policies.limitFor(next.jobName, key);
-  const semaphoreId = await acquireSemaphore(context.dialect, trx, key, limit, now);
+  const semaphoreId = await acquireSemaphore(trx, context.dialect, key, limit, now);
   if (semaphoreId === null) return null;
   await recordSemaphoreIds(trx, [{ id: next.jobId, semaphoreId }]);
   await deleteBlockedExecution(trx, next.jobId);

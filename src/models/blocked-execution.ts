@@ -40,7 +40,7 @@ export interface NextBlocked {
  * Lock and return the next blocked job of `key`, by (priority, job id), skipping rows another
  * transaction holds, so two concurrent releases never pick the same job. Null when none.
  */
-export async function lockNextBlocked(dialect: Dialect, trx: Db, key: string): Promise<NextBlocked | null> {
+export async function lockNextBlocked(trx: Db, dialect: Dialect, key: string): Promise<NextBlocked | null> {
   const query = trx
     .selectFrom("firm_queue_blocked_executions")
     .select(["job_id", "queue_name", "priority"])

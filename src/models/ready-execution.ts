@@ -1,7 +1,6 @@
 import { sql } from "kysely";
-import type { Database } from "../database/connection.js";
 import { ProcessRowGoneError } from "../errors.js";
-import type { Db } from "../database/dialect.js";
+import type { Db, Dialect } from "../database/dialect.js";
 import type { JobRow } from "./job.js";
 
 /**
@@ -30,45 +29,43 @@ export async function insertReadyExecutions(trx: Db, jobs: readonly ReadyJob[], 
 }
 
 /**
- * Claim up to `limit` ready jobs of one target for `processId`, in (priority, job id) order, in one
- * short transaction: select the ready rows with their jobs (skipping rows other claimers hold),
- * record the claims, delete the ready rows. Paused queues are never claimed. Returns the claimed
+ * Claim up to `limit` ready jobs of one target for `processId`, in (priority, job id) order, inside
+ * the caller's claim transaction: select the ready rows with their jobs (skipping rows other
+ * claimers hold), record the claims, delete the ready rows. Paused queues are never claimed. Returns the claimed
  * jobs' rows, in claim order: reading them in the same SELECT saves a round trip per claim.
  */
 export async function claimReadyExecutions(
-  database: Database,
+  trx: Db,
+  dialect: Dialect,
   target: ClaimTarget,
   limit: number,
   processId: number,
   now: Date,
 ): Promise<JobRow[]> {
-  const { dialect } = database;
-  return dialect.beginClaimTx(database.db, async (trx) => {
-    let query = trx
-      .selectFrom("firm_queue_ready_executions as r")
-      .innerJoin("firm_queue_jobs as j", "j.id", "r.job_id")
-      .selectAll("j")
-      .where("r.queue_name", "not in", trx.selectFrom("firm_queue_pauses").select("queue_name"))
-      .orderBy("r.priority")
-      .orderBy("r.job_id")
-      .limit(limit);
-    if (target.queue !== undefined) query = query.where("r.queue_name", "=", target.queue);
-    if (target.exclude.length > 0) query = query.where("r.queue_name", "not in", target.exclude);
-    const jobs = await dialect.withSkipLocked(query).execute();
-    if (jobs.length === 0) return [];
-    // Only a registered process may claim, and its row may not be pruned until this commits:
-    // otherwise the pruner could fail these claims as orphans while their handlers run here.
-    // Checked once there is something to claim, so an empty poll holds no lock on the row.
-    const self = await dialect.withShareLock(trx.selectFrom("firm_queue_processes").select("id").where("id", "=", processId)).executeTakeFirst();
-    if (!self) throw new ProcessRowGoneError(processId);
-    const jobIds = jobs.map((job) => Number(job.id));
-    await trx
-      .insertInto("firm_queue_claimed_executions")
-      .values(jobIds.map((jobId) => ({ job_id: jobId, process_id: processId, created_at: now })))
-      .execute();
-    await trx.deleteFrom("firm_queue_ready_executions").where("job_id", "in", jobIds).execute();
-    return jobs;
-  });
+  let query = trx
+    .selectFrom("firm_queue_ready_executions as r")
+    .innerJoin("firm_queue_jobs as j", "j.id", "r.job_id")
+    .selectAll("j")
+    .where("r.queue_name", "not in", trx.selectFrom("firm_queue_pauses").select("queue_name"))
+    .orderBy("r.priority")
+    .orderBy("r.job_id")
+    .limit(limit);
+  if (target.queue !== undefined) query = query.where("r.queue_name", "=", target.queue);
+  if (target.exclude.length > 0) query = query.where("r.queue_name", "not in", target.exclude);
+  const jobs = await dialect.withSkipLocked(query).execute();
+  if (jobs.length === 0) return [];
+  // Only a registered process may claim, and its row may not be pruned until this commits:
+  // otherwise the pruner could fail these claims as orphans while their handlers run here.
+  // Checked once there is something to claim, so an empty poll holds no lock on the row.
+  const self = await dialect.withShareLock(trx.selectFrom("firm_queue_processes").select("id").where("id", "=", processId)).executeTakeFirst();
+  if (!self) throw new ProcessRowGoneError(processId);
+  const jobIds = jobs.map((job) => Number(job.id));
+  await trx
+    .insertInto("firm_queue_claimed_executions")
+    .values(jobIds.map((jobId) => ({ job_id: jobId, process_id: processId, created_at: now })))
+    .execute();
+  await trx.deleteFrom("firm_queue_ready_executions").where("job_id", "in", jobIds).execute();
+  return jobs;
 }
 
 /** Names of queues that have ready jobs and start with `prefix`, in name (code unit) order. */

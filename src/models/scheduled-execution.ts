@@ -1,5 +1,4 @@
-import type { Database } from "../database/connection.js";
-import type { Db } from "../database/dialect.js";
+import type { Db, Dialect } from "../database/dialect.js";
 import type { DispatchableJob } from "./job.js";
 
 /** Park jobs until their time comes: one multi-row INSERT. */
@@ -23,7 +22,7 @@ export async function insertScheduledExecutions(trx: Db, jobs: readonly Dispatch
  * Take up to `limit` scheduled jobs that are due, oldest schedule first and then by priority,
  * and delete their scheduled rows; the caller makes them ready in the same transaction.
  */
-export async function takeDueScheduledExecutions(database: Database, trx: Db, limit: number, now: Date): Promise<number[]> {
+export async function takeDueScheduledExecutions(trx: Db, dialect: Dialect, limit: number, now: Date): Promise<number[]> {
   const query = trx
     .selectFrom("firm_queue_scheduled_executions")
     .select("job_id")
@@ -32,7 +31,7 @@ export async function takeDueScheduledExecutions(database: Database, trx: Db, li
     .orderBy("priority")
     .orderBy("job_id")
     .limit(limit);
-  const rows = await database.dialect.withSkipLocked(query).execute();
+  const rows = await dialect.withSkipLocked(query).execute();
   const jobIds = rows.map((row) => Number(row.job_id));
   if (jobIds.length > 0) await trx.deleteFrom("firm_queue_scheduled_executions").where("job_id", "in", jobIds).execute();
   return jobIds;

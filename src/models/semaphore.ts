@@ -19,14 +19,14 @@ export interface SemaphoreLimit {
  * and a release that comes later waits for this transaction, so it sees the blocked job the
  * caller writes next and promotes it. Either way no job is left blocked beside a free slot.
  */
-export async function acquireSemaphore(dialect: Dialect, trx: Db, key: string, limit: SemaphoreLimit, now: Date): Promise<number | null> {
+export async function acquireSemaphore(trx: Db, dialect: Dialect, key: string, limit: SemaphoreLimit, now: Date): Promise<number | null> {
   const expiresAt = new Date(now.getTime() + limit.duration);
-  const taken = await decrement(dialect, trx, key, limit.to, expiresAt, now);
+  const taken = await decrement(trx, dialect, key, limit.to, expiresAt, now);
   if (taken !== null) return taken;
-  const created = await insertIfMissing(dialect, trx, key, limit.to - 1, expiresAt, now);
+  const created = await insertIfMissing(trx, dialect, key, limit.to - 1, expiresAt, now);
   if (created !== null) return created;
-  await lockSemaphore(dialect, trx, key);
-  return decrement(dialect, trx, key, limit.to, expiresAt, now);
+  await lockSemaphore(trx, dialect, key);
+  return decrement(trx, dialect, key, limit.to, expiresAt, now);
 }
 
 /**
@@ -72,7 +72,7 @@ export async function deleteExpiredSemaphores(trx: Db, now: Date): Promise<numbe
 }
 
 /** One atomic conditional decrement. A value above `to` (the limit was lowered) counts as `to`. */
-async function decrement(dialect: Dialect, trx: Db, key: string, to: number, expiresAt: Date, now: Date): Promise<number | null> {
+async function decrement(trx: Db, dialect: Dialect, key: string, to: number, expiresAt: Date, now: Date): Promise<number | null> {
   const update = trx
     .updateTable("firm_queue_semaphores")
     .set((eb) => ({
@@ -93,7 +93,7 @@ async function decrement(dialect: Dialect, trx: Db, key: string, to: number, exp
   return Number(row.id);
 }
 
-async function insertIfMissing(dialect: Dialect, trx: Db, key: string, value: number, expiresAt: Date, now: Date): Promise<number | null> {
+async function insertIfMissing(trx: Db, dialect: Dialect, key: string, value: number, expiresAt: Date, now: Date): Promise<number | null> {
   const insert = trx
     .insertInto("firm_queue_semaphores")
     .values({ key, value, expires_at: expiresAt, created_at: now, updated_at: now });
@@ -102,6 +102,6 @@ async function insertIfMissing(dialect: Dialect, trx: Db, key: string, value: nu
 }
 
 /** Hold the row until the transaction ends. SQLite's write lock already serializes everything. */
-async function lockSemaphore(dialect: Dialect, trx: Db, key: string): Promise<void> {
+async function lockSemaphore(trx: Db, dialect: Dialect, key: string): Promise<void> {
   await dialect.withRowLock(trx.selectFrom("firm_queue_semaphores").select("id").where("key", "=", key)).execute();
 }

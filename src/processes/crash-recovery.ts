@@ -47,7 +47,7 @@ export async function pruneDeadProcesses(
   keepId: number | null,
   spareSupervised = false,
 ): Promise<RecoveredProcess[]> {
-  return database.dialect.beginClaimTx(database.db, async (trx) => {
+  return database.claimTransaction(async (trx) => {
     const cutoff = new Date(database.clock.now().getTime() - thresholdMs);
     let query = trx.selectFrom("firm_queue_processes").selectAll().where("last_heartbeat_at", "<", cutoff);
     if (keepId !== null) query = query.where("id", "<>", keepId);
@@ -69,7 +69,7 @@ export async function pruneDeadProcesses(
  * ended ("killed by SIGKILL", "exit code 1"). Returns null when the child never registered.
  */
 export async function reapExitedProcess(database: Database, policies: JobPolicies, supervisorId: number, name: string, how: string): Promise<RecoveredProcess | null> {
-  return database.dialect.beginClaimTx(database.db, async (trx) => {
+  return database.claimTransaction(async (trx) => {
     const query = trx.selectFrom("firm_queue_processes").selectAll().where("supervisor_id", "=", supervisorId).where("name", "=", name);
     const row = await database.dialect.withSkipLocked(query).executeTakeFirst();
     if (!row) return null;
@@ -86,7 +86,7 @@ export async function reapExitedProcess(database: Database, policies: JobPolicie
  * Returns the failed job ids.
  */
 export async function failOrphanedClaims(database: Database, policies: JobPolicies): Promise<number[]> {
-  return database.dialect.beginClaimTx(database.db, async (trx) => {
+  return database.claimTransaction(async (trx) => {
     const query = trx
       .selectFrom("firm_queue_claimed_executions as claim")
       .select(["claim.job_id", "claim.process_id"])

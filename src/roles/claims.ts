@@ -24,7 +24,11 @@ export async function claimJobs(
     const remaining = limit - claimed.length;
     if (remaining <= 0) break;
     try {
-      claimed.push(...(await claimReadyExecutions(database, target, remaining, processId, database.clock.now())));
+      claimed.push(
+        ...(await database.claimTransaction((trx) =>
+          claimReadyExecutions(trx, database.dialect, target, remaining, processId, database.clock.now()),
+        )),
+      );
     } catch (error) {
       if (claimed.length === 0) throw error;
       onLaterError(error);

@@ -24,9 +24,9 @@ export interface DispatcherSettings {
  * how many were dispatched.
  */
 export async function dispatchScheduledBatch(database: Database, policies: JobPolicies, batchSize: number): Promise<number> {
-  const promoted = await database.dialect.beginClaimTx(database.db, async (trx) => {
+  const promoted = await database.claimTransaction(async (trx) => {
     const now = database.clock.now();
-    const jobIds = await takeDueScheduledExecutions(database, trx, batchSize, now);
+    const jobIds = await takeDueScheduledExecutions(trx, database.dialect, batchSize, now);
     await dispatchStoredJobsNow(trx, jobIds, now, dispatchContext(database, policies));
     return jobIds.length;
   });

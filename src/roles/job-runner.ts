@@ -10,7 +10,7 @@ import { failClaimedJob, finishClaimedJobs, releaseClaims, releaseKeptSlot } fro
 import type { FailedAttemptOutcome } from "../lifecycle/failed-attempt.js";
 import type { JobRow } from "../models/job.js";
 import { runWithTimeout } from "./job-timeout.js";
-import { persistently } from "../persistent-write.js";
+import { persistently } from "./persistent-write.js";
 import { deserializeArguments } from "../serialization.js";
 
 /** How one claimed job ended, seen from the process that ran it. */

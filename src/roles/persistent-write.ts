@@ -1,5 +1,5 @@
-import { Backoff, sleep } from "./backoff.js";
-import type { Logger } from "./logger.js";
+import { Backoff, sleep } from "../backoff.js";
+import type { Logger } from "../logger.js";
 
 /** First wait after a failed finalization write, and the longest. */
 const FIRST_RETRY_MS = 100;
