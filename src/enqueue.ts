@@ -15,6 +15,8 @@ import {
 import { dispatchContext, dispatchJobs } from "./models/job-dispatch.js";
 import { insertJobs, type NewJob } from "./models/job.js";
 import { serializeArguments } from "./serialization.js";
+import { appTransactionConnection, type EnqueueTransaction } from "./app-transaction.js";
+import { bridgeKysely, singleConnection } from "./database/bridge.js";
 
 /** One job to write: its name, arguments, and the options that decide queue, priority and time. */
 export interface EnqueueRequest {
@@ -35,7 +37,7 @@ export async function enqueueJobs(
   database: Database,
   policies: JobPolicies,
   requests: readonly EnqueueRequest[],
-  transaction?: Db,
+  transaction?: EnqueueTransaction,
 ): Promise<(number | null)[]> {
   const now = new Date();
   const jobs = requests.map((request) => prepareJob(request, now));
@@ -49,7 +51,10 @@ export async function enqueueJobs(
   };
   // Inside the caller's transaction the jobs exist only once it commits, which only the caller
   // knows; on PostgreSQL the commit itself wakes workers (see migration 004).
-  if (transaction) return write(transaction);
+  if (transaction !== undefined) {
+    const connection = await appTransactionConnection(transaction, database.dialect.name);
+    return write(bridgeKysely(database.dialect.name, singleConnection(connection)));
+  }
   const ids = await database.dialect.beginClaimTx(database.db, write);
   if (jobs.some((job, index) => ids[index] !== null && job.scheduledAt.getTime() <= now.getTime())) database.jobsReady.notify();
   return ids;

@@ -1,6 +1,7 @@
 import { positiveInteger, resolveOptions, resolveStartOptions, type FirmQueueOptions, type ResolvedOptions, type StartOptions } from "./configuration.js";
 import { openDatabase, type Database } from "./database/connection.js";
 import { migrate } from "./database/migrator.js";
+import { openDatabaseHandle } from "./database/open-handle.js";
 import { dispatchAllDue } from "./dispatcher.js";
 import { drainQueues, type DrainOptions } from "./drain.js";
 import { enqueueJobs } from "./enqueue.js";
@@ -11,7 +12,6 @@ import { checkJobName, resolveJobOptions, type EnqueueOptions, type JobHandler, 
 import { Job } from "./job.js";
 import { JobRegistry } from "./job-registry.js";
 import { findJobInfo, type JobInfo } from "./models/job-info.js";
-import type { Db } from "./database/dialect.js";
 import { QueueOperations } from "./queue-operations.js";
 import { FailedJobOperations } from "./failed-job-operations.js";
 import { clearFinishedJobs, type ClearFinishedJobsOptions } from "./clear-finished-jobs.js";
@@ -126,7 +126,7 @@ export class FirmQueue {
     checkJobName(name);
     const defaults = this.registry.get(name)?.options ?? resolveJobOptions(name, {});
     const request = { name, args, defaults, ...(options ? { options } : {}) };
-    const [id] = await enqueueJobs(await this.database(), this.policies, [request], options?.transaction as Db | undefined);
+    const [id] = await enqueueJobs(await this.database(), this.policies, [request], options?.transaction);
     return id!;
   }
 
@@ -177,8 +177,13 @@ export class FirmQueue {
   async start(options?: StartOptions): Promise<Supervisor> {
     const settings = resolveStartOptions(options);
     const recurringTasks = options?.recurring === undefined ? null : resolveRecurringTasks(options.recurring, this.jobNames);
+    if (settings.mode === "fork" && this.options.database !== undefined) {
+      throw new ConfigurationError("Fork mode opens the database in each child process: give a databaseUrl rather than a database handle");
+    }
+    const database = await this.database();
+    this.options.logger.info("using database", { database: database.displayUrl });
     const deps: SupervisorDependencies = {
-      database: await this.database(),
+      database,
       databaseUrl: this.options.databaseUrl,
       registry: this.registry,
       policies: this.policies,
@@ -231,7 +236,11 @@ export class FirmQueue {
   /** The open database, opening it on first use. */
   async database(): Promise<Database> {
     if (this.closed) throw new ClosedError("database");
-    this.opening ??= openDatabase(this.options.databaseUrl, { poolSize: this.options.poolSize });
+    const { database, listenUrl } = this.options;
+    this.opening ??=
+      database === undefined
+        ? openDatabase(this.options.databaseUrl, { poolSize: this.options.poolSize, ...(listenUrl === undefined ? {} : { listenUrl }) })
+        : openDatabaseHandle(database, listenUrl === undefined ? {} : { listenUrl });
     try {
       return await this.opening;
     } catch (error) {

@@ -42,3 +42,8 @@ export {
 } from "./errors.js";
 export { defineConfig } from "./config/cli-config.js";
 export type { FirmQueueConfig } from "./config/cli-config.js";
+export { fromPg, fromMysql2, fromBetterSqlite3, fromKnex, fromDrizzle, fromKysely } from "./app-transaction.js";
+export type { AppTransaction, EnqueueTransaction } from "./app-transaction.js";
+export type { DatabaseHandle, PgPoolHandle, MysqlPoolHandle, BetterSqlite3Handle, KyselyHandle } from "./database/handle.js";
+export { UnsupportedHandleError } from "./database/handle.js";
+export { MissingDatabaseError } from "./database-url-option.js";

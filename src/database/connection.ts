@@ -19,7 +19,7 @@ export interface Database {
   close(): Promise<void>;
 }
 
-const ADAPTERS: Record<DialectName, () => Promise<DatabaseAdapter>> = {
+export const ADAPTERS: Record<DialectName, () => Promise<DatabaseAdapter>> = {
   // Each adapter loads its driver on open, so an app on PostgreSQL never loads better-sqlite3.
   sqlite: async () => (await import("./sqlite.js")).sqliteAdapter,
   postgres: async () => (await import("./postgres.js")).postgresAdapter,
@@ -34,14 +34,16 @@ const ADAPTERS: Record<DialectName, () => Promise<DatabaseAdapter>> = {
 const sharedSqlite = new Map<string, { database: Promise<Kysely<Schema>>; jobsReady: JobsReadySignal; users: number }>();
 
 /** Open a pool on `url` (see `parseDatabaseUrl` for the accepted forms). */
-export async function openDatabase(url: string, options: { poolSize: number }): Promise<Database> {
+export async function openDatabase(url: string, options: { poolSize: number; listenUrl?: string }): Promise<Database> {
   const parsed = parseDatabaseUrl(url);
+  // Behind a transaction-mode pooler the pool's URL cannot hold a LISTEN: listenUrl can.
+  const listenAt = options.listenUrl === undefined ? parsed : parseDatabaseUrl(options.listenUrl);
   const adapter = await ADAPTERS[parsed.dialect]();
   const shareKey = parsed.dialect === "sqlite" && parsed.filename !== ":memory:" ? resolve(parsed.filename!) : undefined;
   let db: Kysely<Schema>;
   let jobsReady: JobsReadySignal;
   let release: () => Promise<void>;
-  const listen = adapter.listenForReadyJobs ? (onReady: () => void, onError: (error: unknown) => void) => adapter.listenForReadyJobs!(parsed, onReady, onError) : undefined;
+  const listen = adapter.listenForReadyJobs ? (onReady: () => void, onError: (error: unknown) => void) => adapter.listenForReadyJobs!(listenAt, onReady, onError) : undefined;
   if (shareKey === undefined) {
     db = await adapter.open(parsed, options);
     jobsReady = new JobsReadySignal(listen);

@@ -82,7 +82,7 @@ export const mysqlAdapter: DatabaseAdapter = {
 };
 
 /** MariaDB answers INSERT … RETURNING with rows; Kysely's MySQL adapter assumes it cannot. */
-class MariadbAdapter extends MysqlAdapter {
+export class MariadbAdapter extends MysqlAdapter {
   override get supportsReturning(): boolean {
     return true;
   }

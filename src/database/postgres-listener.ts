@@ -12,7 +12,7 @@ const LONGEST_RETRY_MS = 30_000;
  * is (re)established `onReady` fires once, since jobs may have arrived while nobody listened.
  * Resolves once the first attempt is over (listening or not) to the function that stops it all.
  */
-export async function listenForReadyJobs(url: ParsedDatabaseUrl, onReady: () => void, onError: (error: unknown) => void): Promise<() => Promise<void>> {
+export async function listenForReadyJobs(url: ParsedDatabaseUrl & { readonly clientConfig?: object }, onReady: () => void, onError: (error: unknown) => void): Promise<() => Promise<void>> {
   const { default: driver } = await import("pg");
   let stopped = false;
   let current: pg.Client | undefined;
@@ -32,7 +32,7 @@ export async function listenForReadyJobs(url: ParsedDatabaseUrl, onReady: () => 
 
   const connect = async (): Promise<void> => {
     if (stopped) return;
-    const client = new driver.Client({ connectionString: url.url });
+    const client = new driver.Client(url.clientConfig ?? { connectionString: url.url });
     current = client;
     client.on("notification", () => onReady());
     client.on("error", (error) => lose(client, error));
