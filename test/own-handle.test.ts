@@ -15,7 +15,11 @@ describeEachDatabase("a database handle the application passes in", (env) => {
         const id = await job.enqueue({ n: 1, at: "now" });
         const later = await job.enqueue({ n: 2, at: "later" }, { wait: "1h" });
         expect(await firm.drain()).toBe(1);
-        expect((await firm.getJob(id))?.state).toBe("finished");
+        const finished = await firm.getJob(id);
+        expect(finished?.state).toBe("finished");
+        // Ids are numbers whatever the handle's driver does with BIGINT.
+        expect(finished?.id).toBe(id);
+        expect(typeof id).toBe("number");
         const scheduled = await firm.getJob(later);
         expect(scheduled?.state).toBe("scheduled");
         // Read back through the handle's driver, the time is still an hour ahead (no zone shift).

@@ -17,7 +17,6 @@ export interface PgPoolHandle {
 /** A `mysql2` pool, callback style (`mysql2`) or promise style (`mysql2/promise`). */
 export interface MysqlPoolHandle {
   getConnection(...args: any[]): unknown;
-  readonly config: object;
 }
 
 /** A better-sqlite3 `Database`. */
@@ -54,7 +53,10 @@ export function handleKind(handle: unknown): HandleKind {
     if (has(handle, "getExecutor", "function") && has(handle, "executeQuery", "function")) return "kysely";
     if (has(handle, "prepare", "function") && has(handle, "pragma", "function") && has(handle, "inTransaction", "boolean")) return "better-sqlite3";
     if (has(handle, "connect", "function") && has(handle, "totalCount", "number") && has(handle, "idleCount", "number")) return "pg-pool";
-    if (has(handle, "getConnection", "function") && has(handle, "config", "object")) return "mysql2-pool";
+    // mysql2/promise wraps the callback pool as `.pool`.
+    const core = (handle as { pool?: unknown }).pool;
+    const mysqlCore = typeof core === "object" && core !== null ? core : handle;
+    if (has(handle, "getConnection", "function") && has(mysqlCore, "config", "object")) return "mysql2-pool";
   }
   throw new UnsupportedHandleError(handle);
 }
