@@ -3,6 +3,7 @@ import { betterSqlite3Connection, kyselyConnection, mysqlConnection, pgConnectio
 import { normalizeResult, returnsRows } from "./database/client-results.js";
 import type { DialectName } from "./database/dialect.js";
 import type { KyselyHandle } from "./database/handle.js";
+import { importDriver } from "./database/driver-import.js";
 import { ConfigurationError } from "./errors.js";
 
 const APP_TRANSACTION = Symbol.for("firm-queue.app-transaction");
@@ -60,9 +61,7 @@ export function fromKnex(transaction: { raw(sql: string, bindings: readonly unkn
 /** A Drizzle transaction (`db.transaction(async (tx) => …)`) on node-postgres, mysql2 or better-sqlite3. */
 export function fromDrizzle(transaction: object): AppTransaction {
   return wrap(async (dialect) => {
-    const { sql } = await import("drizzle-orm").catch((error: unknown) => {
-      throw new ConfigurationError(`fromDrizzle needs the drizzle-orm package (${String(error)})`);
-    });
+    const { sql } = await importDriver("drizzle-orm", "fromDrizzle", () => import("drizzle-orm"));
     const tx = transaction as Record<"execute" | "all" | "run", (query: unknown) => Promise<unknown> | unknown>;
     return {
       async query(text, values) {

@@ -47,3 +47,4 @@ export type { AppTransaction, EnqueueTransaction } from "./app-transaction.js";
 export type { DatabaseHandle, PgPoolHandle, MysqlPoolHandle, BetterSqlite3Handle, KyselyHandle } from "./database/handle.js";
 export { UnsupportedHandleError } from "./database/handle.js";
 export { MissingDatabaseError } from "./database-url-option.js";
+export { MissingDriverError } from "./database/driver-import.js";

@@ -2,6 +2,7 @@ import { CompiledQuery } from "kysely";
 import type { SqlConnection, SqlSource } from "./bridge.js";
 import { normalizeResult, returnsRows } from "./client-results.js";
 import type { KyselyHandle } from "./handle.js";
+import { importDriver } from "./driver-import.js";
 
 /** What firm-queue calls on a node-postgres client or pool client. */
 interface PgClientLike {
@@ -17,7 +18,7 @@ const INT8_OID = 20;
  * per query, so the application's own queries keep their settings.
  */
 async function int8AsNumber(): Promise<unknown> {
-  const { default: pg } = await import("pg");
+  const { default: pg } = await importDriver("pg", "PostgreSQL databases", () => import("pg"));
   return {
     getTypeParser: (oid: number, format?: "text" | "binary") => (oid === INT8_OID ? Number : pg.types.getTypeParser(oid, format as "text")),
   };

@@ -5,6 +5,7 @@ import { rowLockingDialect } from "./row-locking-dialect.js";
 import { renderColumns, type ColumnSpec, type TableSpec } from "./migrations/table-spec.js";
 import type { Schema } from "./schema.js";
 import { FirmQueueError } from "../errors.js";
+import { importDriver } from "./driver-import.js";
 
 /** ER_LOCK_DEADLOCK and ER_LOCK_WAIT_TIMEOUT. */
 const TRANSIENT_ERRNOS = new Set([1213, 1205]);
@@ -49,7 +50,7 @@ export const mysqlAdapter: DatabaseAdapter = {
   dialect: mysqlDialect,
   ddl: { createTable },
   async open(url, options) {
-    const { createPool } = await import("mysql2");
+    const { createPool } = await importDriver("mysql2", "MySQL/MariaDB databases", () => import("mysql2"));
     const pool = createPool({
       uri: url.url.replace(/^mariadb:/i, "mysql:"),
       connectionLimit: options.poolSize,

@@ -1,5 +1,6 @@
 import type pg from "pg";
 import type { ParsedDatabaseUrl } from "./url.js";
+import { importDriver } from "./driver-import.js";
 
 /** The channel migration 004's trigger notifies when jobs become ready. */
 const CHANNEL = "firm_queue_ready";
@@ -13,7 +14,7 @@ const LONGEST_RETRY_MS = 30_000;
  * Resolves once the first attempt is over (listening or not) to the function that stops it all.
  */
 export async function listenForReadyJobs(url: ParsedDatabaseUrl & { readonly clientConfig?: object }, onReady: () => void, onError: (error: unknown) => void): Promise<() => Promise<void>> {
-  const { default: driver } = await import("pg");
+  const { default: driver } = await importDriver("pg", "PostgreSQL databases", () => import("pg"));
   let stopped = false;
   let current: pg.Client | undefined;
   let retryIn = FIRST_RETRY_MS;

@@ -5,6 +5,7 @@ import { listenForReadyJobs } from "./postgres-listener.js";
 import { rowLockingDialect } from "./row-locking-dialect.js";
 import { doubleQuote, renderColumns, renderSeparateIndexes, type ColumnSpec, type TableSpec } from "./migrations/table-spec.js";
 import type { Schema } from "./schema.js";
+import { importDriver } from "./driver-import.js";
 
 /** deadlock_detected, serialization_failure, lock_not_available. */
 const TRANSIENT_CODES = new Set(["40P01", "40001", "55P03"]);
@@ -42,7 +43,7 @@ export const postgresAdapter: DatabaseAdapter = {
   dialect: postgresDialect,
   ddl: { createTable },
   async open(url, options) {
-    const { default: pg } = await import("pg");
+    const { default: pg } = await importDriver("pg", "PostgreSQL databases", () => import("pg"));
     const pool = new pg.Pool({
       connectionString: url.url,
       max: options.poolSize,

@@ -4,6 +4,7 @@ import type { DatabaseAdapter } from "./adapter.js";
 import type { Db, Dialect } from "./dialect.js";
 import { doubleQuote, renderColumns, renderSeparateIndexes, type ColumnSpec, type TableSpec } from "./migrations/table-spec.js";
 import type { Schema } from "./schema.js";
+import { importDriver } from "./driver-import.js";
 
 /** How long a transaction keeps trying to get SQLite's write lock: the busy timeout's length. */
 const LOCK_WAIT_MS = 5000;
@@ -76,7 +77,7 @@ export const sqliteAdapter: DatabaseAdapter = {
   dialect: sqliteDialect,
   ddl: { createTable },
   async open(url) {
-    const { default: Database } = await import("better-sqlite3");
+    const { default: Database } = await importDriver("better-sqlite3", "SQLite databases", () => import("better-sqlite3"));
     const raw = new Database(url.filename!);
     raw.pragma("journal_mode = WAL");
     raw.pragma(`busy_timeout = ${LOCK_WAIT_MS}`);
