@@ -8,6 +8,7 @@ import { registerFailedCommands } from "./cli-failed.js";
 import { runCheck, runStart } from "./config/cli-start.js";
 import type { CliFlags } from "./config/cli-config.js";
 import { formatRecurringTasks } from "./recurring/listing.js";
+import { migrateReport, type MigrateOptions } from "./cli-migrate.js";
 
 const { version } = createRequire(import.meta.url)("../package.json") as { version: string };
 
@@ -31,9 +32,18 @@ program
   .description("Create or update firm-queue's tables. Safe to run again: it applies only what is missing.")
   .addOption(databaseUrlOption())
   .addOption(requireOption())
-  .action(async (options: CommonOptions) => {
+  .option("--status", "list applied and pending migrations without changing anything; exits 1 when some are pending")
+  .addOption(
+    new Option("--print-sql [database]", "print every migration as SQL (sqlite, postgres or mysql; default: the database URL's) for your own migration tool, without connecting")
+      .choices(["sqlite", "postgres", "mysql"]),
+  )
+  .action(async (options: CommonOptions & MigrateOptions) => {
     const firm = await firmFor(options, { jobsRequired: false });
     try {
+      if (options.printSql !== undefined || options.status) {
+        console.log(await migrateReport(firm, options));
+        return;
+      }
       const applied = await firm.migrate();
       console.log(applied.length === 0 ? "Schema is up to date." : `Applied ${applied.length} migration(s): ${applied.join(", ")}`);
     } finally {

@@ -2,6 +2,7 @@ import { positiveInteger, resolveOptions, resolveStartOptions, type FirmQueueOpt
 import { openDatabase, type Database } from "./database/connection.js";
 import { migrate } from "./database/migrator.js";
 import { openDatabaseHandle } from "./database/open-handle.js";
+import { requireCurrentSchema } from "./database/schema-version.js";
 import { dispatchAllDue } from "./dispatcher.js";
 import { drainQueues, type DrainOptions } from "./drain.js";
 import { enqueueJobs } from "./enqueue.js";
@@ -182,6 +183,7 @@ export class FirmQueue {
     }
     const database = await this.database();
     this.options.logger.info("using database", { database: database.displayUrl });
+    await requireCurrentSchema(database);
     const deps: SupervisorDependencies = {
       database,
       databaseUrl: this.options.databaseUrl,
