@@ -8,7 +8,7 @@ import type { RecurringTasksOptions } from "./recurring/config.js";
 import { resolveSchedulerOptions, type SchedulerOptions } from "./recurring/scheduler-options.js";
 import type { SchedulerSettings } from "./scheduler.js";
 import { describeHandle, type DatabaseHandle } from "./database/handle.js";
-import { resolveDatabaseUrl, checkUrlText } from "./database-url-option.js";
+import { resolveDatabaseUrl, checkUrlText, checkSchemaName } from "./database-url-option.js";
 
 /** Options of `new FirmQueue(...)`. */
 export interface FirmQueueOptions {
@@ -29,6 +29,11 @@ export interface FirmQueueOptions {
    * transaction-mode pooler such as PgBouncer, which cannot hold a LISTEN.
    */
   readonly listenUrl?: string;
+  /**
+   * PostgreSQL only: the schema that holds firm-queue's tables (created by `migrate` if missing).
+   * Default: the connection's `search_path`, normally `public`. Needs a `databaseUrl`.
+   */
+  readonly schema?: string;
   /** Keep finished jobs (with `finished_at`) instead of deleting them. Default true. */
   readonly preserveFinishedJobs?: boolean;
   /**
@@ -52,6 +57,7 @@ export interface ResolvedOptions {
   readonly databaseUrl: string;
   readonly database: DatabaseHandle | undefined;
   readonly listenUrl: string | undefined;
+  readonly schema: string | undefined;
   readonly preserveFinishedJobs: boolean;
   /** Milliseconds, or null for never. */
   readonly clearFinishedJobsAfter: number | null;
@@ -60,7 +66,7 @@ export interface ResolvedOptions {
 }
 
 export { DEFAULT_DATABASE_URL } from "./database-url-option.js";
-const OPTION_KEYS = new Set(["databaseUrl", "database", "listenUrl", "preserveFinishedJobs", "clearFinishedJobsAfter", "poolSize", "logger", "logLevel", "hooks"]);
+const OPTION_KEYS = new Set(["databaseUrl", "database", "listenUrl", "schema", "preserveFinishedJobs", "clearFinishedJobsAfter", "poolSize", "logger", "logLevel", "hooks"]);
 
 export function resolveOptions(options: FirmQueueOptions = {}): ResolvedOptions {
   rejectUnknownKeys(options, OPTION_KEYS, "FirmQueue option");
@@ -73,6 +79,7 @@ export function resolveOptions(options: FirmQueueOptions = {}): ResolvedOptions 
     databaseUrl: options.database === undefined ? resolveDatabaseUrl(options) : describeHandle(options.database),
     database: options.database,
     listenUrl: options.listenUrl === undefined ? undefined : checkUrlText(options.listenUrl, "listenUrl"),
+    schema: options.schema === undefined ? undefined : checkSchemaName(options.schema),
     preserveFinishedJobs: checkBoolean(options.preserveFinishedJobs ?? true, "preserveFinishedJobs"),
     clearFinishedJobsAfter: options.clearFinishedJobsAfter === false ? null : toMilliseconds(options.clearFinishedJobsAfter ?? "1d", "clearFinishedJobsAfter"),
     poolSize: positiveInteger(options.poolSize ?? 10, "poolSize"),

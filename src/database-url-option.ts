@@ -28,6 +28,14 @@ export function checkUrlText(value: unknown, what: string): string {
   return value;
 }
 
+/** A PostgreSQL schema name firm-queue can put unquoted into SQL: letters, digits, underscores. */
+export function checkSchemaName(value: unknown): string {
+  if (typeof value !== "string" || !/^[a-z_][a-z0-9_]{0,62}$/.test(value)) {
+    throw new ConfigurationError(`schema must be a lower-case PostgreSQL identifier (letters, digits, _), got ${JSON.stringify(value)}`);
+  }
+  return value;
+}
+
 /** NODE_ENV=production and no database configured. */
 export class MissingDatabaseError extends ConfigurationError {
   constructor() {

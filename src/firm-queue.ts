@@ -238,11 +238,11 @@ export class FirmQueue {
   /** The open database, opening it on first use. */
   async database(): Promise<Database> {
     if (this.closed) throw new ClosedError("database");
-    const { database, listenUrl } = this.options;
+    const { database, listenUrl, schema } = this.options;
     this.opening ??=
       database === undefined
-        ? openDatabase(this.options.databaseUrl, { poolSize: this.options.poolSize, ...(listenUrl === undefined ? {} : { listenUrl }) })
-        : openDatabaseHandle(database, listenUrl === undefined ? {} : { listenUrl });
+        ? openDatabase(this.options.databaseUrl, { poolSize: this.options.poolSize, ...(listenUrl === undefined ? {} : { listenUrl }), ...(schema === undefined ? {} : { schema }) })
+        : openDatabaseHandle(database, { ...(listenUrl === undefined ? {} : { listenUrl }), ...(schema === undefined ? {} : { schema }) });
     try {
       return await this.opening;
     } catch (error) {

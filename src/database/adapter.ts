@@ -8,6 +8,8 @@ import type { ParsedDatabaseUrl } from "./url.js";
 export interface OpenOptions {
   /** Most connections the pool may hold (PostgreSQL and MySQL). */
   readonly poolSize: number;
+  /** PostgreSQL: the schema every connection works in (its `search_path`). */
+  readonly schema?: string;
 }
 
 /**

@@ -1,6 +1,6 @@
 import { resolve } from "node:path";
 import type { Kysely } from "kysely";
-import { redactUrl } from "../errors.js";
+import { ConfigurationError, redactUrl } from "../errors.js";
 import type { DatabaseAdapter } from "./adapter.js";
 import { JobsReadySignal } from "./jobs-ready.js";
 import type { Dialect, DialectName } from "./dialect.js";
@@ -14,6 +14,8 @@ export interface Database {
   readonly adapter: DatabaseAdapter;
   /** The URL with any password hidden, for logs. */
   readonly displayUrl: string;
+  /** PostgreSQL: the schema holding firm-queue's tables, when one was chosen. */
+  readonly schema?: string;
   /** Wakes this process's workers when jobs may be ready (shared by every user of the pool). */
   readonly jobsReady: JobsReadySignal;
   close(): Promise<void>;
@@ -34,8 +36,11 @@ export const ADAPTERS: Record<DialectName, () => Promise<DatabaseAdapter>> = {
 const sharedSqlite = new Map<string, { database: Promise<Kysely<Schema>>; jobsReady: JobsReadySignal; users: number }>();
 
 /** Open a pool on `url` (see `parseDatabaseUrl` for the accepted forms). */
-export async function openDatabase(url: string, options: { poolSize: number; listenUrl?: string }): Promise<Database> {
+export async function openDatabase(url: string, options: { poolSize: number; listenUrl?: string; schema?: string }): Promise<Database> {
   const parsed = parseDatabaseUrl(url);
+  if (options.schema !== undefined && parsed.dialect !== "postgres") {
+    throw new ConfigurationError(`The schema option is for PostgreSQL; ${redactUrl(url)} is ${parsed.dialect}`);
+  }
   // Behind a transaction-mode pooler the pool's URL cannot hold a LISTEN: listenUrl can.
   const listenAt = options.listenUrl === undefined ? parsed : parseDatabaseUrl(options.listenUrl);
   const adapter = await ADAPTERS[parsed.dialect]();
@@ -78,6 +83,7 @@ export async function openDatabase(url: string, options: { poolSize: number; lis
     dialect: adapter.dialect,
     adapter,
     displayUrl: redactUrl(url),
+    ...(options.schema === undefined ? {} : { schema: options.schema }),
     jobsReady,
     close: () => (closed ??= release()),
   };

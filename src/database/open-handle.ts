@@ -1,5 +1,6 @@
 import { Kysely, SqliteDialect } from "kysely";
 import type BetterSqlite3 from "better-sqlite3";
+import { ConfigurationError } from "../errors.js";
 import { bridgeKysely } from "./bridge.js";
 import { kyselySource, mysqlPoolSource, pgPoolSource } from "./clients.js";
 import { ADAPTERS, type Database } from "./connection.js";
@@ -15,8 +16,11 @@ import { parseDatabaseUrl, type ParsedDatabaseUrl } from "./url.js";
  * handle's connections; `close()` stops firm-queue's own listener but never ends, closes or
  * destroys the handle, which belongs to the application.
  */
-export async function openDatabaseHandle(handle: DatabaseHandle, options: { listenUrl?: string }): Promise<Database> {
+export async function openDatabaseHandle(handle: DatabaseHandle, options: { listenUrl?: string; schema?: string }): Promise<Database> {
   const kind = handleKind(handle);
+  if (options.schema !== undefined) {
+    throw new ConfigurationError("The schema option applies to databases firm-queue opens from a databaseUrl; for your own pool, set its search_path");
+  }
   const dialect = kind === "kysely" ? kyselyDialect(handle as KyselyHandle) : driverDialect(kind);
   const adapter = await ADAPTERS[dialect]();
   let db: Db;

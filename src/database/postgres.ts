@@ -47,6 +47,8 @@ export const postgresAdapter: DatabaseAdapter = {
     const pool = new pg.Pool({
       connectionString: url.url,
       max: options.poolSize,
+      // Unqualified names (every table, the trigger function) resolve in the chosen schema.
+      ...(options.schema === undefined ? {} : { options: `-c search_path=${options.schema}` }),
       // Ids and counts are BIGINT; firm-queue exposes them as numbers. Scoped to this pool so the
       // application's own pg clients keep their settings.
       types: {

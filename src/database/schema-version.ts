@@ -28,7 +28,7 @@ export async function appliedVersions(database: Database): Promise<string[]> {
 
 async function tableExists(database: Database): Promise<boolean> {
   const introspected = await database.db.introspection.getTables({ withInternalKyselyTables: false });
-  return introspected.some((table) => table.name === MIGRATIONS_TABLE);
+  return introspected.some((table) => table.name === MIGRATIONS_TABLE && (database.schema === undefined || table.schema === database.schema));
 }
 
 /** Throw {@link SchemaOutOfDateError} unless every migration this build knows is applied. */
