@@ -24,7 +24,8 @@ const program = new Command("firm-queue")
   .addHelpText(
     "after",
     "\nThe database URL is --database-url, else env FIRM_QUEUE_DATABASE_URL, else\n" +
-      "sqlite:firm-queue.sqlite3 - unless your --require module passes databaseUrl to new FirmQueue().",
+      "sqlite:firm-queue.sqlite3 (an error under NODE_ENV=production) - unless your --require module passes\n" +
+      "databaseUrl or database to new FirmQueue().",
   );
 
 program
