@@ -110,6 +110,8 @@ export function bindableDatabase(raw: BetterSqlite3.Database, { owned = true }: 
     return statement;
   };
   const busyTimeout = raw.pragma("busy_timeout", { simple: true }) as number;
+  // Prepared once: a claim transaction switches the timeout off and back on around its BEGIN.
+  const noWait = { off: raw.prepare("PRAGMA busy_timeout = 0"), on: raw.prepare(`PRAGMA busy_timeout = ${busyTimeout}`) };
   return {
     // A Database the application passed in stays open: it is the application's to close.
     close: () => (owned ? raw.close() : undefined),
@@ -120,7 +122,7 @@ export function bindableDatabase(raw: BetterSqlite3.Database, { owned = true }: 
         all: (parameters: ReadonlyArray<unknown>) => statement.all(toBindable(parameters)),
         run:
           text === "BEGIN IMMEDIATE"
-            ? () => beginWithoutWaiting(raw, statement, busyTimeout)
+            ? () => beginWithoutWaiting(noWait, statement)
             : (parameters: ReadonlyArray<unknown>) => statement.run(toBindable(parameters)),
         iterate: (parameters: ReadonlyArray<unknown>) => statement.iterate(toBindable(parameters)),
       };
@@ -129,12 +131,12 @@ export function bindableDatabase(raw: BetterSqlite3.Database, { owned = true }: 
 }
 
 /** Take the write lock now or fail with SQLITE_BUSY at once (the caller retries asynchronously). */
-function beginWithoutWaiting(raw: BetterSqlite3.Database, statement: Statement, busyTimeout: number) {
-  raw.pragma("busy_timeout = 0");
+function beginWithoutWaiting(noWait: { off: Statement; on: Statement }, statement: Statement) {
+  noWait.off.get([]);
   try {
     return statement.run([]);
   } finally {
-    raw.pragma(`busy_timeout = ${busyTimeout}`);
+    noWait.on.get([]);
   }
 }
 
