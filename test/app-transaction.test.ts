@@ -1,7 +1,9 @@
 import BetterSqlite3 from "better-sqlite3";
 import mysql from "mysql2/promise";
 import pg from "pg";
+import type { Transaction as OtherKyselyTransaction } from "kysely-0.28.8";
 import { expect, it } from "vitest";
+import type { Job } from "../src/index.js";
 import { appClients } from "./support/app-clients.js";
 import { countRows, describeEachDatabase } from "./support/harness.js";
 
@@ -85,4 +87,13 @@ async function holdWriteTransaction(dialect: string, url: string): Promise<{ com
   await connection.beginTransaction();
   await connection.query("INSERT INTO app_orders () VALUES ()");
   return { commit: () => connection.commit(), close: () => connection.end() };
+}
+
+/**
+ * Type-level (npm test type-checks this file): a transaction typed by another copy of Kysely 0.28
+ * is accepted. A nominal `Kysely<any>` from firm-queue's own copy would not be (its `#private`
+ * members differ between copies).
+ */
+export function enqueueWithAnotherKyselyCopy(job: Job<{ n: number }>, transaction: OtherKyselyTransaction<unknown>): Promise<number> {
+  return job.enqueue({ n: 1 }, { transaction });
 }

@@ -77,7 +77,6 @@ class BridgeConnection implements DatabaseConnection {
     return this.connection.query(compiledQuery.sql, bindableParameters(this.dialect, compiledQuery.parameters)) as Promise<QueryResult<R>>;
   }
 
-  // eslint-disable-next-line require-yield
   async *streamQuery<R>(): AsyncIterableIterator<QueryResult<R>> {
     throw new FirmQueueError("firm-queue does not stream queries on an application's connection");
   }
