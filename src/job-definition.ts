@@ -56,7 +56,7 @@ export interface EnqueueOptions {
    * it exists only if that transaction commits. A Kysely transaction (any 0.28.x) as is; other
    * clients wrapped with `fromPg`, `fromMysql2`, `fromBetterSqlite3`, `fromKnex` or `fromDrizzle`.
    */
-  readonly transaction?: import("kysely").Kysely<any>;
+  readonly transaction?: EnqueueTransaction;
 }
 
 /** A job definition's options with every default filled in. */
