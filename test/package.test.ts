@@ -26,9 +26,12 @@ describe("the packed package", () => {
     expect(project.manifest.peerDependenciesMeta).toEqual({ "better-sqlite3": { optional: true }, mysql2: { optional: true }, pg: { optional: true } });
   });
 
-  it("runs as an ES module, and names the missing driver and its install command", async () => {
+  it("runs as an ES module, names the missing driver and its install command, and takes the app's handle and transaction", async () => {
     const out = await project.exec(process.execPath, ["esm.mjs", join(project.dir, "esm.sqlite3")]);
-    expect(out).toBe('hello esm\nfirm-queue needs the "pg" package for PostgreSQL databases; install it with: npm install pg\n');
+    expect(out).toBe(
+      'hello esm\nfirm-queue needs the "pg" package for PostgreSQL databases; install it with: npm install pg\n' +
+        "ran 1 of the app's transactional jobs\nhandle still open: true\n",
+    );
   }, 60_000);
 
   it("runs from CommonJS", async () => {
