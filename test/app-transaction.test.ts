@@ -38,6 +38,28 @@ describeEachDatabase("enqueue inside the application's own transaction", (env) =
     });
   }
 
+  it("concurrency limits apply to jobs enqueued in the app's transaction (semaphores written and read through it)", async () => {
+    const firm = env.firm();
+    const limited = firm.defineJob("limited", async (_args: { account: string }) => undefined, { concurrency: { key: (args) => args.account, to: 1, duration: "2m" } });
+    const { open } = appClients(env.dialect, () => env.url)[0]!;
+    const app = open();
+    try {
+      await app.transaction(async (transaction) => {
+        await limited.enqueue({ account: "a" }, { transaction });
+        await limited.enqueue({ account: "a" }, { transaction });
+      }, { rollback: false });
+      const db = await env.db();
+      expect(await countRows(db, "firm_queue_ready_executions")).toBe(1);
+      expect(await countRows(db, "firm_queue_blocked_executions")).toBe(1);
+      const semaphore = await db.selectFrom("firm_queue_semaphores").select(["key", "value", "expires_at"]).executeTakeFirstOrThrow();
+      expect(semaphore.value).toBe(0);
+      // The expiry went through the app's driver as the same instant firm-queue writes: about 2 minutes ahead.
+      expect(Math.abs(new Date(semaphore.expires_at as string | Date).getTime() - (Date.now() + 120_000))).toBeLessThan(60_000);
+    } finally {
+      await app.close();
+    }
+  });
+
   it("a plain enqueue while the app holds a write transaction on its own connection in this process waits without freezing the event loop", async () => {
     const firm = env.firm();
     const job = firm.defineJob("plain", async () => undefined);
