@@ -151,7 +151,7 @@ export class JobRunningError extends FirmQueueError {
 
 /** Hide the password of a URL before it reaches a message or a log line. */
 export function redactUrl(url: string): string {
-  return url.replace(/^([a-z0-9+.-]+:\/\/[^:/@]*:)[^@/]*@/i, "$1***@");
+  return url.replace(/^([a-z0-9+.-]+:\/\/[^:/@]*:)[^@/]*@/i, "$1***@").replace(/([?&](?:password|sslpassword)=)[^&#]*/gi, "$1***");
 }
 
 /** The worker process running the job exited abnormally; its supervisor reaped it. */

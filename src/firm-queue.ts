@@ -2,6 +2,8 @@ import { resolveOptions, resolveStartOptions, type FirmQueueOptions, type Resolv
 import { openDatabase, type Database } from "./database/connection.js";
 import { toTimerMilliseconds } from "./duration.js";
 import { migrate } from "./database/migrator.js";
+import { openDatabaseHandle } from "./database/open-handle.js";
+import { requireCurrentSchema } from "./database/schema-version.js";
 import { dispatchAllDue } from "./roles/dispatcher.js";
 import { drainQueues, type DrainOptions } from "./facade/drain.js";
 import { enqueueJobs } from "./lifecycle/enqueue.js";
@@ -13,7 +15,6 @@ import { resolveJobOptions, type EnqueueOptions, type JobHandler, type JobOption
 import { Job } from "./facade/job.js";
 import { JobRegistry } from "./definitions/job-registry.js";
 import { findJobInfo, type JobInfo } from "./models/job-info.js";
-import type { Db } from "./database/dialect.js";
 import { QueueOperations } from "./facade/queue-operations.js";
 import { FailedJobOperations } from "./facade/failed-job-operations.js";
 import { clearFinishedJobs, type ClearFinishedJobsOptions } from "./facade/clear-finished-jobs.js";
@@ -130,7 +131,7 @@ export class FirmQueue {
     checkJobName(name);
     const defaults = this.registry.get(name)?.options ?? resolveJobOptions(name, {});
     const request = { name, args, defaults, ...(options ? { options } : {}) };
-    const [id] = await enqueueJobs(await this.database(), this.policies, [request], options?.transaction as Db | undefined);
+    const [id] = await enqueueJobs(await this.database(), this.policies, [request], options?.transaction);
     return id!;
   }
 
@@ -182,8 +183,14 @@ export class FirmQueue {
   async start(options?: StartOptions): Promise<Supervisor> {
     const settings = resolveStartOptions(options);
     const recurringTasks = options?.recurring === undefined ? null : resolveRecurringTasks(options.recurring, this.jobNames);
+    if (settings.mode === "fork" && this.options.database !== undefined) {
+      throw new ConfigurationError("Fork mode opens the database in each child process: give a databaseUrl rather than a database handle");
+    }
+    const database = await this.database();
+    this.options.logger.info("using database", { database: database.displayUrl });
+    await requireCurrentSchema(database);
     const deps: SupervisorDependencies = {
-      database: await this.database(),
+      database,
       databaseUrl: this.options.databaseUrl,
       registry: this.registry,
       policies: this.policies,
@@ -239,7 +246,11 @@ export class FirmQueue {
    */
   async database(): Promise<Database> {
     if (this.closed) throw new ClosedError("database");
-    this.opening ??= openDatabase(this.options.databaseUrl, { poolSize: this.options.poolSize });
+    const { database, listenUrl, schema } = this.options;
+    this.opening ??=
+      database === undefined
+        ? openDatabase(this.options.databaseUrl, { poolSize: this.options.poolSize, ...(listenUrl === undefined ? {} : { listenUrl }), ...(schema === undefined ? {} : { schema }) })
+        : openDatabaseHandle(database, { ...(listenUrl === undefined ? {} : { listenUrl }), ...(schema === undefined ? {} : { schema }) });
     try {
       return await this.opening;
     } catch (error) {

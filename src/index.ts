@@ -42,3 +42,9 @@ export {
 } from "./errors.js";
 export { defineConfig } from "./cli/config.js";
 export type { FirmQueueConfig } from "./cli/config.js";
+export { fromPg, fromMysql2, fromBetterSqlite3, fromKnex, fromDrizzle, fromKysely } from "./database/app-transaction.js";
+export type { AppTransaction, EnqueueTransaction } from "./database/app-transaction.js";
+export type { DatabaseHandle, PgPoolHandle, MysqlPoolHandle, BetterSqlite3Handle, KyselyHandle } from "./database/handle.js";
+export { UnsupportedHandleError } from "./database/handle.js";
+export { MissingDatabaseError } from "./database-url-option.js";
+export { MissingDriverError } from "./database/driver-import.js";

@@ -115,7 +115,7 @@ const CONFIG_KEYS = new Set([
  * FIRM_QUEUE_CONFIG, else firm-queue.config.* in `cwd`, else none), then `FIRM_QUEUE_*`
  * variables, then flags, each overriding the one before. Errors name the key, variable or flag.
  */
-export async function resolveCliConfig(flags: CliFlags, env: NodeJS.ProcessEnv = process.env, cwd: string = process.cwd()): Promise<CliConfig> {
+export async function resolveCliConfig(flags: CliFlags, env: Readonly<Record<string, string | undefined>> = process.env, cwd: string = process.cwd()): Promise<CliConfig> {
   const file = findConfigFile(flags.config ?? env.FIRM_QUEUE_CONFIG, cwd);
   const where = file ? basename(file) : "configuration";
   let config: Mutable<FirmQueueConfig> = {};

@@ -9,6 +9,7 @@ import { registerFailedCommands } from "./failed-command.js";
 import { runCheck, runStart } from "./start-command.js";
 import type { CliFlags } from "./config.js";
 import { formatRecurringTasks } from "./recurring-listing.js";
+import { migrateReport, type MigrateOptions } from "./migrate-command.js";
 
 const { version } = createRequire(import.meta.url)("../../package.json") as { version: string };
 
@@ -24,7 +25,8 @@ const program = new Command("firm-queue")
   .addHelpText(
     "after",
     "\nThe database URL is --database-url, else env FIRM_QUEUE_DATABASE_URL, else\n" +
-      "sqlite:firm-queue.sqlite3 - unless your --require module passes databaseUrl to new FirmQueue().",
+      "sqlite:firm-queue.sqlite3 (an error under NODE_ENV=production) - unless your --require module passes\n" +
+      "databaseUrl or database to new FirmQueue().",
   );
 
 program
@@ -32,9 +34,18 @@ program
   .description("Create or update firm-queue's tables. Safe to run again: it applies only what is missing.")
   .addOption(databaseUrlOption())
   .addOption(requireOption())
-  .action(async (options: CommonOptions) => {
+  .option("--status", "list applied and pending migrations without changing anything; exits 1 when some are pending")
+  .addOption(
+    new Option("--print-sql [database]", "print every migration as SQL (sqlite, postgres or mysql; default: the database URL's) for your own migration tool, without connecting")
+      .choices(["sqlite", "postgres", "mysql"]),
+  )
+  .action(async (options: CommonOptions & MigrateOptions) => {
     const firm = await firmForFlags(options, { jobsRequired: false });
     try {
+      if (options.printSql !== undefined || options.status) {
+        console.log(await migrateReport(firm, options));
+        return;
+      }
       const applied = await firm.migrate();
       console.log(applied.length === 0 ? "Schema is up to date." : `Applied ${applied.length} migration(s): ${applied.join(", ")}`);
     } finally {

@@ -8,6 +8,8 @@ import type { ParsedDatabaseUrl } from "./url.js";
 export interface OpenOptions {
   /** Most connections the pool may hold (PostgreSQL and MySQL). */
   readonly poolSize: number;
+  /** PostgreSQL: the schema every connection works in (its `search_path`). */
+  readonly schema?: string;
 }
 
 /**
@@ -27,5 +29,5 @@ export interface DatabaseAdapter {
    * by a trigger on ready executions): listen on a connection of its own, reconnecting when it is
    * lost. Absent elsewhere: workers rely on polling.
    */
-  listenForReadyJobs?(url: ParsedDatabaseUrl, onReady: () => void, onError: (error: unknown) => void): Promise<() => Promise<void>>;
+  listenForReadyJobs?(url: ParsedDatabaseUrl & { readonly clientConfig?: object }, onReady: () => void, onError: (error: unknown) => void): Promise<() => Promise<void>>;
 }

@@ -1,6 +1,6 @@
 import { resolve } from "node:path";
 import type { Kysely } from "kysely";
-import { redactUrl } from "../errors.js";
+import { ConfigurationError, redactUrl } from "../errors.js";
 import type { DatabaseAdapter } from "./adapter.js";
 import { JobsReadySignal } from "./jobs-ready.js";
 import type { Db, Dialect, DialectName } from "./dialect.js";
@@ -15,6 +15,8 @@ export interface Database {
   readonly adapter: DatabaseAdapter;
   /** The URL with any password hidden, for logs. */
   readonly displayUrl: string;
+  /** PostgreSQL: the schema holding firm-queue's tables, when one was chosen. */
+  readonly schema?: string;
   /** Wakes this process's workers when jobs may be ready (shared by every user of the pool). */
   readonly jobsReady: JobsReadySignal;
   /**
@@ -31,7 +33,7 @@ export interface Database {
   close(): Promise<void>;
 }
 
-const ADAPTERS: Record<DialectName, () => Promise<DatabaseAdapter>> = {
+export const ADAPTERS: Record<DialectName, () => Promise<DatabaseAdapter>> = {
   // Each adapter loads its driver on open, so an app on PostgreSQL never loads better-sqlite3.
   sqlite: async () => (await import("./sqlite.js")).sqliteAdapter,
   postgres: async () => (await import("./postgres.js")).postgresAdapter,
@@ -46,14 +48,19 @@ const ADAPTERS: Record<DialectName, () => Promise<DatabaseAdapter>> = {
 const sharedSqlite = new Map<string, { database: Promise<Kysely<Schema>>; jobsReady: JobsReadySignal; users: number }>();
 
 /** Open a pool on `url` (see `parseDatabaseUrl` for the accepted forms). */
-export async function openDatabase(url: string, options: { poolSize: number }): Promise<Database> {
+export async function openDatabase(url: string, options: { poolSize: number; listenUrl?: string; schema?: string }): Promise<Database> {
   const parsed = parseDatabaseUrl(url);
+  if (options.schema !== undefined && parsed.dialect !== "postgres") {
+    throw new ConfigurationError(`The schema option is for PostgreSQL; ${redactUrl(url)} is ${parsed.dialect}`);
+  }
+  // Behind a transaction-mode pooler the pool's URL cannot hold a LISTEN: listenUrl can.
+  const listenAt = options.listenUrl === undefined ? parsed : parseDatabaseUrl(options.listenUrl);
   const adapter = await ADAPTERS[parsed.dialect]();
   const shareKey = parsed.dialect === "sqlite" && parsed.filename !== ":memory:" ? resolve(parsed.filename!) : undefined;
   let db: Kysely<Schema>;
   let jobsReady: JobsReadySignal;
   let release: () => Promise<void>;
-  const listen = adapter.listenForReadyJobs ? (onReady: () => void, onError: (error: unknown) => void) => adapter.listenForReadyJobs!(parsed, onReady, onError) : undefined;
+  const listen = adapter.listenForReadyJobs ? (onReady: () => void, onError: (error: unknown) => void) => adapter.listenForReadyJobs!(listenAt, onReady, onError) : undefined;
   if (shareKey === undefined) {
     db = await adapter.open(parsed, options);
     jobsReady = new JobsReadySignal(listen);
@@ -82,11 +89,35 @@ export async function openDatabase(url: string, options: { poolSize: number }): 
       await db.destroy();
     };
   }
-  let closed: Promise<void> | undefined;
-  const clock = new DatabaseClock(() => adapter.dialect.databaseTime(db));
+  return assembleDatabase({
+    db,
+    adapter,
+    displayUrl: redactUrl(url),
+    ...(options.schema === undefined ? {} : { schema: options.schema }),
+    jobsReady,
+    release,
+  });
+}
+
+/**
+ * A {@link Database} from an open Kysely handle and its adapter, whoever opened the handle (a URL
+ * here, an application's pool in open-handle.ts): the clock measured, the two transaction kinds,
+ * and a `close()` that runs `release` once.
+ */
+export async function assembleDatabase(parts: {
+  readonly db: Kysely<Schema>;
+  readonly adapter: DatabaseAdapter;
+  readonly displayUrl: string;
+  readonly schema?: string;
+  readonly jobsReady: JobsReadySignal;
+  readonly release: () => Promise<void>;
+}): Promise<Database> {
+  const { db, adapter, release } = parts;
+  const { dialect } = adapter;
+  const clock = new DatabaseClock(() => dialect.databaseTime(db));
   // Measured before first use; a database that does not answer yet is measured again later.
   await clock.sync().catch(() => undefined);
-  const { dialect } = adapter;
+  let closed: Promise<void> | undefined;
   return {
     clock,
     db,
@@ -94,8 +125,9 @@ export async function openDatabase(url: string, options: { poolSize: number }): 
     claimTransaction: (work) => dialect.beginClaimTx(db, work),
     writeTransaction: (work) => dialect.beginWriteTx(db, work),
     adapter,
-    displayUrl: redactUrl(url),
-    jobsReady,
+    displayUrl: parts.displayUrl,
+    ...(parts.schema === undefined ? {} : { schema: parts.schema }),
+    jobsReady: parts.jobsReady,
     close: () => (closed ??= release()),
   };
 }

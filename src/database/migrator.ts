@@ -1,10 +1,11 @@
 import { sql } from "kysely";
 import type { Database } from "./connection.js";
-import type { Db } from "./dialect.js";
+import type { DatabaseAdapter } from "./adapter.js";
+import type { Db, DialectName } from "./dialect.js";
 import { MIGRATIONS } from "./migrations/index.js";
 import type { Migration, MigrationStep } from "./migrations/table-spec.js";
 
-const MIGRATIONS_TABLE = "firm_queue_schema_migrations";
+export const MIGRATIONS_TABLE = "firm_queue_schema_migrations";
 
 /**
  * Apply the migrations this database has not seen yet, oldest first, and return their versions.
@@ -14,6 +15,7 @@ const MIGRATIONS_TABLE = "firm_queue_schema_migrations";
 export async function migrate(database: Database, onApplied?: (version: string) => void): Promise<string[]> {
   const { adapter } = database;
   return adapter.withMigrationLock(database.db, async (connection) => {
+    if (database.schema !== undefined) await sql.raw(`CREATE SCHEMA IF NOT EXISTS ${database.schema}`).execute(connection);
     await createMigrationsTable(database, connection);
     const applied = new Set(
       (await connection.selectFrom(MIGRATIONS_TABLE).select("version").execute()).map((row) => row.version),
@@ -39,10 +41,13 @@ export async function migrationStatus(database: Database): Promise<{ applied: st
 }
 
 async function createMigrationsTable(database: Database, connection: Db): Promise<void> {
-  const timestamp = { sqlite: "TEXT", postgres: "TIMESTAMP(6) WITH TIME ZONE", mysql: "DATETIME(6)" }[database.dialect.name];
-  await sql
-    .raw(`CREATE TABLE IF NOT EXISTS ${MIGRATIONS_TABLE} (version VARCHAR(255) NOT NULL PRIMARY KEY, applied_at ${timestamp} NOT NULL)`)
-    .execute(connection);
+  await sql.raw(migrationsTableSql(database.dialect.name)).execute(connection);
+}
+
+/** The DDL of the table that records applied migrations. */
+export function migrationsTableSql(dialect: DialectName): string {
+  const timestamp = { sqlite: "TEXT", postgres: "TIMESTAMP(6) WITH TIME ZONE", mysql: "DATETIME(6)" }[dialect];
+  return `CREATE TABLE IF NOT EXISTS ${MIGRATIONS_TABLE} (version VARCHAR(255) NOT NULL PRIMARY KEY, applied_at ${timestamp} NOT NULL)`;
 }
 
 async function applyMigration(database: Database, trx: Db, migration: Migration): Promise<void> {
@@ -53,7 +58,12 @@ async function applyMigration(database: Database, trx: Db, migration: Migration)
 }
 
 function statementsOf(database: Database, step: MigrationStep): string[] {
-  if ("createTable" in step) return database.adapter.ddl.createTable(step.createTable);
-  const statement = step.sql[database.dialect.name];
+  return migrationStepSql(database.adapter, step);
+}
+
+/** The statements of one migration step on the adapter's database. */
+export function migrationStepSql(adapter: DatabaseAdapter, step: MigrationStep): string[] {
+  if ("createTable" in step) return adapter.ddl.createTable(step.createTable);
+  const statement = step.sql[adapter.dialect.name];
   return statement === undefined ? [] : [statement];
 }

@@ -5,6 +5,7 @@ import { rowLockingDialect } from "./row-locking-dialect.js";
 import { renderColumns, type ColumnSpec, type TableSpec } from "./migrations/table-spec.js";
 import type { Schema } from "./schema.js";
 import { FirmQueueError } from "../errors.js";
+import { importDriver } from "./driver-import.js";
 
 /** ER_LOCK_DEADLOCK and ER_LOCK_WAIT_TIMEOUT. */
 const TRANSIENT_ERRNOS = new Set([1213, 1205]);
@@ -57,7 +58,7 @@ export const mysqlAdapter: DatabaseAdapter = {
   dialect: mysqlDialect,
   ddl: { createTable },
   async open(url, options) {
-    const { createPool } = await import("mysql2");
+    const { createPool } = await importDriver("mysql2", "MySQL/MariaDB databases", () => import("mysql2"));
     const pool = createPool({
       uri: url.url.replace(/^mariadb:/i, "mysql:"),
       connectionLimit: options.poolSize,
@@ -93,7 +94,7 @@ export const mysqlAdapter: DatabaseAdapter = {
 };
 
 /** MariaDB answers INSERT … RETURNING with rows; Kysely's MySQL adapter assumes it cannot. */
-class MariadbAdapter extends MysqlAdapter {
+export class MariadbAdapter extends MysqlAdapter {
   override get supportsReturning(): boolean {
     return true;
   }

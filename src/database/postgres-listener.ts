@@ -1,5 +1,6 @@
 import type pg from "pg";
 import type { ParsedDatabaseUrl } from "./url.js";
+import { importDriver } from "./driver-import.js";
 
 /** The channel migration 004's trigger notifies when jobs become ready. */
 const CHANNEL = "firm_queue_ready";
@@ -10,11 +11,17 @@ export const KEEPALIVE_DELAY_MS = 10_000;
 
 /** What the listener needs of a pg client (a seam for tests). */
 export type ListenerClient = Pick<pg.Client, "connect" | "query" | "end" | "on">;
-export type ListenerClientFactory = (url: ParsedDatabaseUrl) => Promise<ListenerClient>;
+/** Opens the listener's client: from the URL, or from the settings of an application's own pool. */
+export type ListenerClientFactory = (url: ParsedDatabaseUrl & { readonly clientConfig?: object }) => Promise<ListenerClient>;
 
 const pgClient: ListenerClientFactory = async (url) => {
-  const { default: driver } = await import("pg");
-  return new driver.Client({ connectionString: url.url, keepAlive: true, keepAliveInitialDelayMillis: KEEPALIVE_DELAY_MS });
+  const { default: driver } = await importDriver("pg", "PostgreSQL databases", () => import("pg"));
+  // Keepalive: notice a connection that died silently (a dropped route, a frozen server).
+  return new driver.Client({
+    ...(url.clientConfig ?? { connectionString: url.url }),
+    keepAlive: true,
+    keepAliveInitialDelayMillis: KEEPALIVE_DELAY_MS,
+  });
 };
 
 /**
@@ -26,7 +33,7 @@ const pgClient: ListenerClientFactory = async (url) => {
  * (listening or not) to the function that stops it all and closes the connection.
  */
 export async function listenForReadyJobs(
-  url: ParsedDatabaseUrl,
+  url: ParsedDatabaseUrl & { readonly clientConfig?: object },
   onReady: () => void,
   onError: (error: unknown) => void,
   createClient: ListenerClientFactory = pgClient,

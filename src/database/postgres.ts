@@ -5,6 +5,7 @@ import { KEEPALIVE_DELAY_MS, listenForReadyJobs } from "./postgres-listener.js";
 import { rowLockingDialect } from "./row-locking-dialect.js";
 import { doubleQuote, renderColumns, renderSeparateIndexes, type ColumnSpec, type TableSpec } from "./migrations/table-spec.js";
 import type { Schema } from "./schema.js";
+import { importDriver } from "./driver-import.js";
 
 /** deadlock_detected, serialization_failure, lock_not_available. */
 const TRANSIENT_CODES = new Set(["40P01", "40001", "55P03"]);
@@ -50,13 +51,15 @@ export const postgresAdapter: DatabaseAdapter = {
   dialect: postgresDialect,
   ddl: { createTable },
   async open(url, options) {
-    const { default: pg } = await import("pg");
+    const { default: pg } = await importDriver("pg", "PostgreSQL databases", () => import("pg"));
     const pool = new pg.Pool({
       connectionString: url.url,
       max: options.poolSize,
       // Notice a connection that died silently (a dropped route, a frozen server).
       keepAlive: true,
       keepAliveInitialDelayMillis: KEEPALIVE_DELAY_MS,
+      // Unqualified names (every table, the trigger function) resolve in the chosen schema.
+      ...(options.schema === undefined ? {} : { options: `-c search_path=${options.schema}` }),
       // Ids and counts are BIGINT; firm-queue exposes them as numbers. Scoped to this pool so the
       // application's own pg clients keep their settings.
       types: {

@@ -1,11 +1,32 @@
-import { Kysely, SqliteDialect, sql, type InsertQueryBuilder, type SelectQueryBuilder } from "kysely";
+import { Kysely, SqliteDialect, sql, type InsertQueryBuilder, type SelectQueryBuilder, type SqliteDatabase } from "kysely";
 import type BetterSqlite3 from "better-sqlite3";
 import type { DatabaseAdapter } from "./adapter.js";
 import type { Db, Dialect } from "./dialect.js";
 import { doubleQuote, renderColumns, renderSeparateIndexes, type ColumnSpec, type TableSpec } from "./migrations/table-spec.js";
 import type { Schema } from "./schema.js";
-import { retryTransient } from "./transient-errors.js";
 import { isUniqueViolation, type UniqueIndex } from "./unique-violation.js";
+import { importDriver } from "./driver-import.js";
+
+/** How long a transaction keeps trying to get SQLite's write lock: the busy timeout's length. */
+const LOCK_WAIT_MS = 5000;
+
+/**
+ * Run `work` again while it fails because another connection holds the write lock, waiting
+ * asynchronously between tries. `BEGIN IMMEDIATE` does not wait for the lock (see
+ * bindableDatabase): a synchronous wait would freeze the event loop, and when the holder is the
+ * application's own connection in this process, it could never commit meanwhile.
+ */
+async function retryBusy<T>(work: () => Promise<T>): Promise<T> {
+  const deadline = Date.now() + LOCK_WAIT_MS;
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await work();
+    } catch (error) {
+      if (!isBusy(error) || Date.now() >= deadline) throw error;
+      await new Promise((resolve) => setTimeout(resolve, 1 + Math.random() * Math.min(2 ** attempt, 25)));
+    }
+  }
+}
 
 /** SQLITE_BUSY: the busy timeout ran out while another connection held the write lock. */
 function isBusy(error: unknown): boolean {
@@ -18,7 +39,7 @@ function isBusy(error: unknown): boolean {
  * and writers across processes, and a reader can never deadlock upgrading to a writer.
  */
 function immediateTransaction<T>(db: Db, work: (trx: Db) => Promise<T>): Promise<T> {
-  return retryTransient(isBusy, () =>
+  return retryBusy(() =>
       db.connection().execute(async (connection) => {
         await sql`BEGIN IMMEDIATE`.execute(connection);
         try {
@@ -83,10 +104,10 @@ export const sqliteAdapter: DatabaseAdapter = {
   dialect: sqliteDialect,
   ddl: { createTable },
   async open(url) {
-    const { default: Database } = await import("better-sqlite3");
+    const { default: Database } = await importDriver("better-sqlite3", "SQLite databases", () => import("better-sqlite3"));
     const raw = new Database(url.filename!);
     raw.pragma("journal_mode = WAL");
-    raw.pragma("busy_timeout = 5000");
+    raw.pragma(`busy_timeout = ${LOCK_WAIT_MS}`);
     raw.pragma("foreign_keys = ON");
     raw.pragma("synchronous = NORMAL");
     return new Kysely<Schema>({ dialect: new SqliteDialect({ database: bindableDatabase(raw) }) });
@@ -104,7 +125,7 @@ const STATEMENT_CACHE_SIZE = 200;
  * text and booleans as 0/1, so models write the same values on every database. It also reuses
  * prepared statements, which Kysely would otherwise prepare again for every query.
  */
-function bindableDatabase(raw: BetterSqlite3.Database) {
+export function bindableDatabase(raw: BetterSqlite3.Database, { owned = true }: { owned?: boolean } = {}): SqliteDatabase {
   const cache = new Map<string, Statement>();
   const prepare = (text: string): Statement => {
     let statement = cache.get(text);
@@ -115,18 +136,35 @@ function bindableDatabase(raw: BetterSqlite3.Database) {
     }
     return statement;
   };
+  const busyTimeout = raw.pragma("busy_timeout", { simple: true }) as number;
+  // Prepared once: a claim transaction switches the timeout off and back on around its BEGIN.
+  const noWait = { off: raw.prepare("PRAGMA busy_timeout = 0"), on: raw.prepare(`PRAGMA busy_timeout = ${busyTimeout}`) };
   return {
-    close: () => raw.close(),
+    // A Database the application passed in stays open: it is the application's to close.
+    close: () => (owned ? raw.close() : undefined),
     prepare(text: string) {
       const statement = prepare(text);
       return {
         reader: statement.reader,
         all: (parameters: ReadonlyArray<unknown>) => statement.all(toBindable(parameters)),
-        run: (parameters: ReadonlyArray<unknown>) => statement.run(toBindable(parameters)),
+        run:
+          text === "BEGIN IMMEDIATE"
+            ? () => beginWithoutWaiting(noWait, statement)
+            : (parameters: ReadonlyArray<unknown>) => statement.run(toBindable(parameters)),
         iterate: (parameters: ReadonlyArray<unknown>) => statement.iterate(toBindable(parameters)),
       };
     },
   };
+}
+
+/** Take the write lock now or fail with SQLITE_BUSY at once (the caller retries asynchronously). */
+function beginWithoutWaiting(noWait: { off: Statement; on: Statement }, statement: Statement) {
+  noWait.off.get([]);
+  try {
+    return statement.run([]);
+  } finally {
+    noWait.on.get([]);
+  }
 }
 
 function toBindable(parameters: ReadonlyArray<unknown>): unknown[] {

@@ -1,4 +1,4 @@
-import type { Kysely } from "kysely";
+import type { EnqueueTransaction } from "../database/app-transaction.js";
 import { resolveConcurrency, type ConcurrencyOptions, type ResolvedConcurrency } from "./concurrency-options.js";
 import { toMilliseconds, type Duration } from "../duration.js";
 import { ConfigurationError } from "../errors.js";
@@ -54,11 +54,11 @@ export interface EnqueueOptions {
   /** Run no earlier than this time. */
   readonly at?: Date;
   /**
-   * A Kysely transaction on the same database: the job is written inside it, so it exists only
-   * if that transaction commits.
+   * The application's open transaction on the same database: the job is written inside it, so
+   * it exists only if that transaction commits. A Kysely transaction (any 0.28.x) as is; other
+   * clients wrapped with `fromPg`, `fromMysql2`, `fromBetterSqlite3`, `fromKnex` or `fromDrizzle`.
    */
-  // biome-ignore lint/suspicious/noExplicitAny: the application's own Kysely instance has its own schema
-  readonly transaction?: Kysely<any>;
+  readonly transaction?: EnqueueTransaction;
 }
 
 /** A job definition's options with every default filled in. */

@@ -1,6 +1,5 @@
 import type { JobPolicies } from "../definitions/job-policies.js";
 import type { Database } from "../database/connection.js";
-import type { Db } from "../database/dialect.js";
 import { enqueueJobs } from "../lifecycle/enqueue.js";
 import { ConfigurationError } from "../errors.js";
 import type { EnqueueOptions, ResolvedJobOptions } from "../definitions/job-definition.js";
@@ -41,6 +40,6 @@ export class Job<Args, Result extends number | null = number> {
   private async enqueueMany(argsList: readonly Args[], options: EnqueueOptions | undefined): Promise<(number | null)[]> {
     const database = await this.database();
     const requests = argsList.map((args) => ({ name: this.name, args, defaults: this.options, ...(options ? { options } : {}) }));
-    return enqueueJobs(database, this.policies, requests, options?.transaction as Db | undefined);
+    return enqueueJobs(database, this.policies, requests, options?.transaction);
   }
 }

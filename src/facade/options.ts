@@ -7,6 +7,8 @@ import type { LifecycleHooks } from "../processes/hooks.js";
 import type { RecurringTasksOptions } from "../definitions/recurring-task.js";
 import { resolveSchedulerOptions, type SchedulerOptions } from "./scheduler-options.js";
 import type { ResolvedDispatcher, ResolvedStartOptions, ResolvedWorker } from "../supervisor/settings.js";
+import { describeHandle, type DatabaseHandle } from "../database/handle.js";
+import { resolveDatabaseUrl, checkUrlText, checkSchemaName } from "../database-url-option.js";
 
 /** Options of `new FirmQueue(...)`. */
 export interface FirmQueueOptions {
@@ -15,6 +17,23 @@ export interface FirmQueueOptions {
    * `FIRM_QUEUE_DATABASE_URL`, then `sqlite:firm-queue.sqlite3`.
    */
   readonly databaseUrl?: string;
+  /**
+   * A database handle the application already has, used instead of `databaseUrl`: a `pg.Pool`,
+   * a `mysql2` pool, a better-sqlite3 `Database` or a Kysely instance. firm-queue never closes
+   * it (see docs/integration.md).
+   */
+  readonly database?: DatabaseHandle;
+  /**
+   * PostgreSQL only: where to LISTEN for ready jobs when `database` is a handle firm-queue cannot
+   * open a connection of its own from (a Kysely instance), or when the pool goes through a
+   * transaction-mode pooler such as PgBouncer, which cannot hold a LISTEN.
+   */
+  readonly listenUrl?: string;
+  /**
+   * PostgreSQL only: the schema that holds firm-queue's tables (created by `migrate` if missing).
+   * Default: the connection's `search_path`, normally `public`. Needs a `databaseUrl`.
+   */
+  readonly schema?: string;
   /** Keep finished jobs (with `finished_at`) instead of deleting them. Default true. */
   readonly preserveFinishedJobs?: boolean;
   /**
@@ -34,7 +53,11 @@ export interface FirmQueueOptions {
 
 /** {@link FirmQueueOptions} checked, with every default filled in. */
 export interface ResolvedOptions {
+  /** The URL firm-queue opens, or for a handle passed as `database`, a description of it. */
   readonly databaseUrl: string;
+  readonly database: DatabaseHandle | undefined;
+  readonly listenUrl: string | undefined;
+  readonly schema: string | undefined;
   readonly preserveFinishedJobs: boolean;
   /** Milliseconds, or null for never. */
   readonly clearFinishedJobsAfter: number | null;
@@ -43,16 +66,22 @@ export interface ResolvedOptions {
 }
 
 /** The database used when nothing else is configured: a SQLite file in the working directory. */
-export const DEFAULT_DATABASE_URL = "sqlite:firm-queue.sqlite3";
-const OPTION_KEYS = new Set(["databaseUrl", "preserveFinishedJobs", "clearFinishedJobsAfter", "poolSize", "logger", "logLevel", "hooks"]);
+export { DEFAULT_DATABASE_URL } from "../database-url-option.js";
+const OPTION_KEYS = new Set(["databaseUrl", "database", "listenUrl", "schema", "preserveFinishedJobs", "clearFinishedJobsAfter", "poolSize", "logger", "logLevel", "hooks"]);
 
 /** Check `new FirmQueue()` options and fill in defaults (environment variables included). */
 export function resolveOptions(options: FirmQueueOptions = {}): ResolvedOptions {
   rejectUnknownKeys(options, OPTION_KEYS, "FirmQueue option");
+  if (options.database !== undefined && Object.prototype.hasOwnProperty.call(options, "databaseUrl")) {
+    throw new ConfigurationError("Pass either databaseUrl or database to new FirmQueue(), not both");
+  }
   const logLevel = options.logLevel ?? process.env.FIRM_QUEUE_LOG_LEVEL ?? "info";
   if (!isLogLevel(logLevel)) throw new ConfigurationError(`logLevel must be debug, info, warn or error, got ${JSON.stringify(logLevel)}`);
   return Object.freeze({
-    databaseUrl: options.databaseUrl ?? process.env.FIRM_QUEUE_DATABASE_URL ?? DEFAULT_DATABASE_URL,
+    databaseUrl: options.database === undefined ? resolveDatabaseUrl(options) : describeHandle(options.database),
+    database: options.database,
+    listenUrl: options.listenUrl === undefined ? undefined : checkUrlText(options.listenUrl, "listenUrl"),
+    schema: options.schema === undefined ? undefined : checkSchemaName(options.schema),
     preserveFinishedJobs: checkBoolean(options.preserveFinishedJobs ?? true, "preserveFinishedJobs"),
     clearFinishedJobsAfter: options.clearFinishedJobsAfter === false ? null : toMilliseconds(options.clearFinishedJobsAfter ?? "1d", "clearFinishedJobsAfter"),
     poolSize: positiveInteger(options.poolSize ?? 10, "poolSize"),

@@ -10,6 +10,8 @@ import { checkPriority, checkQueueName, rejectUnknownKeys } from "../option-chec
 import { dispatchContext, dispatchJobs } from "./job-dispatch.js";
 import { insertJobs, type NewJob } from "../models/job.js";
 import { serializeArguments } from "../serialization.js";
+import { appTransactionConnection, type EnqueueTransaction } from "../database/app-transaction.js";
+import { bridgeKysely, singleConnection } from "../database/bridge.js";
 
 /** One job to write: its name, arguments, and the options that decide queue, priority and time. */
 export interface EnqueueRequest {
@@ -30,7 +32,7 @@ export async function enqueueJobs(
   database: Database,
   policies: JobPolicies,
   requests: readonly EnqueueRequest[],
-  transaction?: Db,
+  transaction?: EnqueueTransaction,
 ): Promise<(number | null)[]> {
   const now = database.clock.now();
   const jobs = requests.map((request) => prepareJob(request, now));
@@ -44,7 +46,10 @@ export async function enqueueJobs(
   };
   // Inside the caller's transaction the jobs exist only once it commits, which only the caller
   // knows; on PostgreSQL the commit itself wakes workers (see migration 004).
-  if (transaction) return write(transaction);
+  if (transaction !== undefined) {
+    const connection = await appTransactionConnection(transaction, database.dialect.name);
+    return write(bridgeKysely(database.dialect.name, singleConnection(connection)));
+  }
   const ids = await database.writeTransaction(write);
   if (jobs.some((job, index) => ids[index] !== null && job.scheduledAt.getTime() <= now.getTime())) database.jobsReady.notify();
   return ids;

@@ -16,8 +16,8 @@ export const LAYERS: readonly { readonly name: string; readonly paths: readonly 
   { name: "processes", paths: ["processes/"] },
   { name: "lifecycle", paths: ["lifecycle/"] },
   { name: "models", paths: ["models/"] },
-  { name: "database", paths: ["database/"] },
   { name: "definitions", paths: ["definitions/"] },
+  { name: "database", paths: ["database/"] },
   { name: "leaves", paths: ["*.ts"] },
 ];
 

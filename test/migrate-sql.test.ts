@@ -1,0 +1,67 @@
+import BetterSqlite3 from "better-sqlite3";
+import mysql from "mysql2/promise";
+import pg from "pg";
+import { afterEach, describe, expect, it } from "vitest";
+import { FirmQueue, silentLogger } from "../src/index.js";
+import { SchemaOutOfDateError } from "../src/database/schema-version.js";
+import { runCli } from "./support/processes.js";
+import { createTestDatabase, testDialects, type TestDatabase } from "./support/test-database.js";
+
+/** Apply a SQL script the way a team's own migration tool would: through the app's own driver. */
+async function applyScript(dialect: string, url: string, script: string): Promise<void> {
+  if (dialect === "sqlite") {
+    const db = new BetterSqlite3(url.replace(/^sqlite:(\/\/)?/, ""));
+    db.exec(script);
+    db.close();
+  } else if (dialect === "postgres") {
+    const client = new pg.Client({ connectionString: url });
+    await client.connect();
+    await client.query(script);
+    await client.end();
+  } else {
+    const connection = await mysql.createConnection({ uri: url.replace(/^mariadb:/, "mysql:"), multipleStatements: true });
+    await connection.query(script);
+    await connection.end();
+  }
+}
+
+// Fresh, unmigrated databases: each test makes its own.
+describe.each(testDialects())("migrations applied by another tool [%s]", (dialect) => {
+  let database: TestDatabase | undefined;
+  afterEach(async () => {
+    await database?.drop();
+    database = undefined;
+  });
+
+  it("--status lists pending migrations, start refuses an old schema, and the --print-sql script brings it up to date", async () => {
+    database = await createTestDatabase(dialect);
+    const url = database.url;
+    const before = await runCli(["migrate", "--status", "--database-url", url]);
+    expect(before.code).toBe(1);
+    expect(before.stdout).toContain("applied: (none)");
+    expect(before.stdout).toContain("pending: 001");
+
+    const firm = new FirmQueue({ databaseUrl: url, logger: silentLogger });
+    firm.defineJob("after-script", async () => undefined);
+    await expect(firm.start()).rejects.toThrow(SchemaOutOfDateError);
+    await expect(firm.start()).rejects.toThrow(/firm-queue migrate --print-sql/);
+
+    const printed = await runCli(["migrate", "--print-sql", "--database-url", url]);
+    expect(printed.code).toBe(0);
+    expect(printed.stdout).toContain("CREATE TABLE IF NOT EXISTS firm_queue_jobs");
+    // Printing connects to nothing: the same script comes out for a URL no server answers.
+    const offline = await runCli(["migrate", "--print-sql", dialect]);
+    expect(offline.stdout).toBe(printed.stdout);
+    await applyScript(dialect, url, printed.stdout);
+
+    const after = await runCli(["migrate", "--status", "--database-url", url]);
+    expect(after.code).toBe(0);
+    expect(after.stdout).toContain("pending: (none)");
+    expect(await firm.migrate()).toEqual([]);
+    const supervisor = await firm.start({ workers: [{ pollingInterval: 50 }], dispatchers: [] });
+    await supervisor.stop();
+    await firm.enqueue("after-script", null);
+    expect(await firm.drain()).toBe(1);
+    await firm.close();
+  });
+});

@@ -1,0 +1,55 @@
+// A fresh project that installs this repository's packed tarball, offline: the tarball is
+// unpacked into its node_modules, and firm-queue's dependencies are linked from this checkout's
+// node_modules (already installed), so nothing is downloaded.
+import { execFile } from "node:child_process";
+import { cpSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, symlinkSync, mkdirSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { promisify } from "node:util";
+import { ROOT } from "./processes.js";
+
+const run = promisify(execFile);
+
+export interface PackedProject {
+  readonly dir: string;
+  readonly tarball: string;
+  /** The packed package.json. */
+  readonly manifest: { dependencies?: Record<string, string>; peerDependencies?: Record<string, string>; [key: string]: unknown };
+  /** Run a command in the project; resolves to its stdout, rejects with its output on failure. */
+  exec(command: string, args: readonly string[]): Promise<string>;
+  remove(): void;
+}
+
+/**
+ * Pack (without running the build again: `npm test` has just built dist/), unpack into a temp
+ * project, link the dependencies plus `drivers`, and copy `files` from test/consumer.
+ */
+export async function packedProject(drivers: readonly string[]): Promise<PackedProject> {
+  const dir = mkdtempSync(join(tmpdir(), "firm-queue-consumer-"));
+  const { stdout } = await run("npm", ["pack", "--ignore-scripts", "--json", "--pack-destination", dir], { cwd: ROOT });
+  const tarball = join(dir, (JSON.parse(stdout) as Array<{ filename: string }>)[0]!.filename);
+  const modules = join(dir, "node_modules");
+  mkdirSync(modules);
+  await run("tar", ["-xzf", tarball, "-C", modules]);
+  renameSync(join(modules, "package"), join(modules, "firm-queue"));
+  const manifest = JSON.parse(readFileSync(join(modules, "firm-queue", "package.json"), "utf8")) as PackedProject["manifest"];
+  for (const name of [...Object.keys(manifest.dependencies ?? {}), ...drivers]) {
+    symlinkSync(join(ROOT, "node_modules", name), join(modules, name), "dir");
+  }
+  const consumer = join(ROOT, "test", "consumer");
+  for (const file of readdirSync(consumer)) cpSync(join(consumer, file), join(dir, file));
+  return {
+    dir,
+    tarball,
+    manifest,
+    async exec(command, args) {
+      try {
+        return (await run(command, [...args], { cwd: dir, env: { ...process.env, NODE_ENV: "test" } })).stdout;
+      } catch (error) {
+        const { stdout: out = "", stderr = "" } = error as { stdout?: string; stderr?: string };
+        throw new Error(`${command} ${args.join(" ")} failed:\n${out}${stderr}`);
+      }
+    },
+    remove: () => rmSync(dir, { recursive: true, force: true }),
+  };
+}
