@@ -25,6 +25,7 @@ import type { BaseSupervisor } from "./supervisor/base-supervisor.js";
 import type { StopOptions, Supervisor, SupervisorDependencies } from "./supervisor/supervisor.js";
 import { resolveRecurringTasks } from "./recurring/config.js";
 import { RecurringOperations } from "./recurring/operations.js";
+import { JobInspection } from "./job-inspection.js";
 
 const BRAND = Symbol.for("firm-queue.instance");
 
@@ -40,8 +41,10 @@ export class FirmQueue {
   readonly queues: QueueOperations;
   /** See, retry and discard jobs that ran out of attempts. */
   readonly failedJobs: FailedJobOperations;
-  /** Add, remove and list recurring tasks at run time. */
+  /** Add, remove and list recurring tasks at run time; run one now. */
   readonly recurring: RecurringOperations;
+  /** Read-only views for dashboards and scripts: jobs by state, counts, processes, semaphores, throughput. */
+  readonly inspect: JobInspection;
   private readonly registry = new JobRegistry();
   /** Concurrency limits and retry policies of this instance's job definitions, by job name. */
   private readonly policies: JobPolicies;
@@ -63,6 +66,12 @@ export class FirmQueue {
       () => this.database(),
       () => this.jobNames,
       () => this.supervisors.forEach((supervisor) => supervisor.reloadRecurringTasks()),
+      { policies: this.policies, defaultsOf: (name) => this.registry.get(name)?.options ?? resolveJobOptions(name, {}) },
+    );
+    this.inspect = new JobInspection(
+      () => this.database(),
+      this.recurring,
+      (name) => this.registry.get(name)?.options.concurrency?.to ?? null,
     );
     Object.defineProperty(this, BRAND, { value: true });
     this.recordDefinitionFile();

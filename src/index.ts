@@ -42,3 +42,14 @@ export {
 } from "./errors.js";
 export { defineConfig } from "./config/cli-config.js";
 export type { FirmQueueConfig } from "./config/cli-config.js";
+export type { JobInspection, ListJobsOptions, ThroughputOptions, RecurringTaskDetail } from "./job-inspection.js";
+export type { JobSummary, JobPage } from "./models/job-listing.js";
+export type { JobDetail, TimelineEvent } from "./models/job-timeline.js";
+export type { QueueCounts } from "./models/queue-counts.js";
+export type { ProcessDetail } from "./models/process-listing.js";
+export type { ProcessRow, ProcessKind } from "./models/process.js";
+export type { RecurringRun } from "./models/recurring-runs.js";
+export type { SemaphoreUsage } from "./models/semaphore-usage.js";
+export type { ThroughputBucket } from "./models/throughput.js";
+export { InvalidCursorError } from "./models/job-cursor.js";
+export { RecurringTaskNotFoundError } from "./errors.js";
