@@ -5,6 +5,7 @@ import { FirmQueueError } from "./errors.js";
 import { FirmQueue } from "./firm-queue.js";
 import { loadJobModules } from "./module-loader.js";
 import { registerFailedCommands } from "./cli-failed.js";
+import { registerDashboardCommand } from "./cli-dashboard.js";
 import { runCheck, runStart } from "./config/cli-start.js";
 import type { CliFlags } from "./config/cli-config.js";
 import { formatRecurringTasks } from "./recurring/listing.js";
@@ -149,6 +150,11 @@ async function firmFor(options: CommonOptions, { jobsRequired }: { jobsRequired:
 }
 
 registerFailedCommands(program, {
+  commonOptions: () => [databaseUrlOption(), requireOption()],
+  firmFor: (options: CommonOptions) => firmFor(options, { jobsRequired: false }),
+});
+
+registerDashboardCommand(program, {
   commonOptions: () => [databaseUrlOption(), requireOption()],
   firmFor: (options: CommonOptions) => firmFor(options, { jobsRequired: false }),
 });

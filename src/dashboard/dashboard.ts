@@ -1,7 +1,7 @@
 import { href, type PageContext } from "./context.js";
 import { runAction } from "./actions.js";
 import { SCRIPT } from "./assets/script.js";
-import { STYLESHEET } from "./assets/stylesheet.js";
+import { FAVICON, STYLESHEET } from "./assets/stylesheet.js";
 import { html } from "./html.js";
 import { layout } from "./layout.js";
 import { hasAuthentication, type DashboardAuthRequest, type ResolvedDashboardOptions } from "./options.js";
@@ -27,6 +27,7 @@ export interface CoreResponse {
 const ASSETS: Record<string, { type: string; body: string }> = {
   "/assets/dashboard.css": { type: "text/css; charset=utf-8", body: STYLESHEET },
   "/assets/dashboard.js": { type: "text/javascript; charset=utf-8", body: SCRIPT },
+  "/assets/favicon.svg": { type: "image/svg+xml", body: FAVICON },
 };
 
 /**

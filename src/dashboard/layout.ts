@@ -42,6 +42,7 @@ export function layout(context: PageContext, page: Page): string {
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <meta name="color-scheme" content="light dark">
 <title>${page.title} · firm-queue</title>
+<link rel="icon" href="${href(context, "/assets/favicon.svg")}" type="image/svg+xml">
 <link rel="stylesheet" href="${href(context, "/assets/dashboard.css")}">
 <script src="${href(context, "/assets/dashboard.js")}" defer></script>
 </head>

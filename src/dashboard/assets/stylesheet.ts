@@ -101,3 +101,6 @@ ul.running, ul.runs { list-style: none; margin: 0; padding: 0; }
   th, td { padding: .35rem .4rem; }
 }
 `;
+
+/** A small icon, so browsers do not ask the server's root for /favicon.ico. */
+export const FAVICON = `<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 16 16"><rect width="16" height="16" rx="3" fill="#1f5fbf"/><path d="M4 4h8v2H6v2h5v2H6v3H4z" fill="#fff"/></svg>`;
