@@ -59,6 +59,7 @@ describeEachDatabase("dashboard over HTTP", (env) => {
       expect((await postForm(action, { _csrf: `${token.slice(0, -2)}AA` }, { cookie })).status).toBe(403);
       expect((await postForm(action, { _csrf: token }, { cookie, origin: "http://evil.example" })).status).toBe(403);
       expect((await postForm(action, { _csrf: token }, { cookie, "sec-fetch-site": "cross-site" })).status).toBe(403);
+      expect((await postForm(action, { _csrf: token }, { cookie, origin: "null" })).status).toBe(403);
       expect((await postForm(action, { _csrf: token }, { cookie: "firm_queue_csrf=another-cookie-value-of-32-chars_" })).status).toBe(403);
       expect(await firm.queues.list()).toEqual([]);
 

@@ -18,14 +18,15 @@ export interface Page {
   readonly body: SafeHtml;
 }
 
-const NOTICES: Record<string, string> = {
-  paused: "Queue paused.",
-  resumed: "Queue resumed.",
-  cleared: "Ready jobs cleared:",
-  retried: "Jobs retried:",
-  discarded: "Jobs discarded:",
-  enqueued: "Job enqueued: #",
-  "not-enqueued": "The task's job was discarded by its concurrency controls.",
+/** What the last action did, from the `notice` and `n` the action's redirect carries (never free text). */
+const NOTICES: Record<string, (n: number) => string> = {
+  paused: () => "Queue paused.",
+  resumed: () => "Queue resumed.",
+  cleared: (n) => `Ready jobs cleared: ${n}`,
+  retried: (n) => `Jobs retried: ${n}`,
+  discarded: (n) => `Jobs discarded: ${n}`,
+  enqueued: (n) => `Job enqueued: #${n}`,
+  "not-enqueued": () => "The task's job was discarded by its concurrency controls.",
 };
 
 /**
@@ -34,7 +35,7 @@ const NOTICES: Record<string, string> = {
  */
 export function layout(context: PageContext, page: Page): string {
   const notice = context.query.get("notice");
-  const noticeText = notice && NOTICES[notice] ? `${NOTICES[notice]}${context.query.has("n") ? ` ${Number(context.query.get("n"))}` : ""}` : null;
+  const noticeText = notice && Object.hasOwn(NOTICES, notice) ? NOTICES[notice]!(Number(context.query.get("n")) || 0) : null;
   return html`<!doctype html>
 <html lang="en">
 <head>

@@ -7,14 +7,15 @@ export const CSRF_COOKIE = "firm_queue_csrf";
 /**
  * Headers on every response. The policy allows scripts and styles from the dashboard's own
  * /assets only — no inline script or style — so markup smuggled into a job's arguments could
- * not run even if escaping failed; no framing, no referrer (cursors and job ids stay here).
+ * not run even if escaping failed; no framing, and no referrer sent to other sites (cursors and job ids stay here); same-origin
+ * requests keep theirs, so browsers send a real Origin with form posts.
  */
 export const SECURITY_HEADERS: Readonly<Record<string, string>> = {
   "content-security-policy":
     "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; connect-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'",
   "x-content-type-options": "nosniff",
   "x-frame-options": "DENY",
-  "referrer-policy": "no-referrer",
+  "referrer-policy": "same-origin",
   "cache-control": "no-store",
 };
 
