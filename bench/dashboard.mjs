@@ -1,4 +1,4 @@
-// npm run bench:dashboard -- [--jobs 1000000] [--ready 50000] [--rounds 7] [--url postgres://…]
+// npm run bench:dashboard -- [--jobs 1000000] [--ready 50000] [--rounds 7] [--url postgres://…] [--keep]
 //
 // Page render time of the dashboard on PostgreSQL with a big jobs table. Fills a fresh database
 // with --jobs jobs in one go (generate_series): most finished over the last 24 hours, the rest
@@ -18,6 +18,7 @@ const { values } = parseArgs({
     ready: { type: "string", default: "50000" },
     rounds: { type: "string", default: "7" },
     url: { type: "string" },
+    keep: { type: "boolean", default: false },
   },
 });
 const total = Number(values.jobs);
@@ -75,7 +76,9 @@ try {
 } finally {
   if (server) await new Promise((resolve) => server.close(resolve));
   await firm.close();
-  await database.cleanup();
+  // --keep (with --url): leave the filled database for EXPLAIN sessions.
+  if (values.keep && values.url) console.log(`\nkept: ${database.url}`);
+  else await database.cleanup();
 }
 
 async function timed(url) {

@@ -59,3 +59,5 @@ export { startDashboardServer } from "./dashboard/server.js";
 export type { DashboardServer, DashboardServerOptions } from "./dashboard/server.js";
 export { dashboardAuthFromEnv } from "./dashboard/options.js";
 export type { DashboardOptions, DashboardAuthRequest } from "./dashboard/options.js";
+export type { CountJobsOptions } from "./job-inspection.js";
+export type { BoundedCount } from "./models/job-count.js";

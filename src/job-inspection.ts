@@ -5,7 +5,8 @@ import { ConfigurationError } from "./errors.js";
 import { checkJobName, checkQueueName, rejectUnknownKeys } from "./job-definition.js";
 import { decodeCursor } from "./models/job-cursor.js";
 import type { JobState } from "./models/job-info.js";
-import { listJobsPage, type JobPage } from "./models/job-listing.js";
+import { countJobsUpTo, type BoundedCount } from "./models/job-count.js";
+import { listJobsPage, type JobListingQuery, type JobPage } from "./models/job-listing.js";
 import { findJobDetail, type JobDetail } from "./models/job-timeline.js";
 import { listProcessDetails, type ProcessDetail } from "./models/process-listing.js";
 import { countJobsByQueue, type QueueCounts } from "./models/queue-counts.js";
@@ -32,6 +33,17 @@ export interface ListJobsOptions {
   readonly cursor?: string | null;
 }
 
+/** Options of `firm.inspect.count()`: the filters of `jobs()`, and where to stop counting. */
+export interface CountJobsOptions {
+  readonly state: JobState;
+  readonly queue?: string;
+  readonly name?: string;
+  readonly from?: Date;
+  readonly to?: Date;
+  /** Count no further than this (1 to 1,000,000). Default 10,000. */
+  readonly upTo?: number;
+}
+
 /** Options of `firm.inspect.throughput()`. */
 export interface ThroughputOptions {
   /** How many buckets, 1 to 240. Default 60. */
@@ -48,6 +60,7 @@ export interface RecurringTaskDetail extends RecurringTaskInfo {
 
 const JOB_STATES: ReadonlySet<string> = new Set(["ready", "scheduled", "blocked", "claimed", "failed", "finished"]);
 const JOBS_KEYS = new Set(["state", "queue", "name", "from", "to", "limit", "cursor"]);
+const COUNT_KEYS = new Set(["state", "queue", "name", "from", "to", "upTo"]);
 const THROUGHPUT_KEYS = new Set(["buckets", "bucketMs"]);
 
 /**
@@ -73,22 +86,23 @@ export class JobInspection {
    * `nextCursor` back as `cursor` for the next page; it is null on the last page.
    */
   async jobs(options: ListJobsOptions): Promise<JobPage> {
-    if (typeof options !== "object" || options === null) throw new ConfigurationError("inspect.jobs needs options such as { state: \"failed\" }");
-    rejectUnknownKeys(options, JOBS_KEYS, "inspect.jobs option");
-    if (typeof options.state !== "string" || !JOB_STATES.has(options.state)) {
-      throw new ConfigurationError(`inspect.jobs option state must be one of ${[...JOB_STATES].join(", ")}, got ${JSON.stringify(options.state)}`);
-    }
+    const query = checkListing(options, JOBS_KEYS, "jobs");
     const limit = positiveInteger(options.limit ?? 50, "inspect.jobs option limit");
     if (limit > 500) throw new ConfigurationError(`inspect.jobs option limit must be at most 500, got ${limit}`);
     const cursor = options.cursor === undefined || options.cursor === null ? null : decodeCursor(String(options.cursor));
-    const query = {
-      state: options.state,
-      ...(options.queue !== undefined ? { queue: checkQueueName(options.queue, "inspect.jobs option queue") } : {}),
-      ...(options.name !== undefined ? { name: checkJobName(options.name) } : {}),
-      ...(options.from !== undefined ? { from: checkDate(options.from, "from") } : {}),
-      ...(options.to !== undefined ? { to: checkDate(options.to, "to") } : {}),
-    };
     return listJobsPage(await this.db(), query, limit, cursor);
+  }
+
+  /**
+   * How many jobs `jobs()` would list for these filters, counting no further than `upTo`
+   * (default 10,000): `{ count, exact }`, with `exact` false when there are more. The cost has
+   * a ceiling on any table size; use it where "10,000+" is as good as the precise figure.
+   */
+  async count(options: CountJobsOptions): Promise<BoundedCount> {
+    const query = checkListing(options, COUNT_KEYS, "count");
+    const upTo = positiveInteger(options.upTo ?? 10_000, "inspect.count option upTo");
+    if (upTo > 1_000_000) throw new ConfigurationError(`inspect.count option upTo must be at most 1000000, got ${upTo}`);
+    return countJobsUpTo(await this.db(), query, upTo);
   }
 
   /** A job with its timeline, the process running it and the recurring task that made it; null when there is no such job. */
@@ -117,9 +131,9 @@ export class JobInspection {
     return tasks.map((task) => ({ ...task, runs: runs.get(task.key) ?? [] }));
   }
 
-  /** Every concurrency key in use or with waiting jobs: limit, free slots, holders, blocked jobs. */
+  /** Every concurrency key in use or with waiting jobs: limit, free and used slots, running jobs, blocked jobs. */
   async semaphores(): Promise<SemaphoreUsage[]> {
-    return listSemaphoreUsage(await this.db(), { blockedPerKey: 20, holdersLimit: 1000, limitOf: this.limitOf });
+    return listSemaphoreUsage(await this.db(), { blockedPerKey: 20, runningLimit: 5000, limitOf: this.limitOf });
   }
 
   /** Jobs finished and failed per bucket (default: per minute over the last hour), oldest first. */
@@ -137,7 +151,24 @@ export class JobInspection {
   }
 }
 
+/** The state and filters shared by `jobs()` and `count()`, checked. */
+function checkListing(options: ListJobsOptions | CountJobsOptions, keys: ReadonlySet<string>, method: string): JobListingQuery {
+  if (typeof options !== "object" || options === null) throw new ConfigurationError(`inspect.${method} needs options such as { state: "failed" }`);
+  const what = `inspect.${method} option`;
+  rejectUnknownKeys(options, keys, what);
+  if (typeof options.state !== "string" || !JOB_STATES.has(options.state)) {
+    throw new ConfigurationError(`${what} state must be one of ${[...JOB_STATES].join(", ")}, got ${JSON.stringify(options.state)}`);
+  }
+  return {
+    state: options.state,
+    ...(options.queue !== undefined ? { queue: checkQueueName(options.queue, `${what} queue`) } : {}),
+    ...(options.name !== undefined ? { name: checkJobName(options.name) } : {}),
+    ...(options.from !== undefined ? { from: checkDate(options.from, `${what} from`) } : {}),
+    ...(options.to !== undefined ? { to: checkDate(options.to, `${what} to`) } : {}),
+  };
+}
+
 function checkDate(value: unknown, what: string): Date {
-  if (!(value instanceof Date) || Number.isNaN(value.getTime())) throw new ConfigurationError(`inspect.jobs option ${what} must be a valid Date, got ${JSON.stringify(value)}`);
+  if (!(value instanceof Date) || Number.isNaN(value.getTime())) throw new ConfigurationError(`${what} must be a valid Date, got ${JSON.stringify(value)}`);
   return value;
 }

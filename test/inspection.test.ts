@@ -56,6 +56,13 @@ describeEachDatabase("firm.inspect", (env) => {
     const failed = await firm.inspect.jobs({ state: "failed" });
     expect(failed.jobs).toEqual([expect.objectContaining({ id: failedId, state: "failed", error: expect.objectContaining({ name: "TypeError", message: "<b>no</b>" }) })]);
 
+    expect(await firm.inspect.count({ state: "finished" })).toEqual({ count: 3, exact: true });
+    expect(await firm.inspect.count({ state: "finished", upTo: 2 })).toEqual({ count: 2, exact: false });
+    expect(await firm.inspect.count({ state: "finished", name: "bad" })).toEqual({ count: 0, exact: true });
+    expect(await firm.inspect.count({ state: "failed", name: "bad", queue: "default" })).toEqual({ count: 1, exact: true });
+    expect(await firm.inspect.count({ state: "failed", queue: "other" })).toEqual({ count: 0, exact: true });
+    expect(await firm.inspect.count({ state: "failed", from: new Date(Date.now() + 60_000) })).toEqual({ count: 0, exact: true });
+    await expect(firm.inspect.count({ state: "failed", upTo: 0 })).rejects.toThrow(ConfigurationError);
     await expect(firm.inspect.jobs({ state: "finished", cursor: "nonsense" })).rejects.toThrow(InvalidCursorError);
     await expect(firm.inspect.jobs({ state: "done" as never })).rejects.toThrow(ConfigurationError);
     await expect(firm.inspect.jobs({ state: "ready", limit: 501 })).rejects.toThrow(/at most 500/);
@@ -82,6 +89,9 @@ describeEachDatabase("firm.inspect", (env) => {
       { name: "c", ready: 0, scheduled: 0, blocked: 0, claimed: 0, failed: 0, latency: 0, paused: true },
     ]);
     expect(counts[0]!.latency).toBeGreaterThanOrEqual(0);
+    expect(await firm.inspect.count({ state: "ready", queue: "a" })).toEqual({ count: 2, exact: true });
+    expect(await firm.inspect.count({ state: "scheduled", queue: "a" })).toEqual({ count: 0, exact: true });
+    expect(await firm.inspect.count({ state: "scheduled", name: "work" })).toEqual({ count: 1, exact: true });
   });
 
   test("shows a running job under its process and in its timeline; semaphores list holders and blocked jobs", async () => {
@@ -119,10 +129,10 @@ describeEachDatabase("firm.inspect", (env) => {
 
       const semaphores = await firm.inspect.semaphores();
       expect(semaphores).toEqual([
-        expect.objectContaining({ key: "slow/A", limit: 1, available: 0, blockedCount: 1, holders: [expect.objectContaining({ id: running, state: "claimed" })], blocked: [expect.objectContaining({ id: waiting, state: "blocked" })] }),
+        expect.objectContaining({ key: "slow/A", limit: 1, available: 0, inUse: 1, blockedCount: 1, running: [expect.objectContaining({ id: running, state: "claimed", processId: worker.id })], blocked: [expect.objectContaining({ id: waiting, state: "blocked" })] }),
       ]);
       // Another instance without the definition does not know the limit.
-      expect((await env.firm().inspect.semaphores())[0]!.limit).toBeNull();
+      expect((await env.firm().inspect.semaphores())[0]).toMatchObject({ limit: null, inUse: null, available: 0 });
       expect(await firm.inspect.job(123456789)).toBeNull();
     } finally {
       release();

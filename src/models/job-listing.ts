@@ -49,10 +49,11 @@ export interface JobPage {
   readonly nextCursor: string | null;
 }
 
-type ExecutionState = Exclude<JobState, "finished">;
+/** The states a job is in by having a row in an execution table. */
+export type ExecutionState = Exclude<JobState, "finished">;
 
 /** The execution table of each state, and its column that says since when. */
-const EXECUTIONS: Record<ExecutionState, { table: string; time: string; hasQueue: boolean }> = {
+export const EXECUTIONS: Record<ExecutionState, { table: string; time: string; hasQueue: boolean }> = {
   ready: { table: "firm_queue_ready_executions", time: "created_at", hasQueue: true },
   scheduled: { table: "firm_queue_scheduled_executions", time: "scheduled_at", hasQueue: true },
   blocked: { table: "firm_queue_blocked_executions", time: "created_at", hasQueue: true },

@@ -23,7 +23,7 @@ type Counted = { queue_name: string; count: number | string | bigint };
  * Every queue that has unfinished jobs or a pause, by name, with its counts by state. Five
  * grouped counts, one per execution table: ready, scheduled and blocked rows carry their queue
  * (the ready count is served by the `(queue_name, priority, job_id)` index); claimed and failed
- * rows join their job for it. Finished jobs are not counted here (see `throughput`), so the
+ * rows look their job's queue up by id. Finished jobs are not counted here (see `throughput`), so the
  * cost follows the work outstanding, not the table's history.
  */
 export async function countJobsByQueue(db: Db, now: Date): Promise<QueueCounts[]> {
@@ -69,11 +69,16 @@ async function grouped(db: Db, table: "firm_queue_scheduled_executions" | "firm_
     .execute();
 }
 
+/**
+ * Claimed and failed rows carry no queue: each row's queue is looked up by primary key. Written
+ * as a scalar subquery, not a join, because a planner facing a join of a few thousand rows with
+ * a million-row jobs table may choose to scan the whole jobs table.
+ */
 async function joinedCount(db: Db, table: "firm_queue_claimed_executions" | "firm_queue_failed_executions"): Promise<Counted[]> {
-  return db
+  const rows = await db
     .selectFrom(`${table} as e` as "firm_queue_claimed_executions as e")
-    .innerJoin("firm_queue_jobs as j", "j.id", "e.job_id")
-    .select(["j.queue_name", sql<number>`COUNT(*)`.as("count")])
-    .groupBy("j.queue_name")
+    .select((eb) => [eb.selectFrom("firm_queue_jobs as j").select("j.queue_name").whereRef("j.id", "=", "e.job_id").as("queue_name"), sql<number>`COUNT(*)`.as("count")])
+    .groupBy(sql.ref("queue_name"))
     .execute();
+  return rows.flatMap((row) => (row.queue_name === null ? [] : [{ queue_name: row.queue_name, count: row.count }]));
 }

@@ -13,8 +13,13 @@ export interface SemaphoreUsage {
   readonly available: number | null;
   /** When the semaphore expires if nothing touches it; null without a row. */
   readonly expiresAt: Date | null;
-  /** Jobs with this key that hold a slot: ready or claimed. */
-  readonly holders: readonly JobSummary[];
+  /** Slots taken: `limit - available` when both are known (ready and running jobs hold slots). */
+  readonly inUse: number | null;
+  /**
+   * Running (claimed) jobs with this key, each holding a slot. Ready jobs hold slots too; they
+   * are counted in `inUse` but not listed, since finding them would mean reading every ready job.
+   */
+  readonly running: readonly JobSummary[];
   /** How many jobs wait for a slot. */
   readonly blockedCount: number;
   /** The first waiting jobs, in the order they will be let through (priority, then id). */
@@ -25,16 +30,16 @@ export interface SemaphoreUsage {
 export interface SemaphoreUsageOptions {
   /** Waiting jobs listed per key. */
   readonly blockedPerKey: number;
-  /** Holders read in all (a key's holders are at most its limit, so this bounds a runaway case only). */
-  readonly holdersLimit: number;
+  /** Running jobs read in all (a key's are at most its limit, so this bounds a runaway case only). */
+  readonly runningLimit: number;
   /** A job definition's slots per key, by job name; null when unknown. */
   readonly limitOf: (jobName: string) => number | null;
 }
 
 /**
  * Every key with a semaphore row or blocked jobs, by key. Reads: the semaphores, blocked counts
- * grouped by key, claimed and ready jobs with those keys, and the first blocked jobs of each key
- * on the `(concurrency_key, priority, job_id)` index.
+ * grouped by key, the claimed jobs (few: at most the workers' capacity) and the first blocked
+ * jobs of each key on the `(concurrency_key, priority, job_id)` index.
  */
 export async function listSemaphoreUsage(db: Db, options: SemaphoreUsageOptions): Promise<SemaphoreUsage[]> {
   const [semaphores, blockedCounts] = await Promise.all([
@@ -43,39 +48,44 @@ export async function listSemaphoreUsage(db: Db, options: SemaphoreUsageOptions)
   ]);
   const keys = [...new Set([...semaphores.map((row) => row.key), ...blockedCounts.map((row) => row.concurrency_key)])].sort();
   if (keys.length === 0) return [];
-  const [holders, blocked] = await Promise.all([holdersOf(db, keys, options.holdersLimit), Promise.all(keys.map((key) => firstBlocked(db, key, options.blockedPerKey)))]);
+  const [running, blocked] = await Promise.all([runningWithKeys(db, keys, options.runningLimit), Promise.all(keys.map((key) => firstBlocked(db, key, options.blockedPerKey)))]);
   return keys.map((key, index) => {
     const semaphore = semaphores.find((row) => row.key === key);
-    const keyHolders = holders.filter((job) => job.concurrencyKey === key);
+    const keyRunning = running.filter((job) => job.concurrencyKey === key);
     const waiting = blocked[index]!;
-    const names = [...keyHolders, ...waiting].map((job) => job.name);
+    const names = [...keyRunning, ...waiting].map((job) => job.name);
     const limit = names.map(options.limitOf).find((value) => value !== null) ?? null;
+    const available = semaphore ? Number(semaphore.value) : null;
     return {
       key,
       limit,
-      available: semaphore ? Number(semaphore.value) : null,
+      available,
+      inUse: limit === null ? null : Math.max(0, limit - (available ?? limit)),
       expiresAt: semaphore ? toDate(semaphore.expires_at) : null,
-      holders: keyHolders,
+      running: keyRunning,
       blockedCount: Number(blockedCounts.find((row) => row.concurrency_key === key)?.count ?? 0),
       blocked: waiting,
     };
   });
 }
 
-async function holdersOf(db: Db, keys: readonly string[], limit: number): Promise<JobSummary[]> {
-  const read = (table: "firm_queue_claimed_executions" | "firm_queue_ready_executions", state: "claimed" | "ready") =>
-    db
-      .selectFrom(`${table} as e` as "firm_queue_claimed_executions as e")
-      .innerJoin("firm_queue_jobs as j", "j.id", "e.job_id")
-      .selectAll("j")
-      .select([sql<Date | string>`e.created_at`.as("since"), sql<string | null>`NULL`.as("failure"), (state === "claimed" ? sql<number | null>`e.process_id` : sql<number | null>`NULL`).as("process_id")])
-      .where("j.concurrency_key", "in", keys)
-      .orderBy("e.job_id")
-      .limit(limit)
-      .execute()
-      .then((rows) => (rows as ListedRow[]).map((row) => toSummary(row, state)));
-  const [claimed, ready] = await Promise.all([read("firm_queue_claimed_executions", "claimed"), read("firm_queue_ready_executions", "ready")]);
-  return [...claimed, ...ready];
+/** Claimed jobs with one of `keys`: the claimed ids first (a small table), then their job rows by id. */
+async function runningWithKeys(db: Db, keys: readonly string[], limit: number): Promise<JobSummary[]> {
+  const claims = await db.selectFrom("firm_queue_claimed_executions").select(["job_id", "process_id", "created_at"]).orderBy("job_id").limit(limit).execute();
+  if (claims.length === 0) return [];
+  const jobs = await db
+    .selectFrom("firm_queue_jobs as j")
+    .selectAll("j")
+    .where("j.id", "in", claims.map((claim) => Number(claim.job_id)))
+    .where("j.concurrency_key", "in", keys)
+    .execute();
+  const byId = new Map(claims.map((claim) => [Number(claim.job_id), claim]));
+  return jobs
+    .map((job) => {
+      const claim = byId.get(Number(job.id))!;
+      return toSummary({ ...job, since: claim.created_at, failure: null, process_id: claim.process_id } as ListedRow, "claimed");
+    })
+    .sort((a, b) => a.id - b.id);
 }
 
 async function firstBlocked(db: Db, key: string, limit: number): Promise<JobSummary[]> {

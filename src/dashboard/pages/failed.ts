@@ -9,9 +9,12 @@ import { filterForm, listPage, pager } from "./jobs.js";
 /** Failed jobs with their errors; retry or discard one, the selected ones, or all matching the filter. */
 export async function failedPage(context: PageContext): Promise<Page> {
   const filters = { ...readFilters(context.query, "failed"), state: "failed" as const };
-  const filter = { ...(filters.queue ? { queue: filters.queue } : {}), ...(filters.name ? { name: filters.name } : {}) };
   const page = await listPage(context, filters);
-  const total = await context.firm.failedJobs.count(filter);
+  // Counting stops at 10,000: a bigger figure would cost a scan of every failed job per render.
+  const { cursor: _cursor, ...countFilters } = filters;
+  const counted = await context.firm.inspect.count({ ...countFilters, upTo: 10_000 });
+  const total = counted.count;
+  const shown = `${count(total)}${counted.exact ? "" : "+"}`;
   const selection = context.readOnly
     ? jobTable(context, page.jobs, "failed", { empty: "No failed jobs." })
     : postForm(
@@ -22,15 +25,15 @@ ${page.jobs.length > 0 ? html`<div class="actions"><button type="submit">Retry s
         { id: "failed-selection" },
       );
   const everything = page.jobs.length === 0 ? html`` : html`<div class="actions bulk">
-${postForm(context, "/failed/retry-all", html`<input type="hidden" name="queue" value="${filters.queue ?? ""}"><input type="hidden" name="name" value="${filters.name ?? ""}"><button type="submit">Retry all ${count(total)} matching</button>`)}
+${postForm(context, "/failed/retry-all", html`<input type="hidden" name="queue" value="${filters.queue ?? ""}"><input type="hidden" name="name" value="${filters.name ?? ""}"><button type="submit">Retry all ${shown} matching</button>`)}
 ${postForm(
     context,
     "/failed/discard-all",
-    html`<input type="hidden" name="queue" value="${filters.queue ?? ""}"><input type="hidden" name="name" value="${filters.name ?? ""}"><label class="confirm"><input type="checkbox" name="confirm" value="yes" required> I mean it</label> <button type="submit" class="danger">Discard all ${count(total)} matching</button>`,
+    html`<input type="hidden" name="queue" value="${filters.queue ?? ""}"><input type="hidden" name="name" value="${filters.name ?? ""}"><label class="confirm"><input type="checkbox" name="confirm" value="yes" required> I mean it</label> <button type="submit" class="danger">Discard all ${shown} matching</button>`,
   )}
 </div>`;
   const body = html`
-<p class="lead" data-live id="failed-count">${count(total)} failed job${total === 1 ? "" : "s"}${filters.queue ? html` in queue ${filters.queue}` : ""}${filters.name ? html` named ${filters.name}` : ""}.</p>
+<p class="lead" data-live id="failed-count">${shown} failed job${total === 1 && counted.exact ? "" : "s"}${filters.queue ? html` in queue ${filters.queue}` : ""}${filters.name ? html` named ${filters.name}` : ""}.</p>
 ${filterForm(context, "/failed", filters, { times: false })}
 ${selection}
 ${pager(context, "/failed", filters, page)}
