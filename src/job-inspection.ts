@@ -133,7 +133,7 @@ export class JobInspection {
 
   /** Every concurrency key in use or with waiting jobs: limit, free and used slots, running jobs, blocked jobs. */
   async semaphores(): Promise<SemaphoreUsage[]> {
-    return listSemaphoreUsage(await this.db(), { blockedPerKey: 20, runningLimit: 5000, limitOf: this.limitOf });
+    return listSemaphoreUsage(await this.db(), { blockedPerKey: 10, runningLimit: 5000, limitOf: this.limitOf });
   }
 
   /** Jobs finished and failed per bucket (default: per minute over the last hour), oldest first. */

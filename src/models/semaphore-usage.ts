@@ -48,7 +48,8 @@ export async function listSemaphoreUsage(db: Db, options: SemaphoreUsageOptions)
   ]);
   const keys = [...new Set([...semaphores.map((row) => row.key), ...blockedCounts.map((row) => row.concurrency_key)])].sort();
   if (keys.length === 0) return [];
-  const [running, blocked] = await Promise.all([runningWithKeys(db, keys, options.runningLimit), Promise.all(keys.map((key) => firstBlocked(db, key, options.blockedPerKey)))]);
+  const [running, firstBlocked] = await Promise.all([runningWithKeys(db, keys, options.runningLimit), firstBlockedPerKey(db, options.blockedPerKey)]);
+  const blocked = keys.map((key) => firstBlocked.filter((job) => job.concurrencyKey === key));
   return keys.map((key, index) => {
     const semaphore = semaphores.find((row) => row.key === key);
     const keyRunning = running.filter((job) => job.concurrencyKey === key);
@@ -88,16 +89,28 @@ async function runningWithKeys(db: Db, keys: readonly string[], limit: number): 
     .sort((a, b) => a.id - b.id);
 }
 
-async function firstBlocked(db: Db, key: string, limit: number): Promise<JobSummary[]> {
-  const rows = await db
-    .selectFrom("firm_queue_blocked_executions as e")
-    .innerJoin("firm_queue_jobs as j", "j.id", "e.job_id")
-    .selectAll("j")
-    .select([sql<Date | string>`e.created_at`.as("since"), sql<string | null>`NULL`.as("failure"), sql<number | null>`NULL`.as("process_id")])
-    .where("e.concurrency_key", "=", key)
-    .orderBy("e.priority")
-    .orderBy("e.job_id")
-    .limit(limit)
-    .execute();
-  return (rows as ListedRow[]).map((row) => toSummary(row, "blocked"));
+/**
+ * The first `limit` blocked jobs of every key, in release order (priority, then id): one window
+ * query over the blocked rows (no job rows), then the chosen jobs by id.
+ */
+async function firstBlockedPerKey(db: Db, limit: number): Promise<JobSummary[]> {
+  const ranked = db
+    .selectFrom("firm_queue_blocked_executions")
+    .select(["job_id", "created_at", "priority", sql<number>`ROW_NUMBER() OVER (PARTITION BY concurrency_key ORDER BY priority, job_id)`.as("position")]);
+  const chosen = await db.selectFrom(ranked.as("b")).selectAll("b").where("b.position", "<=", limit).execute();
+  if (chosen.length === 0) return [];
+  const jobs = new Map<number, Awaited<ReturnType<typeof jobsById>>[number]>();
+  for (let start = 0; start < chosen.length; start += 500) {
+    for (const job of await jobsById(db, chosen.slice(start, start + 500).map((row) => Number(row.job_id)))) jobs.set(Number(job.id), job);
+  }
+  return chosen
+    .sort((a, b) => a.priority - b.priority || Number(a.job_id) - Number(b.job_id))
+    .flatMap((row) => {
+      const job = jobs.get(Number(row.job_id));
+      return job ? [toSummary({ ...job, since: row.created_at, failure: null, process_id: null } as ListedRow, "blocked")] : [];
+    });
+}
+
+function jobsById(db: Db, ids: readonly number[]) {
+  return db.selectFrom("firm_queue_jobs").selectAll().where("id", "in", ids).execute();
 }
