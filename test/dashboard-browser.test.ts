@@ -12,7 +12,8 @@ import { testDialects } from "./support/test-database.js";
 const SCREENSHOTS = fileURLToPath(new URL("../docs/dashboard/", import.meta.url));
 const run = browserAvailable();
 
-(run ? describe : describe.skip)("dashboard in Chromium", () => {
+// A browser on a shared, busy machine: generous timeouts; every wait is for a condition.
+(run ? describe : describe.skip)("dashboard in Chromium", { timeout: 90_000 }, () => {
   let browser: BrowserContext;
   let closeBrowser: () => Promise<void>;
   let page: Page;
@@ -186,11 +187,17 @@ const run = browserAvailable();
       await firm.recurring.schedule(`t<img src=x onerror=alert(6)>`, { job: `x<img src=x onerror="window.__xss=2">`, schedule: "@hourly", args: { payload } });
       const base = await open(firm, { refreshInterval: 1000 });
       alarms.length = 0;
-      for (const path of ["/", "/failed", `/jobs/${id}`, "/jobs?state=failed", `/queues/${encodeURIComponent("q<b>")}`, "/recurring"]) {
+      const pages = ["/", "/failed", `/jobs/${id}`, "/jobs?state=failed", `/queues/${encodeURIComponent("q<b>")}`, "/recurring"];
+      for (const path of pages) {
         await page.goto(base + path);
-        // Wait for one live refresh, which swaps fetched markup into the page.
+        // On two pages also wait for a live refresh, which swaps fetched markup into the page.
         // (Browser-side code as strings: the test's TypeScript has no DOM types.)
-        await page.evaluate(`new Promise((resolve) => document.addEventListener("firm-queue:refreshed", resolve, { once: true }))`);
+        if (path === "/failed" || path === "/recurring") {
+          await page.evaluate(
+            `new Promise((resolve, reject) => { document.addEventListener("firm-queue:refreshed", resolve, { once: true }); setTimeout(() => reject(new Error("no live refresh within 20 s")), 20000); })`,
+          );
+        }
+        console.log("T", path, Date.now() % 100000);
         expect(await page.evaluate("window.__xss ?? null"), path).toBeNull();
         expect(await page.locator("main img, main svg[onload], main script").count(), path).toBe(0);
       }
@@ -212,7 +219,10 @@ const run = browserAvailable();
         expect((await response).status()).toBe(403);
         expect(await firm.queues.list()).toEqual([]);
       } finally {
-        await new Promise((resolve) => attacker.close(resolve));
+        await new Promise((resolve) => {
+          attacker.close(resolve);
+          attacker.closeAllConnections();
+        });
       }
     });
   });
