@@ -197,7 +197,6 @@ const run = browserAvailable();
             `new Promise((resolve, reject) => { document.addEventListener("firm-queue:refreshed", resolve, { once: true }); setTimeout(() => reject(new Error("no live refresh within 20 s")), 20000); })`,
           );
         }
-        console.log("T", path, Date.now() % 100000);
         expect(await page.evaluate("window.__xss ?? null"), path).toBeNull();
         expect(await page.locator("main img, main svg[onload], main script").count(), path).toBe(0);
       }
