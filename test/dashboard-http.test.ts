@@ -128,6 +128,17 @@ describeEachDatabase("dashboard over HTTP", (env) => {
     }
 
     const open = createDashboard({ firm });
+    // Without authentication the Node handler serves local requests only; a proxied one is not local.
+    const local = await serveUnderPrefix(open, "");
+    try {
+      expect((await fetch(`${local.url}/`)).status).toBe(200);
+      const proxied = await fetch(`${local.url}/`, { headers: { "x-forwarded-for": "203.0.113.7" } });
+      expect(proxied.status).toBe(403);
+      expect(await proxied.text()).toContain("only serves connections to a loopback address that no proxy forwarded");
+      expect((await fetch(`${local.url}/`, { headers: { forwarded: "for=203.0.113.7" } })).status).toBe(403);
+    } finally {
+      await local.close();
+    }
     const viaFetch = await open.fetch(new Request("http://dashboard.test/"));
     expect(viaFetch.status).toBe(403);
     const allowed = await createDashboard({ firm, allowUnauthenticated: true, basePath: "/jobs" }).fetch(new Request("http://dashboard.test/jobs/failed"));

@@ -66,7 +66,7 @@ function fromNode(request: IncomingMessage): CoreRequest {
       return Array.isArray(value) ? value.join(", ") : value;
     },
     raw: request,
-    loopback: isLoopback(request.socket.localAddress),
+    loopback: isLoopback(request.socket.localAddress) && isLoopback(request.socket.remoteAddress) && !proxied(request),
     readForm: () => readNodeForm(request),
   };
 }
@@ -85,6 +85,14 @@ function fromFetch(request: Request): CoreRequest {
       return new URLSearchParams(text);
     },
   };
+}
+
+/**
+ * Whether a proxy passed the request on: a reverse proxy on the same host connects over
+ * loopback, but the request came from elsewhere, so it does not count as a local one.
+ */
+function proxied(request: IncomingMessage): boolean {
+  return ["forwarded", "x-forwarded-for", "x-real-ip", "x-forwarded-host"].some((name) => request.headers[name] !== undefined);
 }
 
 /** Whether an address is a loopback one (IPv4 127/8, IPv6 ::1, or IPv4-mapped 127/8). */

@@ -103,7 +103,7 @@ async function authenticate(options: ResolvedDashboardOptions, request: CoreRequ
     return text(
       403,
       request.loopback === false
-        ? "firm-queue dashboard: without authentication it only serves connections to a loopback address. Configure basicAuth, bearerToken or authorize."
+        ? "firm-queue dashboard: without authentication it only serves connections to a loopback address that no proxy forwarded. Configure basicAuth, bearerToken or authorize."
         : "firm-queue dashboard: configure basicAuth, bearerToken or authorize (or allowUnauthenticated: true behind your own access control).",
     );
   }
