@@ -205,3 +205,10 @@ export class ChildProcessError extends FirmQueueError {
     super(`The ${role} child process could not start: ${detail}`);
   }
 }
+
+/** A recurring task was asked for by a key that no task has. */
+export class RecurringTaskNotFoundError extends FirmQueueError {
+  constructor(readonly taskKey: string) {
+    super(`There is no recurring task with key ${JSON.stringify(taskKey)}`);
+  }
+}

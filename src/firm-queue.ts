@@ -29,6 +29,7 @@ import type { BaseSupervisor } from "./supervisor/base-supervisor.js";
 import type { StopOptions, Supervisor, SupervisorDependencies } from "./supervisor/supervisor.js";
 import { resolveRecurringTasks } from "./definitions/recurring-task.js";
 import { RecurringOperations } from "./facade/recurring-operations.js";
+import { JobInspection } from "./facade/job-inspection.js";
 
 
 /**
@@ -43,8 +44,10 @@ export class FirmQueue {
   readonly queues: QueueOperations;
   /** See, retry and discard jobs that ran out of attempts. */
   readonly failedJobs: FailedJobOperations;
-  /** Add, remove and list recurring tasks at run time. */
+  /** Add, remove and list recurring tasks at run time; run one now. */
   readonly recurring: RecurringOperations;
+  /** Read-only views for dashboards and scripts: jobs by state, counts, processes, semaphores, throughput. */
+  readonly inspect: JobInspection;
   private readonly registry = new JobRegistry();
   /** Concurrency limits and retry policies of this instance's job definitions, by job name. */
   private readonly policies: JobPolicies;
@@ -68,6 +71,12 @@ export class FirmQueue {
       () => {
         for (const supervisor of this.supervisors) supervisor.reloadRecurringTasks();
       },
+      { policies: this.policies, defaultsOf: (name) => this.registry.get(name)?.options ?? resolveJobOptions(name, {}) },
+    );
+    this.inspect = new JobInspection(
+      () => this.database(),
+      this.recurring,
+      (name) => this.registry.get(name)?.options.concurrency?.to ?? null,
     );
     Object.defineProperty(this, INSTANCE_BRAND, { value: true });
     this.recordDefinitionFile();

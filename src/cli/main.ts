@@ -10,6 +10,7 @@ import { runCheck, runStart } from "./start-command.js";
 import type { CliFlags } from "./config.js";
 import { formatRecurringTasks } from "./recurring-listing.js";
 import { migrateReport, type MigrateOptions } from "./migrate-command.js";
+import { registerDashboardCommand } from "./dashboard-command.js";
 
 const { version } = createRequire(import.meta.url)("../../package.json") as { version: string };
 
@@ -143,6 +144,11 @@ function firmForFlags(options: CommonOptions, need: { jobsRequired: boolean }): 
 }
 
 registerFailedCommands(program, {
+  commonOptions: () => [databaseUrlOption(), requireOption()],
+  firmFor: (options: CommonOptions) => firmForFlags(options, { jobsRequired: false }),
+});
+
+registerDashboardCommand(program, {
   commonOptions: () => [databaseUrlOption(), requireOption()],
   firmFor: (options: CommonOptions) => firmForFlags(options, { jobsRequired: false }),
 });

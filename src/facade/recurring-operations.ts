@@ -11,6 +11,8 @@ import {
 } from "../models/recurring-task.js";
 import { readableArguments } from "../serialization.js";
 import { resolveRecurringTask, scheduleOf, type RecurringTask, type RecurringTaskOptions } from "../definitions/recurring-task.js";
+import { RecurringTaskNotFoundError } from "../errors.js";
+import { runRecurringTaskNow, type RunNowContext } from "./run-now.js";
 
 /** One recurring task as `firm.recurring.list()` and `firm-queue recurring` show it. */
 export interface RecurringTaskInfo extends Omit<RecurringTask, "arguments"> {
@@ -30,6 +32,7 @@ export class RecurringOperations {
     private readonly database: () => Promise<Database>,
     private readonly jobNames: () => string[],
     private readonly onChange: () => void,
+    private readonly runNowContext: RunNowContext,
   ) {}
 
   /**
@@ -54,6 +57,20 @@ export class RecurringOperations {
     const removed = await database.writeTransaction((trx) => deleteDynamicRecurringTask(trx, key));
     if (removed) this.onChange();
     return removed;
+  }
+
+  /**
+   * Enqueue a task's job now, outside its schedule (its next scheduled run still happens), with
+   * the task's arguments, queue and priority; recorded as a run of the task. Returns the job id,
+   * or null when the job's concurrency controls discarded it. An unknown key throws
+   * RecurringTaskNotFoundError.
+   */
+  async runNow(key: string): Promise<number | null> {
+    if (typeof key !== "string" || key === "") throw new RecurringTaskNotFoundError(String(key));
+    const database = await this.database();
+    const jobId = await runRecurringTaskNow(database, this.runNowContext, key);
+    if (jobId !== null) database.jobsReady.notify();
+    return jobId;
   }
 
   /** Every task in the database, static and dynamic, by key, with its next and last run. */

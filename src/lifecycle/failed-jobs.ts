@@ -4,7 +4,7 @@ import { JobNotFailedError, JobNotFoundError, JobRunningError } from "../errors.
 import { parseStoredError, type StoredError } from "../models/failed-execution.js";
 import type { DispatchContext } from "./dispatch-context.js";
 import { dispatchJobs, toDispatchable } from "./job-dispatch.js";
-import { findJobInfo, jobSummary, type JobSummary } from "../models/job-info.js";
+import { findJobInfo, jobBasics, type JobBasics } from "../models/job-info.js";
 import { deleteJobs, type JobRow } from "../models/job.js";
 
 /** Which failed jobs an operation looks at: all, or those of one job name and/or queue. */
@@ -14,7 +14,7 @@ export interface FailedJobFilter {
 }
 
 /** A failed job as `firm.failedJobs.list()` shows it. */
-export interface FailedJobInfo extends JobSummary {
+export interface FailedJobInfo extends JobBasics {
   /** The error of the attempt that failed the job. */
   readonly error: StoredError;
   readonly failedAt: Date;
@@ -37,7 +37,7 @@ export async function listFailedJobs(db: Db, filter: FailedJobFilter, limit: num
     .limit(limit)
     .execute();
   return rows.map((row) => ({
-    ...jobSummary(row),
+    ...jobBasics(row),
     error: parseStoredError(row.failure) ?? { name: "Error", message: "(no error was recorded)" },
     failedAt: toDate(row.failed_at),
   }));

@@ -7,8 +7,8 @@ import type { JobRow } from "./job.js";
 /** Where a job is in its life. */
 export type JobState = "ready" | "scheduled" | "blocked" | "claimed" | "failed" | "finished";
 
-/** What every listing of jobs shows of a job. */
-export interface JobSummary {
+/** What every view of a job shows: `getJob`, failed-job and inspection listings build on it. */
+export interface JobBasics {
   readonly id: number;
   readonly name: string;
   readonly queue: string;
@@ -20,8 +20,8 @@ export interface JobSummary {
   readonly createdAt: Date;
 }
 
-/** The {@link JobSummary} of a jobs row. */
-export function jobSummary(row: Pick<JobRow, "id" | "class_name" | "queue_name" | "priority" | "arguments" | "attempts" | "created_at">): JobSummary {
+/** The {@link JobBasics} of a jobs row. */
+export function jobBasics(row: Pick<JobRow, "id" | "class_name" | "queue_name" | "priority" | "arguments" | "attempts" | "created_at">): JobBasics {
   return {
     id: Number(row.id),
     name: row.class_name,
@@ -34,7 +34,7 @@ export function jobSummary(row: Pick<JobRow, "id" | "class_name" | "queue_name" 
 }
 
 /** A job as `firm.getJob()` shows it. */
-export interface JobInfo extends JobSummary {
+export interface JobInfo extends JobBasics {
   readonly state: JobState;
   readonly scheduledAt: Date | null;
   readonly finishedAt: Date | null;
@@ -75,7 +75,7 @@ export async function findJobInfo(db: Db, jobId: number): Promise<JobInfo | null
   const error = parseStoredError(row.failure);
   const lastError = parseStoredError(row.last_error);
   return {
-    ...jobSummary(row),
+    ...jobBasics(row),
     state,
     scheduledAt: toDate(row.scheduled_at),
     finishedAt: toDate(row.finished_at),

@@ -1,0 +1,45 @@
+import type { StoredError } from "../../models/failed-execution.js";
+import { postForm, stateBadge } from "../components.js";
+import { href, type PageContext } from "../context.js";
+import { prettyValue, timeAgo, utc } from "../format.js";
+import { html, type SafeHtml } from "../html.js";
+import type { Page } from "../layout.js";
+import { PageError } from "./page-error.js";
+
+/** One job: arguments, options, timeline, attempts, errors; retry or discard when failed. */
+export async function jobPage(context: PageContext, idText: string): Promise<Page> {
+  const id = Number(idText);
+  if (!/^\d+$/.test(idText) || !Number.isSafeInteger(id) || id < 1) throw new PageError(400, `Not a job id: ${JSON.stringify(idText)}`);
+  const job = await context.firm.inspect.job(id);
+  if (!job) throw new PageError(404, `There is no job #${id} (finished jobs may have been cleared).`);
+  const body = html`
+<div data-live id="job-detail">
+<dl class="facts">
+<div><dt>State</dt><dd>${stateBadge(job.state)}</dd></div>
+<div><dt>Name</dt><dd class="name">${job.name}</dd></div>
+<div><dt>Queue</dt><dd><a href="${href(context, `/queues/${encodeURIComponent(job.queue)}`)}">${job.queue}</a></dd></div>
+<div><dt>Priority</dt><dd>${job.priority}</dd></div>
+<div><dt>Attempts</dt><dd>${job.attempts}</dd></div>
+<div><dt>Concurrency key</dt><dd>${job.concurrencyKey ? html`<a href="${href(context, "/concurrency")}">${job.concurrencyKey}</a>` : "—"}</dd></div>
+<div><dt>Enqueued</dt><dd>${utc(job.createdAt)}</dd></div>
+<div><dt>Scheduled for</dt><dd>${job.scheduledAt ? utc(job.scheduledAt) : "—"}</dd></div>
+${job.claimedBy ? html`<div><dt>Running on</dt><dd><a href="${href(context, "/processes")}">${job.claimedBy.kind} ${job.claimedBy.name}</a> (pid ${job.claimedBy.pid} on ${job.claimedBy.hostname})</dd></div>` : ""}
+${job.recurring ? html`<div><dt>Recurring task</dt><dd><a href="${href(context, "/recurring")}">${job.recurring.taskKey}</a> run of ${utc(job.recurring.runAt)}</dd></div>` : ""}
+${job.blockedUntil ? html`<div><dt>Blocked until</dt><dd>${utc(job.blockedUntil)}</dd></div>` : ""}
+</dl>
+${job.state === "failed"
+    ? html`<div class="actions">${postForm(context, `/jobs/${job.id}/retry`, html`<button type="submit">Retry</button>`)}${postForm(context, `/jobs/${job.id}/discard`, html`<button type="submit" class="danger">Discard</button>`)}</div>`
+    : ""}
+<h2>Timeline</h2>
+<ol class="timeline">${job.timeline.map((event) => html`<li><span class="event">${event.kind}</span> ${timeAgo(event.at, context.now)} <span class="muted">${utc(event.at)}</span>${event.detail ? html` — ${event.detail}` : ""}</li>`)}</ol>
+${job.error ? errorBlock("Error that failed the job", job.error) : ""}
+${job.lastError && (!job.error || job.lastError.message !== job.error.message || job.lastError.name !== job.error.name) ? errorBlock("Error of the latest failed attempt", job.lastError) : ""}
+</div>
+<h2>Arguments</h2>
+<pre class="args" tabindex="0">${prettyValue(job.arguments)}</pre>`;
+  return { title: `Job #${job.id}`, section: "/jobs", body };
+}
+
+function errorBlock(title: string, error: StoredError): SafeHtml {
+  return html`<section class="error-block"><h2>${title}</h2><p><strong class="error-name">${error.name}</strong>: <span class="error-message">${error.message}</span></p>${error.stack ? html`<pre class="stack" tabindex="0">${error.stack}</pre>` : ""}</section>`;
+}

@@ -1,0 +1,33 @@
+import type { PageContext } from "./context.js";
+import type { Page } from "./layout.js";
+import { concurrencyPage } from "./pages/concurrency.js";
+import { failedPage } from "./pages/failed.js";
+import { jobPage } from "./pages/job.js";
+import { jobsPage } from "./pages/jobs.js";
+import { overviewPage } from "./pages/overview.js";
+import { processesPage } from "./pages/processes.js";
+import { queuePage } from "./pages/queue.js";
+import { recurringPage } from "./pages/recurring.js";
+
+type PageRoute = (context: PageContext, match: RegExpExecArray) => Promise<Page>;
+
+/** Every page, by path (relative to the mount point). */
+const PAGES: ReadonlyArray<readonly [RegExp, PageRoute]> = [
+  [/^\/$/, (context) => overviewPage(context)],
+  [/^\/queues\/([^/]+)$/, (context, match) => queuePage(context, decodeURIComponent(match[1]!))],
+  [/^\/jobs$/, (context) => jobsPage(context)],
+  [/^\/jobs\/([^/]+)$/, (context, match) => jobPage(context, decodeURIComponent(match[1]!))],
+  [/^\/failed$/, (context) => failedPage(context)],
+  [/^\/processes$/, (context) => processesPage(context)],
+  [/^\/recurring$/, (context) => recurringPage(context)],
+  [/^\/concurrency$/, (context) => concurrencyPage(context)],
+];
+
+/** The page at `path`, or null when there is none. */
+export async function renderPage(context: PageContext, path: string): Promise<Page | null> {
+  for (const [pattern, route] of PAGES) {
+    const match = pattern.exec(path);
+    if (match) return route(context, match);
+  }
+  return null;
+}

@@ -1,0 +1,59 @@
+import { createServer, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
+import { ConfigurationError } from "../errors.js";
+import { createDashboard, isLoopback } from "./adapters.js";
+import type { DashboardOptions } from "./options.js";
+
+/** Options of `startDashboardServer`: the dashboard's, plus where to listen. */
+export interface DashboardServerOptions extends DashboardOptions {
+  /** Default 9000; 0 picks a free port. */
+  readonly port?: number;
+  /** Default "127.0.0.1". Any other address needs authentication. */
+  readonly host?: string;
+}
+
+/** A running standalone dashboard. */
+export interface DashboardServer {
+  /** The address it listens on, e.g. `http://127.0.0.1:9000/`. */
+  readonly url: string;
+  readonly server: Server;
+  close(): Promise<void>;
+}
+
+const LOOPBACK_NAMES = new Set(["localhost", "127.0.0.1", "::1"]);
+
+/**
+ * Serve the dashboard on its own HTTP server. Refuses to listen on a non-loopback address
+ * unless `basicAuth`, `bearerToken` or `authorize` is given: a queue's jobs and its retry and
+ * discard buttons are not for the whole network.
+ */
+export async function startDashboardServer(options: DashboardServerOptions): Promise<DashboardServer> {
+  const { port = 9000, host = "127.0.0.1", ...dashboardOptions } = options;
+  if (!Number.isInteger(port) || port < 0 || port > 65535) throw new ConfigurationError(`dashboard port must be 0-65535, got ${JSON.stringify(port)}`);
+  const authenticated = dashboardOptions.basicAuth !== undefined || dashboardOptions.bearerToken !== undefined || dashboardOptions.authorize !== undefined;
+  if (!authenticated && !LOOPBACK_NAMES.has(host) && !isLoopback(host)) {
+    throw new ConfigurationError(
+      `The dashboard will not listen on ${host} without authentication: set FIRM_QUEUE_DASHBOARD_USERNAME and FIRM_QUEUE_DASHBOARD_PASSWORD (or FIRM_QUEUE_DASHBOARD_TOKEN), or pass basicAuth, bearerToken or authorize`,
+    );
+  }
+  const dashboard = createDashboard(dashboardOptions);
+  const server = createServer(dashboard.node);
+  await new Promise<void>((resolve, reject) => {
+    server.once("error", reject);
+    server.listen(port, host, () => {
+      server.off("error", reject);
+      resolve();
+    });
+  });
+  const address = server.address() as AddressInfo;
+  const shown = address.family === "IPv6" ? `[${address.address}]` : address.address;
+  return {
+    url: `http://${shown}:${address.port}${dashboardOptions.basePath ?? ""}/`,
+    server,
+    close: () =>
+      new Promise<void>((resolve, reject) => {
+        server.close((error) => (error ? reject(error) : resolve()));
+        server.closeAllConnections();
+      }),
+  };
+}

@@ -1,0 +1,173 @@
+import { checkJobName, checkQueueName, positiveInteger, rejectUnknownKeys } from "../option-checks.js";
+import type { Database } from "../database/connection.js";
+import { toMilliseconds, type Duration } from "../duration.js";
+import { ConfigurationError } from "../errors.js";
+import { decodeCursor } from "../models/job-cursor.js";
+import type { JobState } from "../models/job-info.js";
+import { countJobsUpTo, type BoundedCount } from "../models/job-count.js";
+import { listJobsPage, type JobListingQuery, type JobPage } from "../models/job-listing.js";
+import { findJobDetail, type JobDetail } from "../models/job-timeline.js";
+import { listProcessDetails, type ProcessDetail } from "../models/process-listing.js";
+import { countJobsByQueue, type QueueCounts } from "../models/queue-counts.js";
+import { latestRecurringRuns, type RecurringRun } from "../models/recurring-runs.js";
+import { listSemaphoreUsage, type SemaphoreUsage } from "../models/semaphore-usage.js";
+import { throughputBuckets, type ThroughputBucket } from "../models/throughput.js";
+import type { RecurringOperations, RecurringTaskInfo } from "./recurring-operations.js";
+
+/** Options of `firm.inspect.jobs()`. */
+export interface ListJobsOptions {
+  /** Which jobs: ready, scheduled, blocked, claimed, failed or finished. Required. */
+  readonly state: JobState;
+  /** Only this queue. */
+  readonly queue?: string;
+  /** Only jobs of this name. */
+  readonly name?: string;
+  /** Only jobs that entered their state at or after this time (for `scheduled`: due at or after). */
+  readonly from?: Date;
+  /** Only jobs that entered their state before this time. */
+  readonly to?: Date;
+  /** Most jobs per page, 1 to 500. Default 50. */
+  readonly limit?: number;
+  /** The `nextCursor` of the previous page; absent or null for the first page. */
+  readonly cursor?: string | null;
+}
+
+/** Options of `firm.inspect.count()`: the filters of `jobs()`, and where to stop counting. */
+export interface CountJobsOptions {
+  readonly state: JobState;
+  readonly queue?: string;
+  readonly name?: string;
+  readonly from?: Date;
+  readonly to?: Date;
+  /** Count no further than this (1 to 1,000,000). Default 10,000. */
+  readonly upTo?: number;
+}
+
+/** Options of `firm.inspect.throughput()`. */
+export interface ThroughputOptions {
+  /** How many buckets, 1 to 240. Default 60. */
+  readonly buckets?: number;
+  /** Length of each bucket in milliseconds, at least 1000. Default 60,000 (per minute). */
+  readonly bucketMs?: number;
+}
+
+/** A recurring task with its latest runs. */
+export interface RecurringTaskDetail extends RecurringTaskInfo {
+  /** The latest runs (ticks and run-now), newest first. */
+  readonly runs: readonly RecurringRun[];
+}
+
+const JOB_STATES: ReadonlySet<string> = new Set(["ready", "scheduled", "blocked", "claimed", "failed", "finished"]);
+const JOBS_KEYS = new Set(["state", "queue", "name", "from", "to", "limit", "cursor"]);
+const COUNT_KEYS = new Set(["state", "queue", "name", "from", "to", "upTo"]);
+const THROUGHPUT_KEYS = new Set(["buckets", "bucketMs"]);
+
+/**
+ * `firm.inspect`: read-only views of the queue for dashboards, scripts and alerts. Nothing here
+ * changes anything; every read is an index range or a lookup by key, so it stays cheap on big
+ * tables (job listings page with a keyset cursor, never an offset).
+ */
+export class JobInspection {
+  constructor(
+    private readonly database: () => Promise<Database>,
+    private readonly recurring: RecurringOperations,
+    /** Slots per key of a job defined on this instance, by job name. */
+    private readonly limitOf: (jobName: string) => number | null,
+  ) {}
+
+  /** Every queue with unfinished jobs or a pause: counts by state, latency, paused or not. */
+  async queues(): Promise<QueueCounts[]> {
+    return countJobsByQueue(await this.db(), new Date());
+  }
+
+  /**
+   * One page of jobs in a state, newest first, matching every filter given. Pass the page's
+   * `nextCursor` back as `cursor` for the next page; it is null on the last page.
+   */
+  async jobs(options: ListJobsOptions): Promise<JobPage> {
+    const query = checkListing(options, JOBS_KEYS, "jobs");
+    const limit = positiveInteger(options.limit ?? 50, "inspect.jobs option limit");
+    if (limit > 500) throw new ConfigurationError(`inspect.jobs option limit must be at most 500, got ${limit}`);
+    const cursor = options.cursor === undefined || options.cursor === null ? null : decodeCursor(String(options.cursor));
+    return listJobsPage(await this.db(), query, limit, cursor);
+  }
+
+  /**
+   * How many jobs `jobs()` would list for these filters, counting no further than `upTo`
+   * (default 10,000): `{ count, exact }`, with `exact` false when there are more. The cost has
+   * a ceiling on any table size; use it where "10,000+" is as good as the precise figure.
+   */
+  async count(options: CountJobsOptions): Promise<BoundedCount> {
+    const query = checkListing(options, COUNT_KEYS, "count");
+    const upTo = positiveInteger(options.upTo ?? 10_000, "inspect.count option upTo");
+    if (upTo > 1_000_000) throw new ConfigurationError(`inspect.count option upTo must be at most 1000000, got ${upTo}`);
+    return countJobsUpTo(await this.db(), query, upTo);
+  }
+
+  /** A job with its timeline, the process running it and the recurring task that made it; null when there is no such job. */
+  async job(id: number): Promise<JobDetail | null> {
+    if (typeof id !== "number" || !Number.isSafeInteger(id) || id < 1) throw new ConfigurationError(`inspect.job needs a job id (a whole number of at least 1), got ${JSON.stringify(id)}`);
+    return findJobDetail(await this.db(), id);
+  }
+
+  /**
+   * Every registered process (supervisors first) with its heartbeat and running jobs. A process
+   * is `stale` when its last heartbeat is older than `aliveThreshold` (default 5 min, the
+   * supervisors' default; pass the `processAliveThreshold` your processes run with).
+   */
+  async processes(options: { readonly aliveThreshold?: Duration } = {}): Promise<ProcessDetail[]> {
+    rejectUnknownKeys(options, new Set(["aliveThreshold"]), "inspect.processes option");
+    const threshold = toMilliseconds(options.aliveThreshold ?? 300_000, "inspect.processes option aliveThreshold");
+    return listProcessDetails(await this.db(), new Date(), threshold);
+  }
+
+  /** Every recurring task with its next run and its latest `runs` runs (default 5). */
+  async recurringTasks(options: { readonly runs?: number } = {}): Promise<RecurringTaskDetail[]> {
+    rejectUnknownKeys(options, new Set(["runs"]), "inspect.recurringTasks option");
+    const count = positiveInteger(options.runs ?? 5, "inspect.recurringTasks option runs");
+    const tasks = await this.recurring.list();
+    const runs = await latestRecurringRuns(await this.db(), tasks.map((task) => task.key), count);
+    return tasks.map((task) => ({ ...task, runs: runs.get(task.key) ?? [] }));
+  }
+
+  /** Every concurrency key in use or with waiting jobs: limit, free and used slots, running jobs, blocked jobs. */
+  async semaphores(): Promise<SemaphoreUsage[]> {
+    return listSemaphoreUsage(await this.db(), { blockedPerKey: 10, runningLimit: 5000, limitOf: this.limitOf });
+  }
+
+  /** Jobs finished and failed per bucket (default: per minute over the last hour), oldest first. */
+  async throughput(options: ThroughputOptions = {}): Promise<ThroughputBucket[]> {
+    rejectUnknownKeys(options, THROUGHPUT_KEYS, "inspect.throughput option");
+    const buckets = positiveInteger(options.buckets ?? 60, "inspect.throughput option buckets");
+    const bucketMs = positiveInteger(options.bucketMs ?? 60_000, "inspect.throughput option bucketMs");
+    if (buckets > 240) throw new ConfigurationError(`inspect.throughput option buckets must be at most 240, got ${buckets}`);
+    if (bucketMs < 1000) throw new ConfigurationError(`inspect.throughput option bucketMs must be at least 1000, got ${bucketMs}`);
+    return throughputBuckets(await this.db(), new Date(), buckets, bucketMs);
+  }
+
+  private async db() {
+    return (await this.database()).db;
+  }
+}
+
+/** The state and filters shared by `jobs()` and `count()`, checked. */
+function checkListing(options: ListJobsOptions | CountJobsOptions, keys: ReadonlySet<string>, method: string): JobListingQuery {
+  if (typeof options !== "object" || options === null) throw new ConfigurationError(`inspect.${method} needs options such as { state: "failed" }`);
+  const what = `inspect.${method} option`;
+  rejectUnknownKeys(options, keys, what);
+  if (typeof options.state !== "string" || !JOB_STATES.has(options.state)) {
+    throw new ConfigurationError(`${what} state must be one of ${[...JOB_STATES].join(", ")}, got ${JSON.stringify(options.state)}`);
+  }
+  return {
+    state: options.state,
+    ...(options.queue !== undefined ? { queue: checkQueueName(options.queue, `${what} queue`) } : {}),
+    ...(options.name !== undefined ? { name: checkJobName(options.name) } : {}),
+    ...(options.from !== undefined ? { from: checkDate(options.from, `${what} from`) } : {}),
+    ...(options.to !== undefined ? { to: checkDate(options.to, `${what} to`) } : {}),
+  };
+}
+
+function checkDate(value: unknown, what: string): Date {
+  if (!(value instanceof Date) || Number.isNaN(value.getTime())) throw new ConfigurationError(`${what} must be a valid Date, got ${JSON.stringify(value)}`);
+  return value;
+}

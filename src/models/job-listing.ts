@@ -1,0 +1,130 @@
+import { sql, type Selectable } from "kysely";
+import type { Db } from "../database/dialect.js";
+import { toDate, type JobsTable } from "../database/schema.js";
+import { readableArguments } from "../serialization.js";
+import { parseStoredError, type StoredError } from "./failed-execution.js";
+import { encodeCursor, type JobCursor } from "./job-cursor.js";
+import type { JobBasics, JobState } from "./job-info.js";
+
+/** One job in a listing: the job row, its state, and when it entered that state. */
+export interface JobSummary extends JobBasics {
+  readonly state: JobState;
+  /**
+   * When the job entered its state: became ready, blocked, claimed or failed; for `scheduled`
+   * the time it is due; for `finished` its finish time. Listings sort and filter on it.
+   */
+  readonly since: Date;
+  readonly scheduledAt: Date | null;
+  readonly finishedAt: Date | null;
+  readonly concurrencyKey: string | null;
+  /** State `failed`: the error that failed the job. */
+  readonly error?: StoredError;
+  /** State `claimed`: the row id of the process running it (null when its process is gone). */
+  readonly processId?: number | null;
+}
+
+/** What a listing selects: the state, and filters that all must match. */
+export interface JobListingQuery {
+  readonly state: JobState;
+  readonly queue?: string;
+  readonly name?: string;
+  /** Only jobs whose `since` is at or after this time. */
+  readonly from?: Date;
+  /** Only jobs whose `since` is before this time. */
+  readonly to?: Date;
+}
+
+/** One page of a listing and the cursor of the next (null on the last page). */
+export interface JobPage {
+  readonly jobs: JobSummary[];
+  readonly nextCursor: string | null;
+}
+
+/** The states a job is in by having a row in an execution table. */
+export type ExecutionState = Exclude<JobState, "finished">;
+
+/** The execution table of each state, and its column that says since when. */
+export const EXECUTIONS: Record<ExecutionState, { table: string; time: string; hasQueue: boolean }> = {
+  ready: { table: "firm_queue_ready_executions", time: "created_at", hasQueue: true },
+  scheduled: { table: "firm_queue_scheduled_executions", time: "scheduled_at", hasQueue: true },
+  blocked: { table: "firm_queue_blocked_executions", time: "created_at", hasQueue: true },
+  claimed: { table: "firm_queue_claimed_executions", time: "created_at", hasQueue: false },
+  failed: { table: "firm_queue_failed_executions", time: "created_at", hasQueue: false },
+};
+
+/** A job row with its state's time and, when the state has them, its error and process. */
+export type ListedRow = Selectable<JobsTable> & { since: Date | string; failure: string | null; process_id: number | null };
+
+/**
+ * A page of jobs in one state, newest first, `limit` at most, after `cursor`. Keyset
+ * pagination: every page is one index range read, however deep, never an OFFSET scan.
+ * Execution states page on the execution's unique `job_id` index (descending job id);
+ * finished jobs on `finished_at` (newest finish first, ties by id), which the
+ * `(finished_at)` and `(queue_name, finished_at)` indexes serve.
+ */
+export async function listJobsPage(db: Db, query: JobListingQuery, limit: number, cursor: JobCursor | null): Promise<JobPage> {
+  const rows = query.state === "finished" ? await finishedRows(db, query, limit + 1, cursor) : await executionRows(db, query.state, query, limit + 1, cursor);
+  const more = rows.length > limit;
+  const jobs = rows.slice(0, limit).map((row) => toSummary(row, query.state));
+  const last = jobs.at(-1);
+  const nextCursor = more && last ? encodeCursor(query.state === "finished" ? { id: last.id, at: last.since } : { id: last.id }) : null;
+  return { jobs, nextCursor };
+}
+
+async function executionRows(db: Db, state: ExecutionState, query: JobListingQuery, limit: number, cursor: JobCursor | null): Promise<ListedRow[]> {
+  const spec = EXECUTIONS[state];
+  const since = sql.ref(`e.${spec.time}`);
+  let builder = db
+    .selectFrom(`${spec.table} as e` as "firm_queue_ready_executions as e")
+    .innerJoin("firm_queue_jobs as j", "j.id", "e.job_id")
+    .selectAll("j")
+    .select([
+      sql<Date | string>`${since}`.as("since"),
+      (state === "failed" ? sql<string | null>`e.error` : sql<string | null>`NULL`).as("failure"),
+      (state === "claimed" ? sql<number | null>`e.process_id` : sql<number | null>`NULL`).as("process_id"),
+    ]);
+  if (query.queue !== undefined) builder = builder.where(spec.hasQueue ? "e.queue_name" : "j.queue_name", "=", query.queue);
+  if (query.name !== undefined) builder = builder.where("j.class_name", "=", query.name);
+  if (query.from !== undefined) builder = builder.where(since, ">=", query.from);
+  if (query.to !== undefined) builder = builder.where(since, "<", query.to);
+  if (cursor) builder = builder.where("e.job_id", "<", cursor.id);
+  return (await builder.orderBy("e.job_id", "desc").limit(limit).execute()) as ListedRow[];
+}
+
+async function finishedRows(db: Db, query: JobListingQuery, limit: number, cursor: JobCursor | null): Promise<ListedRow[]> {
+  let builder = db
+    .selectFrom("firm_queue_jobs as j")
+    .selectAll("j")
+    .select([sql<Date | string>`j.finished_at`.as("since"), sql<string | null>`NULL`.as("failure"), sql<number | null>`NULL`.as("process_id")])
+    .where("j.finished_at", "is not", null);
+  if (query.queue !== undefined) builder = builder.where("j.queue_name", "=", query.queue);
+  if (query.name !== undefined) builder = builder.where("j.class_name", "=", query.name);
+  if (query.from !== undefined) builder = builder.where("j.finished_at", ">=", query.from);
+  if (query.to !== undefined) builder = builder.where("j.finished_at", "<", query.to);
+  if (cursor) {
+    const at = cursor.at ?? new Date(8.64e15);
+    builder = builder.where((eb) => eb.or([eb("j.finished_at", "<", at), eb.and([eb("j.finished_at", "=", at), eb("j.id", "<", cursor.id)])]));
+  }
+  return (await builder.orderBy("j.finished_at", "desc").orderBy("j.id", "desc").limit(limit).execute()) as ListedRow[];
+}
+
+/** A listed row as a {@link JobSummary} of state `state`. */
+export function toSummary(row: ListedRow, state: JobState): JobSummary {
+  const error = state === "failed" ? (parseStoredError(row.failure) ?? { name: "Error", message: "(no error was recorded)" }) : undefined;
+  return {
+    id: Number(row.id),
+    name: row.class_name,
+    queue: row.queue_name,
+    priority: row.priority,
+    arguments: readableArguments(row.arguments),
+    attempts: row.attempts,
+    state,
+    since: toDate(row.since),
+    createdAt: toDate(row.created_at),
+    scheduledAt: toDate(row.scheduled_at),
+    finishedAt: toDate(row.finished_at),
+    concurrencyKey: row.concurrency_key,
+    ...(error ? { error } : {}),
+    ...(state === "claimed" ? { processId: row.process_id === null ? null : Number(row.process_id) } : {}),
+  };
+}
