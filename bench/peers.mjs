@@ -1,5 +1,5 @@
 // npm run bench:peers -- [--jobs 5000] [--backlog N] [--retained N] [--concurrency 10] [--latency 200]
-//                        [--in-process-latency] [--polling 10] [--max-seconds 60] [--rounds 1]
+//                        [--in-process-latency] [--polling 10] [--max-seconds 120] [--rounds 1]
 //                        [--durability relaxed|durable|both | --durable] [--systems id,id,…]
 //                        [--reference id] [--url URL] [--mysql-url URL] [--json FILE]
 //        npm run bench:peers -- --merge run1.json run2.json …   (tables of earlier runs, combined)
@@ -28,7 +28,7 @@ const { values, positionals } = parseOptions({
     latency: { type: "string", default: "200" },
     "in-process-latency": { type: "boolean", default: false },
     polling: { type: "string", default: "10" },
-    "max-seconds": { type: "string", default: "60" },
+    "max-seconds": { type: "string", default: "120" },
     rounds: { type: "string", default: "1" },
     durability: { type: "string", default: "relaxed" },
     durable: { type: "boolean", default: false },
