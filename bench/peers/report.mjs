@@ -70,7 +70,7 @@ export function absoluteTable(rounds, jobs, latencySamples) {
       // Mark numbers measured on less than the full workload (time budget reached).
       if (metric.key === "processing" && measured.some((m) => m.processed < jobs)) cell += ` (${Math.round(median(measured.map((m) => m.processed)))} jobs)`;
       const samples = metric.samples && measured.map((m) => m[metric.samples]).filter(Number.isFinite);
-      if (samples && samples.some((n) => n < latencySamples)) cell += ` (${Math.round(median(samples))} samples)`;
+      if (samples?.some((n) => n < latencySamples)) cell += ` (${Math.round(median(samples))} samples)`;
       return cell;
     });
     lines.push(`| ${first.label} | ${first.version} | ${cells.join(" | ")} |`);
