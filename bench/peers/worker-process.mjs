@@ -109,10 +109,9 @@ const methods = {
     return latencies;
   },
 
+  /** Stop and close; the process exits once the answer is sent (below). */
   async close() {
     await shutDown();
-    // Answered before exiting; the parent waits for the exit too.
-    setImmediate(() => process.exit(0));
   },
 };
 
@@ -135,17 +134,20 @@ function shutDown() {
   return closing;
 }
 
-/** @param {object} message */
-function send(message) {
-  if (process.connected) process.send?.(message);
+/** @param {object} message @param {() => void} [then] called once the message is on its way */
+function send(message, then) {
+  if (process.connected) process.send?.(message, undefined, {}, then);
+  else then?.();
 }
 
 process.on("message", async (/** @type {{ id: number, method: keyof typeof methods, args: any }} */ { id, method, args }) => {
+  // After "close", exit once the answer has left (the parent waits for the exit too).
+  const then = method === "close" ? () => process.exit(0) : undefined;
   try {
     const result = await methods[method](args);
-    send({ id, result });
+    send({ id, result }, then);
   } catch (error) {
-    send({ id, error: /** @type {Error} */ (error)?.stack ?? String(error) });
+    send({ id, error: /** @type {Error} */ (error)?.stack ?? String(error) }, then);
   }
 });
 
