@@ -1,5 +1,11 @@
 // The interface every queue system implements for bench/peers.mjs, and helpers adapters share.
-// One system = one file in this folder exporting a `PeerAdapter`, plus one line in ./index.mjs.
+// One system = one file in this folder exporting a `PeerAdapter` (or a function making variants
+// of one), plus one line per variant in ./index.mjs.
+//
+// Each system is opened twice: in the benchmark's process, which creates its schema and queues
+// and enqueues every job, and in a worker process of its own (./worker-process.mjs, `attach`),
+// which runs the workers. So the worker's memory is the worker's alone, and a job for the
+// latency samples is always enqueued from another process than the one that runs it.
 import { readFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
@@ -12,6 +18,10 @@ import { dirname, join } from "node:path";
  * @property {number} concurrency           jobs one worker runs at once
  * @property {number} pollingInterval       requested idle polling interval in ms (systems with a minimum use theirs)
  * @property {readonly string[]} queues     every queue (or task) name the run will use
+ * @property {boolean} [attach]             the schema and queues exist (another process opened the
+ *                                          system first): connect only, create nothing
+ * @property {number} [retained]            systems with `retains`: finished jobs to put in the
+ *                                          database before the run (not with `attach`)
  *
  * @typedef {object} RunningWorker
  * @property {() => Promise<void>} stop     stop claiming and wait for running handlers
@@ -24,6 +34,7 @@ import { dirname, join } from "node:path";
  * @property {(queue: string, payloads: object[]) => Promise<void>} enqueueBatch       the library's own bulk API
  * @property {(queue: string, handler: (payload: any) => void) => Promise<RunningWorker>} startWorker
  *   one worker in this process with `concurrency` slots, running `handler` for each job of `queue`
+ *   (called in the worker process only)
  * @property {(queue: string) => Promise<void>} clear           drop jobs of `queue` that have not started
  * @property {() => Promise<void>} close                        release connections (the database is dropped by the caller)
  *
@@ -33,6 +44,7 @@ import { dirname, join } from "node:path";
  * @property {ServerKind} server
  * @property {string} packageName   npm package to load; its absence fails the run with a clear message
  * @property {(options: OpenOptions) => Promise<PeerSystem>} open
+ * @property {boolean} [retains]    whether `retained` is supported (--retained)
  */
 
 const require = createRequire(import.meta.url);

@@ -1,6 +1,5 @@
 // BullMQ, on Redis (its home) or on its PostgreSQL backend. Workers block on the store (BZPOPMIN
 // on Redis, LISTEN/NOTIFY on PostgreSQL) instead of polling.
-import pg from "pg";
 import { importPeer, installedVersion } from "./adapter.mjs";
 
 /** BullMQ jobs carry a name besides their queue; the benchmark uses one. */
@@ -16,7 +15,7 @@ export function bullmqAdapter(backend) {
     label: `BullMQ (${backend === "redis" ? "Redis" : "PostgreSQL"})`,
     server: backend,
     packageName: "bullmq",
-    async open({ url, concurrency, pollingInterval, queues }) {
+    async open({ url, concurrency, pollingInterval, queues, attach }) {
       const bullmq = await importPeer("bullmq");
       let options;
       /** @type {unknown[]} */
@@ -26,7 +25,7 @@ export function bullmqAdapter(backend) {
         // Workers need maxRetriesPerRequest null (BullMQ checks it).
         options = { connection: { host: hostname, port: Number(port), maxRetriesPerRequest: null } };
       } else {
-        await migrate(bullmq, url);
+        if (!attach) await migrate(bullmq, url);
         options = { connection: { connectionString: url, max: concurrency + 2 } };
         factory = [bullmq.createPostgresBackend];
       }
@@ -75,6 +74,8 @@ export function bullmqAdapter(backend) {
 
 /** BullMQ's PostgreSQL schema is created explicitly, once, on a dedicated session. */
 async function migrate(bullmq, url) {
+  // Loaded here, so a worker process of BullMQ on Redis does not carry a driver it never uses.
+  const { default: pg } = await import("pg");
   const client = new pg.Client({ connectionString: url });
   await client.connect();
   try {

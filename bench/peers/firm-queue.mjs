@@ -2,24 +2,29 @@
 import { execFileSync } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { importPeer } from "./adapter.mjs";
+import { fillRetainedJobs } from "./retained.mjs";
 
 const LABELS = { postgres: "PostgreSQL", mysql: "MariaDB", sqlite: "SQLite" };
 
 /**
  * @param {"postgres" | "mysql" | "sqlite"} dialect
+ * @param {{ preserveFinishedJobs?: boolean }} [variant] false: the "-delete" variant, finished jobs deleted at once
  * @returns {import("./adapter.mjs").PeerAdapter}
  */
-export function firmQueueAdapter(dialect) {
+export function firmQueueAdapter(dialect, { preserveFinishedJobs = true } = {}) {
   return {
-    id: `firm-queue-${dialect}`,
-    label: `firm-queue (${LABELS[dialect]})`,
+    id: `firm-queue-${dialect}${preserveFinishedJobs ? "" : "-delete"}`,
+    label: `firm-queue${preserveFinishedJobs ? "" : " deleting"} (${LABELS[dialect]})`,
     server: dialect,
     packageName: "firm-queue",
-    async open({ url, concurrency, pollingInterval, queues }) {
+    retains: true,
+    async open({ url, concurrency, pollingInterval, queues, attach, retained = 0 }) {
       const { FirmQueue, silentLogger } = await importPeer("firm-queue");
-      const firm = new FirmQueue({ databaseUrl: url, logger: silentLogger, poolSize: concurrency + 2 });
+      const firm = new FirmQueue({ databaseUrl: url, logger: silentLogger, poolSize: concurrency + 2, preserveFinishedJobs });
       try {
-        await firm.migrate();
+        if (!attach) await firm.migrate();
+        // Finished jobs of the queue and job the throughput phase uses, as if it had run before.
+        if (!attach && retained > 0) await fillRetainedJobs(dialect, url, retained, { queue: queues[0], jobName: queues[0] });
       } catch (error) {
         await firm.close();
         throw error;
@@ -31,7 +36,7 @@ export function firmQueueAdapter(dialect) {
       const jobs = new Map(queues.map((queue) => [queue, firm.defineJob(queue, (payload) => handlers.get(queue)?.(payload), { queue })]));
       return {
         version: firmQueueVersion(),
-        settings: `one worker: queues "*", concurrency ${concurrency}, pollingInterval ${pollingInterval} ms; poolSize ${concurrency + 2}; no dispatcher; preserveFinishedJobs true (default)`,
+        settings: `one worker: queues "*", concurrency ${concurrency}, pollingInterval ${pollingInterval} ms; poolSize ${concurrency + 2}; no dispatcher; preserveFinishedJobs ${preserveFinishedJobs}${preserveFinishedJobs ? " (default)" : " (finished jobs deleted at once)"}${retained > 0 ? `; ${retained} finished jobs in the table before the run` : ""}`,
         pollingIntervalMs: pollingInterval,
         enqueue: async (queue, payload) => {
           await jobs.get(queue).enqueue(payload);

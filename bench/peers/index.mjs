@@ -1,5 +1,6 @@
 // Every system the comparison knows, in the order they run. firm-queue on PostgreSQL comes first:
-// it is the reference the ratios are taken against.
+// it is the reference the ratios are taken against (unless --reference names another). Variants
+// of one library are systems of their own, each with its id.
 import { bullmqAdapter } from "./bullmq.mjs";
 import { firmQueueAdapter } from "./firm-queue.mjs";
 import { graphileWorkerAdapter } from "./graphile-worker.mjs";
@@ -8,8 +9,11 @@ import { pgBossAdapter } from "./pg-boss.mjs";
 /** @type {readonly import("./adapter.mjs").PeerAdapter[]} */
 export const ADAPTERS = [
   firmQueueAdapter("postgres"),
-  pgBossAdapter,
-  graphileWorkerAdapter,
+  firmQueueAdapter("postgres", { preserveFinishedJobs: false }),
+  pgBossAdapter({ batched: false }),
+  pgBossAdapter({ batched: true }),
+  graphileWorkerAdapter({ batched: false }),
+  graphileWorkerAdapter({ batched: true }),
   bullmqAdapter("postgres"),
   firmQueueAdapter("sqlite"),
   firmQueueAdapter("mysql"),

@@ -26,14 +26,25 @@ export function printReport({ headings, rounds, jobs, latencySamples, referenceI
   for (const [kind, note] of Object.entries(rounds[0]?.notes ?? {})) console.log(`- ${kind}: ${note}`);
 }
 
-/** Metrics in table order; `higher` says which direction is better. */
+/**
+ * Metrics in table order; `higher` says which direction is better. Columns no result has (the
+ * same-process latency unless --in-process-latency, RSS in files of older runs) are left out.
+ */
 const METRICS = [
   { key: "enqueueOne", title: "enqueue one by one (jobs/s)", higher: true, digits: 0 },
   { key: "enqueueBatch", title: "bulk enqueue (jobs/s)", higher: true, digits: 0 },
   { key: "processing", title: "processing (jobs/s)", higher: true, digits: 0 },
-  { key: "median", title: "latency median (ms)", higher: false, digits: 1 },
-  { key: "p99", title: "latency p99 (ms)", higher: false, digits: 1 },
+  { key: "median", title: "latency median, other process (ms)", higher: false, digits: 1, samples: "samples" },
+  { key: "p99", title: "latency p99, other process (ms)", higher: false, digits: 1 },
+  { key: "medianInProcess", title: "latency median, same process (ms)", higher: false, digits: 1, samples: "samplesInProcess" },
+  { key: "p99InProcess", title: "latency p99, same process (ms)", higher: false, digits: 1 },
+  { key: "rss", title: "worker RSS (MB)", higher: false, digits: 0 },
 ];
+
+/** The metrics at least one result of these rounds has. @param {Round[]} rounds */
+function metricsOf(rounds) {
+  return METRICS.filter((metric) => rounds.some((round) => round.results.some((result) => Number.isFinite(result.measurement?.[metric.key]))));
+}
 
 /**
  * @typedef {{ id: string, label: string, version: string, settings: string, measurement?: import("./workload.mjs").Measurement, error?: string, skipped?: string }} SystemResult
@@ -42,7 +53,8 @@ const METRICS = [
 
 /** Absolute numbers of one round, or the median of several. @param {Round[]} rounds */
 export function absoluteTable(rounds, jobs, latencySamples) {
-  const lines = [`| system | version | ${METRICS.map((metric) => metric.title).join(" | ")} |`, `|---|---|${METRICS.map(() => "---:").join("|")}|`];
+  const metrics = metricsOf(rounds);
+  const lines = [`| system | version | ${metrics.map((metric) => metric.title).join(" | ")} |`, `|---|---|${metrics.map(() => "---:").join("|")}|`];
   for (const id of systemIds(rounds)) {
     const entries = rounds.map((round) => round.results.find((result) => result.id === id)).filter(Boolean);
     const first = entries[0];
@@ -51,11 +63,14 @@ export function absoluteTable(rounds, jobs, latencySamples) {
       lines.push(`| ${first.label} | ${first.version || "–"} | ${first.skipped ? `skipped: ${first.skipped}` : `failed: ${first.error}`} |`);
       continue;
     }
-    const cells = METRICS.map((metric) => {
-      let cell = median(measured.map((m) => m[metric.key])).toFixed(metric.digits);
+    const cells = metrics.map((metric) => {
+      const values = measured.map((m) => m[metric.key]).filter(Number.isFinite);
+      if (values.length === 0) return "–";
+      let cell = median(values).toFixed(metric.digits);
       // Mark numbers measured on less than the full workload (time budget reached).
       if (metric.key === "processing" && measured.some((m) => m.processed < jobs)) cell += ` (${Math.round(median(measured.map((m) => m.processed)))} jobs)`;
-      if (metric.key === "median" && measured.some((m) => m.samples < latencySamples)) cell += ` (${Math.round(median(measured.map((m) => m.samples)))} samples)`;
+      const samples = metric.samples && measured.map((m) => m[metric.samples]).filter(Number.isFinite);
+      if (samples?.some((n) => n < latencySamples)) cell += ` (${Math.round(median(samples))} samples)`;
       return cell;
     });
     lines.push(`| ${first.label} | ${first.version} | ${cells.join(" | ")} |`);
@@ -72,12 +87,13 @@ export function absoluteTable(rounds, jobs, latencySamples) {
  */
 export function ratioTable(rounds, referenceId) {
   const referenceLabel = rounds[0]?.results.find((result) => result.id === referenceId)?.label ?? referenceId;
+  const metrics = metricsOf(rounds);
   const lines = [
-    `| system | ${METRICS.map((metric) => `${metric.title.replace(/ \(.*\)/, "")} (${metric.higher ? "higher" : "lower"} is better)`).join(" | ")} |`,
-    `|---|${METRICS.map(() => "---:").join("|")}|`,
+    `| system | ${metrics.map((metric) => `${metric.title.replace(/ \(.*\)/, "")} (${metric.higher ? "higher" : "lower"} is better)`).join(" | ")} |`,
+    `|---|${metrics.map(() => "---:").join("|")}|`,
   ];
   for (const id of systemIds(rounds)) {
-    const perMetric = METRICS.map((metric) => roundRatios(rounds, id, referenceId, metric.key));
+    const perMetric = metrics.map((metric) => roundRatios(rounds, id, referenceId, metric.key));
     if (perMetric.every((ratios) => ratios.length === 0)) continue;
     const label = rounds[0].results.find((result) => result.id === id)?.label ?? id;
     const cells = perMetric.map((ratios) => {
@@ -99,7 +115,7 @@ export function ratioSentences(rounds, referenceId) {
     if (id === referenceId) continue;
     const label = rounds[0].results.find((result) => result.id === id)?.label ?? id;
     const parts = [];
-    for (const metric of METRICS) {
+    for (const metric of metricsOf(rounds)) {
       const ratio = ratioOf(rounds, id, referenceId, metric.key);
       if (ratio !== undefined) parts.push(`${metric.title.replace(/ \(.*\)/, "")} ${formatRatio(ratio)}×`);
     }
@@ -113,7 +129,7 @@ function roundRatios(rounds, id, referenceId, key) {
   return rounds.flatMap((round) => {
     const mine = round.results.find((result) => result.id === id)?.measurement;
     const reference = round.results.find((result) => result.id === referenceId)?.measurement;
-    return mine && reference ? [mine[key] / reference[key]] : [];
+    return mine && reference && Number.isFinite(mine[key]) && Number.isFinite(reference[key]) ? [mine[key] / reference[key]] : [];
   });
 }
 

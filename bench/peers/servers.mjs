@@ -9,13 +9,31 @@ import { redisServerBinary, startRedis } from "../servers/redis.mjs";
 /** How long a closed system gets to disconnect from its database before the drop. */
 const DISCONNECT_WAIT_MS = 5000;
 
+/** What each throwaway server was, for the report. */
+const SERVER_NOTES = {
+  postgres: {
+    relaxed: "throwaway PostgreSQL on loopback, durability off as in the test suite (fsync, synchronous_commit, full_page_writes off)",
+    durable: "throwaway PostgreSQL on loopback, durable commits (fsync, synchronous_commit, full_page_writes on: PostgreSQL's defaults)",
+  },
+  mysql: {
+    relaxed: "throwaway MariaDB on loopback, durability off as in the test suite (innodb_flush_log_at_trx_commit=2, doublewrite off)",
+    durable: "throwaway MariaDB on loopback, durable commits (innodb_flush_log_at_trx_commit=1, doublewrite on: MariaDB's defaults)",
+  },
+  redis: {
+    relaxed: "throwaway Redis on loopback, no persistence (save \"\", appendonly no)",
+    durable: "throwaway Redis on loopback, no persistence (save \"\", appendonly no) in both modes",
+  },
+};
+
 export class RoundServers {
   /**
    * @param {{ postgresUrl?: string, mysqlUrl?: string }} urls servers of your own, instead of throwaway ones
    * @param {(message: string) => void} progress
+   * @param {{ durable?: boolean }} [options] throwaway PostgreSQL and MariaDB with their crash safety on
    */
-  constructor(urls, progress) {
+  constructor(urls, progress, { durable = false } = {}) {
     this.urls = urls;
+    this.durable = durable;
     this.progress = progress;
     /** @type {Map<string, Promise<{ url: string, stop: () => Promise<void> }>>} */
     this.started = new Map();
@@ -70,18 +88,14 @@ export class RoundServers {
   async startServer(kind) {
     const given = kind === "postgres" ? this.urls.postgresUrl : kind === "mysql" ? this.urls.mysqlUrl : undefined;
     if (given) {
-      this.notes.set(kind, `${kind} server given by URL`);
+      this.notes.set(kind, `${kind} server given by URL (with its own durability settings)`);
       return { url: given, stop: async () => {} };
     }
     this.progress(`starting a throwaway ${kind} server…`);
-    const server = kind === "postgres" ? await startPostgres() : kind === "mysql" ? await startMariadb() : await startRedis();
+    const durable = this.durable;
+    const server = kind === "postgres" ? await startPostgres({ durable }) : kind === "mysql" ? await startMariadb({ durable }) : await startRedis();
     this.progress(`  ${kind} server up at ${server.url}`);
-    this.notes.set(
-      kind,
-      kind === "redis"
-        ? "throwaway Redis on loopback, no persistence (save \"\", appendonly no)"
-        : `throwaway ${kind === "postgres" ? "PostgreSQL" : "MariaDB"} on loopback, durability off as in the test suite`,
-    );
+    this.notes.set(kind, SERVER_NOTES[kind][durable ? "durable" : "relaxed"]);
     return server;
   }
 

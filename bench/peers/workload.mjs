@@ -1,10 +1,12 @@
 // The workload every system runs, the same way, through the PeerSystem interface (./adapter.mjs).
+// Jobs are enqueued in this process; they run in the system's worker process (./worker-handle.mjs).
+import { hrNow, secondsSince, sleep, withTimeout } from "./clock.mjs";
 
 /** Rows per call of a library's bulk API. */
 export const BATCH = 1000;
 const THROUGHPUT_QUEUE = "bench";
 const LATENCY_QUEUE = "latency";
-/** Queue names a system must be opened with. */
+/** Queue names a system must be opened with; the first is the throughput phase's. */
 export const QUEUES = [THROUGHPUT_QUEUE, LATENCY_QUEUE];
 const WARM_UP_JOBS = 60;
 const WARM_UP_SECONDS = 10;
@@ -13,9 +15,12 @@ const SAMPLE_TIMEOUT_MS = 15_000;
 
 /**
  * @typedef {object} WorkloadOptions
- * @property {number} jobs            backlog size; a fifth is enqueued one by one, the rest in batches
+ * @property {number} jobs            jobs enqueued and timed; a fifth one by one, the rest in batches
+ * @property {number} backlog         jobs waiting when processing starts (≥ jobs; the extra ones added
+ *                                    untimed in bulk); the rate is taken over the first `jobs` starts
  * @property {number} latencySamples
- * @property {number} maxSeconds      time budget of the processing and the latency phase each
+ * @property {boolean} inProcessLatency  also sample latency with the job enqueued in the worker's process
+ * @property {number} maxSeconds      time budget of the processing and of each latency phase
  * @property {(message: string) => void} progress
  *
  * @typedef {object} Measurement
@@ -23,17 +28,22 @@ const SAMPLE_TIMEOUT_MS = 15_000;
  * @property {number} enqueueBatch    jobs/s, bulk API in batches of BATCH
  * @property {number} processing      jobs/s, from the first job's start to the last one's
  * @property {number} processed       jobs started within the budget (less than `jobs` when cut short)
- * @property {number} median          ms from enqueue to start, idle worker
+ * @property {number} rss             MB, the worker process's largest resident set while processing
+ * @property {number} median          ms from enqueue (in this process) to start (in the worker process), idle worker
  * @property {number} p99
  * @property {number} samples         latency samples taken within the budget
+ * @property {number} [medianInProcess]  the same with the job enqueued in the worker's own process
+ * @property {number} [p99InProcess]
+ * @property {number} [samplesInProcess]
  */
 
 /**
- * @param {import("./adapter.mjs").PeerSystem} system
+ * @param {import("./adapter.mjs").PeerSystem} system opened in this process: enqueues and clears
+ * @param {import("./worker-handle.mjs").WorkerProcess} worker the same system's worker process
  * @param {WorkloadOptions} options
  * @returns {Promise<Measurement>}
  */
-export async function runWorkload(system, { jobs, latencySamples, maxSeconds, progress }) {
+export async function runWorkload(system, worker, { jobs, backlog, latencySamples, inProcessLatency, maxSeconds, progress }) {
   const singles = Math.max(1, Math.floor(jobs / 5));
   const batched = jobs - singles;
 
@@ -41,7 +51,7 @@ export async function runWorkload(system, { jobs, latencySamples, maxSeconds, pr
   progress(`warm-up: ${WARM_UP_JOBS} jobs enqueued and processed, untimed`);
   for (let i = 0; i < WARM_UP_JOBS / 2; i++) await system.enqueue(THROUGHPUT_QUEUE, { i });
   await system.enqueueBatch(THROUGHPUT_QUEUE, Array.from({ length: WARM_UP_JOBS / 2 }, (_, i) => ({ i })));
-  await processBacklog(system, WARM_UP_JOBS, WARM_UP_SECONDS);
+  await worker.call("processBacklog", { queue: THROUGHPUT_QUEUE, jobs: WARM_UP_JOBS, maxSeconds: WARM_UP_SECONDS });
   await system.clear(THROUGHPUT_QUEUE);
 
   progress(`enqueue one by one: ${singles} jobs`);
@@ -51,93 +61,74 @@ export async function runWorkload(system, { jobs, latencySamples, maxSeconds, pr
 
   progress(`bulk enqueue: ${batched} jobs in batches of ${BATCH}`);
   started = performance.now();
-  for (let from = 0; from < batched; from += BATCH) {
-    const payloads = Array.from({ length: Math.min(BATCH, batched - from) }, (_, k) => ({ i: singles + from + k }));
-    await system.enqueueBatch(THROUGHPUT_QUEUE, payloads);
-  }
+  await enqueueInBatches(system, jobs - batched, batched);
   const enqueueBatch = batched / secondsSince(started);
 
-  progress(`processing: ${jobs} jobs (at most ${maxSeconds} s)`);
-  const { processing, processed } = await processBacklog(system, jobs, maxSeconds);
+  if (backlog > jobs) {
+    progress(`backlog: ${backlog - jobs} more jobs in batches of ${BATCH}, untimed`);
+    await enqueueInBatches(system, jobs, backlog - jobs);
+  }
+
+  progress(`processing: ${jobs} jobs of a ${backlog}-job backlog in the worker process (at most ${maxSeconds} s)`);
+  const { processing, processed, rss } = await worker.call("processBacklog", { queue: THROUGHPUT_QUEUE, jobs, maxSeconds });
   await system.clear(THROUGHPUT_QUEUE);
 
-  progress(`latency: ${latencySamples} samples (at most ${maxSeconds} s)`);
-  const latencies = await sampleLatency(system, latencySamples, maxSeconds);
-  latencies.sort((a, b) => a - b);
-  return { enqueueOne, enqueueBatch, processing, processed, median: percentile(latencies, 0.5), p99: percentile(latencies, 0.99), samples: latencies.length };
+  progress(`latency: ${latencySamples} samples, enqueued here, run in the worker process (at most ${maxSeconds} s)`);
+  const latencies = sorted(await sampleLatency(system, worker, latencySamples, maxSeconds));
+  const measurement = { enqueueOne, enqueueBatch, processing, processed, rss: rss / 2 ** 20, median: percentile(latencies, 0.5), p99: percentile(latencies, 0.99), samples: latencies.length };
+  if (!inProcessLatency) return measurement;
+
+  progress(`latency: ${latencySamples} samples, enqueued in the worker process itself (at most ${maxSeconds} s)`);
+  const own = sorted(await worker.call("inProcessLatency", { queue: LATENCY_QUEUE, samples: latencySamples, maxSeconds }));
+  return { ...measurement, medianInProcess: percentile(own, 0.5), p99InProcess: percentile(own, 0.99), samplesInProcess: own.length };
 }
 
-/** Start a worker on the backlog and time it from the first job's start to the last one's. */
-async function processBacklog(system, jobs, maxSeconds) {
-  let count = 0;
-  let first = 0;
-  let last = 0;
-  const worker = await system.startWorker(THROUGHPUT_QUEUE, () => {
-    last = performance.now();
-    if (count++ === 0) first = last;
-  });
-  try {
-    const deadline = performance.now() + maxSeconds * 1000;
-    while (count < jobs && performance.now() < deadline) await sleep(5);
-  } finally {
-    await worker.stop();
+/** `count` jobs through the bulk API, numbered from `from`. */
+async function enqueueInBatches(system, from, count) {
+  for (let done = 0; done < count; done += BATCH) {
+    const payloads = Array.from({ length: Math.min(BATCH, count - done) }, (_, k) => ({ i: from + done + k }));
+    await system.enqueueBatch(THROUGHPUT_QUEUE, payloads);
   }
-  const processed = Math.min(count, jobs);
-  if (processed < 2) throw new Error(`only ${processed} job(s) started within ${maxSeconds} s: the worker is not picking up jobs`);
-  // Rate over the intervals between starts: worker start-up is left out for every system alike.
-  return { processing: (processed - 1) / ((last - first) / 1000), processed };
 }
 
 /**
- * One job at a time, each enqueued after the previous one started and a random pause within the
- * system's polling interval, so samples land at random points of its polling cycle.
+ * One job at a time on the worker process's idle worker, each enqueued here once the previous
+ * one has started plus a random pause within the system's polling interval (so samples land at
+ * random points of its polling cycle). `sentAt` is read just before the enqueue call; the worker
+ * process subtracts it from its own reading of the same clock when the job starts.
  */
-async function sampleLatency(system, samples, maxSeconds) {
-  /** @type {((ms: number) => void) | undefined} */
-  let onStart;
-  const worker = await system.startWorker(LATENCY_QUEUE, (payload) => onStart?.(now() - payload.sentAt));
+async function sampleLatency(system, worker, samples, maxSeconds) {
+  await worker.call("startLatencyWorker", { queue: LATENCY_QUEUE });
   const latencies = [];
   try {
-    // Let the worker finish starting (connections, LISTEN) before the first sample.
-    await sleep(500);
     const deadline = performance.now() + maxSeconds * 1000;
     while (latencies.length < samples && performance.now() < deadline) {
       await sleep(Math.random() * system.pollingIntervalMs);
-      /** @type {NodeJS.Timeout | undefined} */
-      let timer;
-      const startedWithin = new Promise((resolve, reject) => {
-        timer = setTimeout(() => reject(new Error(`a job enqueued on an idle worker did not start within ${SAMPLE_TIMEOUT_MS / 1000} s`)), SAMPLE_TIMEOUT_MS);
-        onStart = resolve;
-      });
+      const started = withTimeout(
+        new Promise((resolve) => (worker.onStarted = resolve)),
+        SAMPLE_TIMEOUT_MS,
+        `a job enqueued on an idle worker did not start within ${SAMPLE_TIMEOUT_MS / 1000} s`,
+      );
       // Marked handled now: it may reject while the enqueue is still being awaited.
-      startedWithin.catch(() => {});
+      started.catch(() => {});
       try {
-        await system.enqueue(LATENCY_QUEUE, { sentAt: now() });
-        latencies.push(await startedWithin);
+        await system.enqueue(LATENCY_QUEUE, { sentAt: hrNow() });
+        latencies.push(await started);
       } finally {
-        clearTimeout(timer);
-        onStart = undefined;
+        worker.onStarted = undefined;
       }
     }
   } finally {
-    await worker.stop();
+    await worker.call("stopLatencyWorker");
   }
   return latencies;
 }
 
-/** Wall-clock ms with sub-ms precision, comparable across the process (payloads carry it). */
-function now() {
-  return performance.timeOrigin + performance.now();
+/** @param {number[]} values */
+function sorted(values) {
+  return [...values].sort((a, b) => a - b);
 }
 
-function secondsSince(start) {
-  return (performance.now() - start) / 1000;
-}
-
-function percentile(sorted, fraction) {
-  return sorted[Math.min(sorted.length - 1, Math.floor(fraction * sorted.length))] ?? Number.NaN;
-}
-
-function sleep(ms) {
-  return new Promise((resolve) => setTimeout(resolve, ms));
+function percentile(sortedValues, fraction) {
+  return sortedValues[Math.min(sortedValues.length - 1, Math.floor(fraction * sortedValues.length))] ?? Number.NaN;
 }

@@ -1,5 +1,6 @@
 // A throwaway PostgreSQL server for tests: fresh cluster in a temp dir, random
-// loopback port, trust auth, durability switched off for speed.
+// loopback port, trust auth, durability switched off for speed (or kept, with
+// `durable: true`, for benchmarks).
 
 import { execFile } from "node:child_process";
 import { readdirSync } from "node:fs";
@@ -49,7 +50,8 @@ export async function startPostgres(options) {
       prefix: "firm-queue-postgres-",
       user: "postgres",
       init: (dir, tool) =>
-        // --no-sync: the cluster lives for one test run, no point flushing it.
+        // --no-sync: the cluster lives for one run, no point flushing it. This only skips
+        // initdb's final flush; a durable server fsyncs everything it writes from then on.
         tool(join(bin, "initdb"), ["-D", join(dir, "data"), "-U", "postgres", "--auth=trust", "--encoding=UTF8", "--locale=C", "--no-sync"]),
       command: join(bin, "postgres"),
       args: (port) => [
@@ -59,10 +61,7 @@ export async function startPostgres(options) {
         // No Unix socket: nothing to collide with other runs, and socket
         // paths have a length limit that deep temp dirs can exceed.
         "-c", "unix_socket_directories=",
-        // Crash safety is worthless for a cluster deleted after the run.
-        "-c", "fsync=off",
-        "-c", "synchronous_commit=off",
-        "-c", "full_page_writes=off",
+        ...durabilityArgs(options?.durable ?? false),
         // Each test file opens pools of its own; the default 100 runs out.
         "-c", "max_connections=200",
         // JIT compilation only slows down the many tiny queries tests run.
@@ -78,4 +77,15 @@ export async function startPostgres(options) {
     },
     options,
   );
+}
+
+/**
+ * Crash safety is worthless for a cluster deleted after the run, so tests switch it off; a
+ * benchmark of what users run keeps PostgreSQL's defaults, said out loud so a changed default
+ * elsewhere cannot creep in.
+ * @param {boolean} durable
+ */
+function durabilityArgs(durable) {
+  const value = durable ? "on" : "off";
+  return ["-c", `fsync=${value}`, "-c", `synchronous_commit=${value}`, "-c", `full_page_writes=${value}`];
 }

@@ -6,6 +6,12 @@ export interface ServerOptions {
   timeoutMs?: number;
   /** Where to create the server's temp dir. Default: the OS temp dir. */
   parentDir?: string;
+  /**
+   * Keep the server's usual crash safety (PostgreSQL: fsync, synchronous_commit and
+   * full_page_writes on; MariaDB: the redo log flushed at every commit, doublewrite on) instead of
+   * switching it off for speed. For benchmarks that must measure what users run. Default false.
+   */
+  durable?: boolean;
 }
 
 export interface RunningServer {
