@@ -39,6 +39,10 @@ describe("chaos log analysis (test support)", () => {
 
   it("a registered process that exits non-zero without being killed crashed; one that never registered did not", () => {
     expect(found(["ready 10 Worker 1", "exit 10 1", "exit 11 1"])).toEqual(["crash@2"]);
+    // The uncaught error that ended it, when the process could say, is part of the report.
+    const [crash] = analyseChaosLog(["fault stall begins", "ready 10 Worker 1", 'uncaught 10 "Error: Connection terminated"', "exit 10 7"], 1).violations;
+    expect(crash).toMatchObject({ kind: "crash", line: 4 });
+    expect(crash!.detail).toContain("code 7 without being killed: \"Error: Connection terminated\"");
   });
 
   it("a process id used again after its process died starts with a clean slate", () => {

@@ -21,15 +21,24 @@ async function unfinished(db: Db): Promise<number> {
 }
 
 /**
- * Wait until every job of the run has finished; on timeout, say what is stuck where. The faults
- * have stopped by now: a job still unfinished after `timeoutMs` is lost or stranded.
+ * Wait until every job of the run has finished; otherwise say what is stuck where. The faults have
+ * stopped by now, so jobs left unfinished after `timeoutMs`, or with no job finishing for
+ * `stallMs` (longer than the alive threshold, after which even a dead process's claims are
+ * recovered), are lost or stranded.
  */
-export async function waitForAllFinished(db: Db, total: number, timeoutMs: number): Promise<string | null> {
+export async function waitForAllFinished(db: Db, total: number, timeoutMs: number, stallMs: number): Promise<string | null> {
   const deadline = Date.now() + timeoutMs;
+  let progressAt = Date.now();
+  let last = Number.POSITIVE_INFINITY;
   for (;;) {
     const [jobs, left] = await Promise.all([countRows(db, "firm_queue_jobs"), unfinished(db)]);
     if (jobs === total && left === 0) return null;
-    if (Date.now() > deadline) return `${left} of ${jobs} jobs (${total} enqueued) not finished ${timeoutMs / 1000} s after the faults stopped: ${await whereStuck(db)}`;
+    if (left < last) [last, progressAt] = [left, Date.now()];
+    const now = Date.now();
+    if (now > deadline || now - progressAt > stallMs) {
+      const why = now > deadline ? `${timeoutMs / 1000} s after the faults stopped` : `and none finished for ${stallMs / 1000} s`;
+      return `${left} of ${jobs} jobs (${total} enqueued) not finished ${why}: ${await whereStuck(db)}`;
+    }
     await sleep(500);
   }
 }

@@ -91,7 +91,12 @@ export class ChaosCluster {
   /** SIGKILL `pid` and note it in the run log (after the signal: nothing the kill caused can precede the line). */
   kill(pid: number, what: string): void {
     process.kill(pid, "SIGKILL");
-    appendFileSync(this.logFile, `kill ${pid} ${what}\n`);
+    this.note(`kill ${pid} ${what}`);
+  }
+
+  /** Append a line of the test's own to the run log. */
+  note(line: string): void {
+    appendFileSync(this.logFile, `${line}\n`);
   }
 
   /** SIGKILL a random running supervisor (its children then finish their jobs and exit on their own). */

@@ -40,6 +40,12 @@ export class FaultInjector {
   ) {}
 
   async inject(kind: FaultKind): Promise<void> {
+    this.cluster.note(`fault ${kind} begins`);
+    await this.apply(kind);
+    this.cluster.note(`fault ${kind} ends`);
+  }
+
+  private async apply(kind: FaultKind): Promise<void> {
     const proxy = this.database.proxy;
     switch (kind) {
       case "kill-workers":
@@ -61,33 +67,39 @@ export class FaultInjector {
         this.counts.connectionDrops++;
         return;
       case "stall":
-        proxy!.setMode("stall");
         this.counts.stalls++;
-        await this.outage();
-        proxy!.setMode("pass");
+        await this.outage("stall");
         return;
       case "refuse":
         this.counts.droppedConnections += proxy!.dropAll();
         this.counts.connectionDrops++;
-        proxy!.setMode("refuse");
         this.counts.refusals++;
-        await this.outage();
-        proxy!.setMode("pass");
+        await this.outage("refuse");
         return;
     }
   }
 
-  /** An outage of 1–3 s; sometimes a worker dies in the middle of it (no supervisor: it could not boot). */
-  private async outage(): Promise<void> {
-    await sleep(this.random.between(500, 1500));
-    if (this.random.next() < 0.3) await this.killWorkers(1);
-    await sleep(this.random.between(500, 1500));
+  /**
+   * The proxy stalls or refuses for 1–3 s; sometimes a worker dies in the middle of it (never a
+   * supervisor: its replacement could not boot).
+   */
+  private async outage(mode: "stall" | "refuse"): Promise<void> {
+    const proxy = this.database.proxy!;
+    proxy.setMode(mode);
+    try {
+      await sleep(this.random.between(500, 1500));
+      if (this.random.next() < 0.3) await this.killWorkers(1, { wait: false });
+      await sleep(this.random.between(500, 1500));
+    } finally {
+      proxy.setMode("pass");
+    }
   }
 
-  private async killWorkers(count: number): Promise<void> {
+  /** SIGKILL up to `count` live workers; unless told not to, first wait until there is one. */
+  private async killWorkers(count: number, options: { wait: boolean } = { wait: true }): Promise<void> {
     const workers = () => [...this.cluster.liveChildren()].filter(([, kind]) => kind === "Worker").map(([pid]) => pid);
     // Killed workers are replaced at once, but not registered at once.
-    await waitFor(() => workers().length > 0, 60_000, "a live worker to kill");
+    if (options.wait) await waitFor(() => workers().length > 0, 60_000, "a live worker to kill");
     for (const pid of this.random.shuffle(workers()).slice(0, count)) {
       this.cluster.kill(pid, "worker");
       this.counts.workerKills++;

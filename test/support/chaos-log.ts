@@ -11,8 +11,10 @@
  * | `abort <job> <pid> <key\|->` | the handler | just before it throws because its AbortSignal fired |
  * | `up <pid>` | a supervisor | registered (`onStart`) |
  * | `ready <pid> <kind> <ppid>` | a worker or dispatcher | registered (`on…Start`) |
+ * | `uncaught <pid> <message>` | any process of the run | an uncaught exception is about to end it |
  * | `exit <pid> <code>` | any process of the run | in its `exit` event, the last thing it does |
  * | `kill <pid> <what>` | the test | right after SIGKILL was sent |
+ * | `fault <kind> <phase>` | the test | a fault begins or ends (for reading the log; no rule uses it) |
  */
 
 /** One way the run broke a guarantee, with the line number (1-based) where it showed. */
@@ -58,6 +60,7 @@ export function analyseChaosLog(lines: readonly string[], limit: number): ChaosL
   const live = new Map<number, Set<Run>>(); // pid → runs since its last death
   const running = new Map<string, Set<Run>>(); // key → runs holding it
   const registered = new Set<number>();
+  const uncaught = new Map<number, string>(); // pid → the error that is ending it
   const succeeded = new Set<number>();
   const started = new Set<number>();
   const counts = { starts: 0, ends: 0, fails: 0, aborts: 0, kills: 0, exits: 0, reruns: 0 };
@@ -144,12 +147,18 @@ export function analyseChaosLog(lines: readonly string[], limit: number): ChaosL
         const code = Number(b);
         counts.exits++;
         if (code !== 0 && registered.has(pid)) {
-          violations.push({ kind: "crash", line, detail: `registered process ${pid} exited with code ${code} without being killed` });
+          const why = uncaught.get(pid);
+          violations.push({ kind: "crash", line, detail: `registered process ${pid} exited with code ${code} without being killed${why ? `: ${why}` : ""}` });
         }
         die(pid, code !== 0);
+        uncaught.delete(pid);
         break;
       }
+      case "uncaught":
+        uncaught.set(Number(a), text.split(" ").slice(2).join(" "));
+        break;
       case "up":
+      case "fault":
         break;
       default:
         violations.push({ kind: "unmatched", line, detail: `unknown line "${text}"` });

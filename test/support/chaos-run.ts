@@ -51,6 +51,7 @@ export async function runChaos(dialect: Dialect, settings: ChaosSettings): Promi
   const violations: string[] = [];
   let runs: ChaosLogReport["counts"] = { starts: 0, ends: 0, fails: 0, aborts: 0, kills: 0, exits: 0, reruns: 0 };
   let observer: FirmQueue | undefined;
+  let enqueued: number[] = [];
   try {
     const migrator = new FirmQueue({ databaseUrl: database.directUrl, logger: silentLogger });
     await migrator.migrate();
@@ -74,7 +75,7 @@ export async function runChaos(dialect: Dialect, settings: ChaosSettings): Promi
 
     observer = new FirmQueue({ databaseUrl: database.directUrl, logger: silentLogger });
     const db = (await observer.database()).db;
-    const stuck = await waitForAllFinished(db, ids.length, 180_000);
+    const stuck = await waitForAllFinished(db, ids.length, 180_000, 45_000);
     if (stuck) violations.push(stuck);
     // Dead rows go within the alive threshold (15 s) of the last fault, plus slack.
     const stale = await waitForOnlyLiveProcessRows(db, 60_000);
@@ -90,20 +91,22 @@ export async function runChaos(dialect: Dialect, settings: ChaosSettings): Promi
       violations.push(`role processes still alive after the final stop: ${registered.filter(isAlive).join(", ")}`);
     }
     violations.push(...(await endStateViolations(db, ids.length)));
-
+    enqueued = ids;
+  } catch (error) {
+    violations.push(`the run itself failed: ${(error as Error).stack ?? String(error)}\n--- output ---\n${tail(cluster.output(), 60)}`);
+  }
+  // What the log and the output show, also after a run that could not finish.
+  try {
     const analysis = analyseChaosLog(cluster.lines(), KEY_LIMIT);
     runs = analysis.counts;
     violations.push(...analysis.violations.slice(0, 25).map((violation) => `${violation.kind} (run log line ${violation.line}): ${violation.detail}`));
     if (analysis.violations.length > 25) violations.push(`… and ${analysis.violations.length - 25} more violations in the run log`);
-    const lost = ids.filter((id) => !analysis.succeeded.has(id));
+    const lost = enqueued.filter((id) => !analysis.succeeded.has(id));
     if (lost.length > 0) violations.push(`${lost.length} jobs never ran to the end: ${lost.slice(0, 20).join(", ")}`);
-
     for (const exit of cluster.unexpectedExits) {
       violations.push(`supervisor ${exit.pid} exited on its own (${exit.signal ?? `code ${exit.code}`}): ${tail(exit.output())}`);
     }
     violations.push(...outputViolations(cluster.output()));
-  } catch (error) {
-    violations.push(`the run itself failed: ${(error as Error).stack ?? String(error)}\n--- output ---\n${tail(cluster.output(), 60)}`);
   } finally {
     cluster.destroy();
     await observer?.close().catch(() => undefined);
