@@ -1,4 +1,4 @@
-import { appendFileSync, existsSync, readFileSync } from "node:fs";
+import { appendFileSync, closeSync, existsSync, openSync, readSync, statSync } from "node:fs";
 import { waitFor } from "./harness.js";
 import { spawnCli, type Finished, type Spawned } from "./processes.js";
 import type { Random } from "./chaos-settings.js";
@@ -33,6 +33,8 @@ export interface UnexpectedExit {
 export class ChaosCluster {
   readonly supervisors: ChaosSupervisor[] = [];
   readonly unexpectedExits: UnexpectedExit[] = [];
+  private readonly read: string[] = [];
+  private readBytes = 0;
 
   constructor(
     private readonly databaseUrl: string,
@@ -44,10 +46,24 @@ export class ChaosCluster {
     return this.supervisors.filter((supervisor) => supervisor.exit === null && supervisor.endedBy === null);
   }
 
-  /** The run log's lines so far. */
-  lines(): string[] {
-    if (!existsSync(this.logFile)) return [];
-    return readFileSync(this.logFile, "utf8").split("\n").filter((line) => line !== "");
+  /** The run log's complete lines so far (read incrementally: the log grows to tens of thousands of lines). */
+  lines(): readonly string[] {
+    if (!existsSync(this.logFile)) return this.read;
+    const size = statSync(this.logFile).size;
+    if (size > this.readBytes) {
+      const chunk = Buffer.alloc(size - this.readBytes);
+      const fd = openSync(this.logFile, "r");
+      try {
+        readSync(fd, chunk, 0, chunk.length, this.readBytes);
+      } finally {
+        closeSync(fd);
+      }
+      // Only up to the last newline: a line being written is taken next time, whole.
+      const end = chunk.lastIndexOf(0x0a) + 1;
+      this.readBytes += end;
+      for (const line of chunk.subarray(0, end).toString("utf8").split("\n")) if (line !== "") this.read.push(line);
+    }
+    return this.read;
   }
 
   /** Start a supervisor and wait until it and its two workers and dispatcher are registered. */
