@@ -28,8 +28,10 @@ export interface ChaosReport {
   readonly seconds: number;
   /** Faults this run could not inject, and why. */
   readonly note: string | null;
-  /** Every broken guarantee; empty when the run proved what it should. */
+  /** Every broken guarantee (the run log's first 25 in full); empty when the run proved what it should. */
   readonly violations: string[];
+  /** How many violations of each kind, all of them counted. */
+  readonly violationKinds: Record<string, number>;
   /** The run log, kept when there are violations (deleted otherwise). */
   readonly logFile: string;
 }
@@ -49,6 +51,11 @@ export async function runChaos(dialect: Dialect, settings: ChaosSettings): Promi
   const cluster = new ChaosCluster(database.processUrl, logFile);
   const injector = new FaultInjector(cluster, database, random);
   const violations: string[] = [];
+  const kinds: Record<string, number> = {};
+  const violate = (kind: string, detail: string, count = 1) => {
+    kinds[kind] = (kinds[kind] ?? 0) + count;
+    violations.push(detail);
+  };
   let runs: ChaosLogReport["counts"] = { starts: 0, ends: 0, fails: 0, aborts: 0, kills: 0, exits: 0, reruns: 0 };
   let observer: FirmQueue | undefined;
   let enqueued: number[] = [];
@@ -76,37 +83,40 @@ export async function runChaos(dialect: Dialect, settings: ChaosSettings): Promi
     observer = new FirmQueue({ databaseUrl: database.directUrl, logger: silentLogger });
     const db = (await observer.database()).db;
     const stuck = await waitForAllFinished(db, ids.length, 180_000, 45_000);
-    if (stuck) violations.push(stuck);
+    if (stuck) violate("not-finished", stuck);
     // Dead rows go within the alive threshold (15 s) of the last fault, plus slack.
     const stale = await waitForOnlyLiveProcessRows(db, 60_000);
-    if (stale) violations.push(stale);
+    if (stale) violate("process-rows-left", stale);
 
     for (const { pid, finished } of await cluster.stop()) {
-      if (finished.code !== 0) violations.push(`supervisor ${pid} exited with ${finished.code ?? finished.signal} on TERM: ${tail(finished.stdout + finished.stderr)}`);
+      if (finished.code !== 0) violate("term-exit-code", `supervisor ${pid} exited with ${finished.code ?? finished.signal} on TERM: ${tail(finished.stdout + finished.stderr)}`);
     }
     const registered = cluster.lines().flatMap((line) => (line.startsWith("ready ") ? [Number(line.split(" ")[1])] : []));
     try {
       await waitFor(() => registered.every((pid) => !isAlive(pid)), 30_000, "every role process gone");
     } catch {
-      violations.push(`role processes still alive after the final stop: ${registered.filter(isAlive).join(", ")}`);
+      violate("alive-after-stop", `role processes still alive after the final stop: ${registered.filter(isAlive).join(", ")}`);
     }
-    violations.push(...(await endStateViolations(db, ids.length)));
+    for (const left of await endStateViolations(db, ids.length)) violate("left-behind", left);
     enqueued = ids;
   } catch (error) {
-    violations.push(`the run itself failed: ${(error as Error).stack ?? String(error)}\n--- output ---\n${tail(cluster.output(), 60)}`);
+    violate("run-failed", `the run itself failed: ${(error as Error).stack ?? String(error)}\n--- output ---\n${tail(cluster.output(), 60)}`);
   }
   // What the log and the output show, also after a run that could not finish.
   try {
     const analysis = analyseChaosLog(cluster.lines(), KEY_LIMIT);
     runs = analysis.counts;
-    violations.push(...analysis.violations.slice(0, 25).map((violation) => `${violation.kind} (run log line ${violation.line}): ${violation.detail}`));
+    analysis.violations.forEach((violation, index) => {
+      if (index < 25) violate(violation.kind, `${violation.kind} (run log line ${violation.line}): ${violation.detail}`);
+      else kinds[violation.kind] = (kinds[violation.kind] ?? 0) + 1;
+    });
     if (analysis.violations.length > 25) violations.push(`… and ${analysis.violations.length - 25} more violations in the run log`);
     const lost = enqueued.filter((id) => !analysis.succeeded.has(id));
-    if (lost.length > 0) violations.push(`${lost.length} jobs never ran to the end: ${lost.slice(0, 20).join(", ")}`);
+    if (lost.length > 0) violate("lost", `${lost.length} jobs never ran to the end: ${lost.slice(0, 20).join(", ")}`, lost.length);
     for (const exit of cluster.unexpectedExits) {
-      violations.push(`supervisor ${exit.pid} exited on its own (${exit.signal ?? `code ${exit.code}`}): ${tail(exit.output())}`);
+      violate("supervisor-exit", `supervisor ${exit.pid} exited on its own (${exit.signal ?? `code ${exit.code}`}): ${tail(exit.output())}`);
     }
-    violations.push(...outputViolations(cluster.output()));
+    for (const line of outputViolations(cluster.output())) violate("database-locked", line);
   } finally {
     cluster.destroy();
     await observer?.close().catch(() => undefined);
@@ -122,6 +132,7 @@ export async function runChaos(dialect: Dialect, settings: ChaosSettings): Promi
     seconds: Math.round((Date.now() - started) / 1000),
     note: database.note,
     violations,
+    violationKinds: kinds,
     logFile,
   };
 }
@@ -134,9 +145,14 @@ export function describeReport(report: ChaosReport): string {
     `kills: ${f.workerKills} workers, ${f.dispatcherKills} dispatchers, ${f.supervisorKills} supervisors (${report.supervisorsStarted} supervisors started);`,
     `server restarts: ${f.serverRestarts}; connection cuts: ${f.connectionDrops} drops (${f.droppedConnections} connections), ${f.stalls} stalls, ${f.refusals} refusals;`,
     `runs: ${report.runs.starts} started, ${report.runs.ends} succeeded, ${report.runs.fails} failed as planned, ${report.runs.aborts} aborted, ${report.runs.reruns} reruns;`,
-    `violations: ${report.violations.length}`,
+    `violations: ${Object.values(report.violationKinds).reduce((sum, count) => sum + count, 0)}${describeKinds(report.violationKinds)}`,
     ...(report.note ? [`(${report.note})`] : []),
   ].join(" ");
+}
+
+function describeKinds(kinds: Record<string, number>): string {
+  const entries = Object.entries(kinds);
+  return entries.length === 0 ? "" : ` (${entries.map(([kind, count]) => `${kind} ${count}`).join(", ")})`;
 }
 
 function tail(text: string, lines = 15): string {
