@@ -201,15 +201,25 @@ export async function launch(spec, options = {}) {
     for (let attempt = 1; ; attempt++) {
       const port = await freePort();
       try {
-        const server = await startOnce(spec, { port, dir, account, logFile, timeoutMs });
+        let server = await startOnce(spec, { port, dir, account, logFile, timeoutMs });
+        /** @type {Promise<void> | undefined} */
+        let stopping;
         return {
           url: spec.url(port),
           logFile,
           exited: server.exited.then(() => undefined),
-          stop: once(async () => {
+          // Same port, same data: clients see the server go away and come back, as in a failover
+          // or an upgrade. Only tests that start a server of their own call this.
+          restart: async () => {
+            if (stopping) throw new Error(`${spec.label} was stopped; it cannot be restarted`);
             await server.stop();
-            await removeDir();
-          }),
+            server = await startOnce(spec, { port, dir, account, logFile, timeoutMs });
+          },
+          stop: () =>
+            (stopping ??= (async () => {
+              await server.stop();
+              await removeDir();
+            })()),
         };
       } catch (error) {
         const portTaken = /address already in use/i.test(logTail(logFile, 10));

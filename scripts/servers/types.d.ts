@@ -19,8 +19,13 @@ export interface RunningServer {
   url: string;
   /** The server's log, inside its temp dir (gone after stop()). */
   logFile: string;
-  /** Settles when the server process is gone, whatever the reason. */
+  /** Settles when the server process first started is gone, whatever the reason. */
   exited: Promise<void>;
+  /**
+   * Shuts the server down the usual way (clients are disconnected) and starts it again on the
+   * same port and data, resolving once it accepts connections. For fault-injection tests.
+   */
+  restart(): Promise<void>;
   /** Shuts the server down and removes its temp dir. Safe to call twice. */
   stop(): Promise<void>;
 }

@@ -29,6 +29,11 @@ export async function createTestDatabase(dialect: Dialect): Promise<TestDatabase
   if (dialect === "sqlite") return createSqlite();
   const adminUrl = inject("firmQueueAdminUrls")[dialect];
   if (!adminUrl) throw new Error(`${dialect} is not under test in this run (see FIRM_QUEUE_TEST_DIALECTS).`);
+  return createDatabaseOn(dialect, adminUrl);
+}
+
+/** A fresh database on the server behind `adminUrl` (one the test started itself, say). */
+export async function createDatabaseOn(dialect: Exclude<Dialect, "sqlite">, adminUrl: string): Promise<TestDatabase> {
   // Hex only, so the name never needs escaping beyond quoting.
   const name = `firm_test_${randomBytes(6).toString("hex")}`;
   return dialect === "postgres" ? createPostgres(adminUrl, name) : createMysql(adminUrl, name);
