@@ -22,8 +22,26 @@ export interface FirmQueueOptions {
    * default `olderThan` of `clearFinishedJobs()`. `false` keeps them forever. Default 1 day.
    */
   readonly clearFinishedJobsAfter?: Duration | false;
-  /** Most database connections this instance opens (PostgreSQL, MySQL). Default 10. */
+  /**
+   * Most database connections this instance's pool opens (PostgreSQL, MySQL). Default: derived
+   * from what the process runs (see docs/scaling.md: 2 for a fork-mode supervisor, 3 +
+   * ceil(concurrency / 4) for a worker, …; 10 for a process that only enqueues).
+   */
   readonly poolSize?: number;
+  /**
+   * PostgreSQL: where the one connection that LISTENs for new jobs goes, when it must not be
+   * `databaseUrl` (a transaction pooler such as PgBouncer cannot hold a LISTEN: point
+   * `databaseUrl` at the pooler and this at the server). Default env `FIRM_QUEUE_LISTEN_URL`,
+   * then `databaseUrl`.
+   */
+  readonly listenUrl?: string;
+  /**
+   * Longest wait for the database to answer one statement; past it the connection is closed as
+   * lost and the statement fails with DatabaseTimeoutError. Keeps a host whose network went
+   * silent from hanging for the kernel's 15 minutes. Keep it below `processAliveThreshold`.
+   * Default 30 s; `false` for none.
+   */
+  readonly queryTimeout?: Duration | false;
   /** Where to log; default one line per event on stderr. */
   readonly logger?: Logger;
   /** Least severe level the default logger prints. Default env `FIRM_QUEUE_LOG_LEVEL`, then `info`. */
@@ -38,12 +56,26 @@ export interface ResolvedOptions {
   readonly preserveFinishedJobs: boolean;
   /** Milliseconds, or null for never. */
   readonly clearFinishedJobsAfter: number | null;
-  readonly poolSize: number;
+  /** Null: derived from the roles the process runs. */
+  readonly poolSize: number | null;
+  readonly listenUrl: string | undefined;
+  /** Milliseconds, or null for none. */
+  readonly queryTimeout: number | null;
   readonly logger: Logger;
 }
 
 export const DEFAULT_DATABASE_URL = "sqlite:firm-queue.sqlite3";
-const OPTION_KEYS = new Set(["databaseUrl", "preserveFinishedJobs", "clearFinishedJobsAfter", "poolSize", "logger", "logLevel", "hooks"]);
+const OPTION_KEYS = new Set([
+  "databaseUrl",
+  "listenUrl",
+  "preserveFinishedJobs",
+  "clearFinishedJobsAfter",
+  "poolSize",
+  "queryTimeout",
+  "logger",
+  "logLevel",
+  "hooks",
+]);
 
 export function resolveOptions(options: FirmQueueOptions = {}): ResolvedOptions {
   rejectUnknownKeys(options, OPTION_KEYS, "FirmQueue option");
@@ -53,7 +85,9 @@ export function resolveOptions(options: FirmQueueOptions = {}): ResolvedOptions 
     databaseUrl: options.databaseUrl ?? process.env.FIRM_QUEUE_DATABASE_URL ?? DEFAULT_DATABASE_URL,
     preserveFinishedJobs: checkBoolean(options.preserveFinishedJobs ?? true, "preserveFinishedJobs"),
     clearFinishedJobsAfter: options.clearFinishedJobsAfter === false ? null : toMilliseconds(options.clearFinishedJobsAfter ?? "1d", "clearFinishedJobsAfter"),
-    poolSize: positiveInteger(options.poolSize ?? 10, "poolSize"),
+    poolSize: options.poolSize === undefined ? null : positiveInteger(options.poolSize, "poolSize"),
+    listenUrl: options.listenUrl ?? (process.env.FIRM_QUEUE_LISTEN_URL || undefined),
+    queryTimeout: options.queryTimeout === false ? null : positive(toMilliseconds(options.queryTimeout ?? 30_000, "queryTimeout"), "queryTimeout"),
     logger: options.logger ?? consoleLogger(logLevel),
   });
 }

@@ -24,6 +24,8 @@ import { ForkSupervisor } from "./supervisor/fork-supervisor.js";
 import type { BaseSupervisor } from "./supervisor/base-supervisor.js";
 import type { StopOptions, Supervisor, SupervisorDependencies } from "./supervisor/supervisor.js";
 import { resolveRecurringTasks } from "./recurring/config.js";
+import { connectionBudget, ENQUEUER_POOL_SIZE } from "./connection-budget.js";
+import { planRoles } from "./processes/roles.js";
 import { RecurringOperations } from "./recurring/operations.js";
 
 const BRAND = Symbol.for("firm-queue.instance");
@@ -177,8 +179,10 @@ export class FirmQueue {
   async start(options?: StartOptions): Promise<Supervisor> {
     const settings = resolveStartOptions(options);
     const recurringTasks = options?.recurring === undefined ? null : resolveRecurringTasks(options.recurring, this.jobNames);
+    // Fork mode: this process only supervises; each child sizes its own pool for its role.
+    const budget = connectionBudget(settings, settings.mode === "fork" ? [] : planRoles(settings, recurringTasks), this.options.poolSize, false);
     const deps: SupervisorDependencies = {
-      database: await this.database(),
+      database: await this.database(budget.processes[0]!.pool),
       databaseUrl: this.options.databaseUrl,
       registry: this.registry,
       policies: this.policies,
@@ -216,7 +220,7 @@ export class FirmQueue {
         registry: this.registry,
         policies: this.policies,
         hooks: this.hooks,
-        database: () => this.database(),
+        database: (poolSize) => this.database(poolSize),
         close: () => this.close(),
       },
       spec,
@@ -228,12 +232,22 @@ export class FirmQueue {
     if (file !== undefined && !this.definitionFiles.includes(file)) this.definitionFiles.push(file);
   }
 
-  /** The open database, opening it on first use. */
-  async database(): Promise<Database> {
+  /**
+   * The open database, opening it on first use. `poolSize`: the connections the caller's work
+   * needs (see connection-budget.ts); the pool grows to it unless the `poolSize` option fixes it.
+   */
+  async database(poolSize?: number): Promise<Database> {
     if (this.closed) throw new ClosedError("database");
-    this.opening ??= openDatabase(this.options.databaseUrl, { poolSize: this.options.poolSize });
+    const fixed = this.options.poolSize;
+    this.opening ??= openDatabase(this.options.databaseUrl, {
+      poolSize: fixed ?? poolSize ?? ENQUEUER_POOL_SIZE,
+      listenUrl: this.options.listenUrl,
+      queryTimeout: this.options.queryTimeout,
+    });
     try {
-      return await this.opening;
+      const database = await this.opening;
+      if (fixed === null && poolSize !== undefined) database.ensurePoolSize(poolSize);
+      return database;
     } catch (error) {
       // Let a later call try again (the server may come up); keep reporting this failure now.
       this.opening = undefined;

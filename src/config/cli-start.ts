@@ -5,6 +5,7 @@ import type { FirmQueue } from "../firm-queue.js";
 import { loadJobModules } from "../module-loader.js";
 import { resolveRecurringTasks, type RecurringTask } from "../recurring/config.js";
 import type { StopOptions, Supervisor } from "../supervisor/supervisor.js";
+import { describeConnections } from "./cli-connections.js";
 import { resolveCliConfig, type CliConfig, type CliFlags } from "./cli-config.js";
 
 /**
@@ -40,13 +41,17 @@ export async function runStart(flags: CliFlags): Promise<void> {
   process.exit(0);
 }
 
-/** `firm-queue check`: validate the configuration and job modules, print a summary. */
-export async function runCheck(flags: CliFlags): Promise<string> {
+/**
+ * `firm-queue check`: validate the configuration and job modules, print a summary with the
+ * connections `hosts` hosts running it may open, and warn when that passes the server's limit.
+ */
+export async function runCheck(flags: CliFlags, hosts = 1): Promise<string> {
   const config = await resolveCliConfig(flags);
   const firm = await loadFirm(config);
   try {
     const recurring = resolveRecurringTasks(config.startOptions.recurring, firm.jobNames);
-    return summarize(config, firm, recurring);
+    const connections = await describeConnections(config, firm, recurring, hosts);
+    return summarize(config, firm, recurring, connections.lines);
   } finally {
     await firm.close();
   }
@@ -59,6 +64,7 @@ async function loadFirm(config: CliConfig): Promise<FirmQueue> {
   // Instances that read the environment pick these up.
   if (config.databaseUrl !== undefined) process.env.FIRM_QUEUE_DATABASE_URL = config.databaseUrl;
   if (config.logLevel !== undefined) process.env.FIRM_QUEUE_LOG_LEVEL = config.logLevel;
+  if (config.listenUrl !== undefined) process.env.FIRM_QUEUE_LISTEN_URL = config.listenUrl;
   const firm = await loadJobModules(config.jobs);
   if (config.databaseUrl !== undefined && firm.options.databaseUrl !== config.databaseUrl) {
     throw new ConfigurationError("The configured database URL differs from the databaseUrl your job module passes to new FirmQueue(); drop one of them");
@@ -66,7 +72,7 @@ async function loadFirm(config: CliConfig): Promise<FirmQueue> {
   return firm;
 }
 
-function summarize(config: CliConfig, firm: FirmQueue, recurring: readonly RecurringTask[]): string {
+function summarize(config: CliConfig, firm: FirmQueue, recurring: readonly RecurringTask[], connections: readonly string[]): string {
   const start: ResolvedStartOptions = config.start;
   const lines = [
     `config file:  ${config.file ? relative(process.cwd(), config.file) : "(none: defaults, environment and flags)"}`,
@@ -88,6 +94,7 @@ function summarize(config: CliConfig, firm: FirmQueue, recurring: readonly Recur
     ...recurring.map((task) => `recurring:    ${task.key}: ${task.job} "${task.schedule}" (${task.timezone})`),
     `timings:      processHeartbeatInterval=${start.processHeartbeatInterval}ms processAliveThreshold=${start.processAliveThreshold}ms ` +
       `shutdownTimeout=${start.shutdownTimeout}ms`,
+    ...connections,
   ];
   return `${lines.join("\n")}\nConfiguration OK.`;
 }

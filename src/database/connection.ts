@@ -1,6 +1,7 @@
 import { resolve } from "node:path";
 import type { Kysely } from "kysely";
-import { redactUrl } from "../errors.js";
+import { DatabaseUrlError, redactUrl } from "../errors.js";
+import { DEFAULT_CONNECTION_SETTINGS, type ConnectionSettings } from "./connection-settings.js";
 import type { DatabaseAdapter } from "./adapter.js";
 import { JobsReadySignal } from "./jobs-ready.js";
 import type { Dialect, DialectName } from "./dialect.js";
@@ -16,6 +17,10 @@ export interface Database {
   readonly displayUrl: string;
   /** Wakes this process's workers when jobs may be ready (shared by every user of the pool). */
   readonly jobsReady: JobsReadySignal;
+  /** Most connections the pool may open now. */
+  readonly poolSize: number;
+  /** Let the pool open up to `poolSize` connections, if that is more than it may now. */
+  ensurePoolSize(poolSize: number): void;
   close(): Promise<void>;
 }
 
@@ -33,15 +38,39 @@ const ADAPTERS: Record<DialectName, () => Promise<DatabaseAdapter>> = {
  */
 const sharedSqlite = new Map<string, { database: Promise<Kysely<Schema>>; jobsReady: JobsReadySignal; users: number }>();
 
+/** Whether processes on `url` keep a LISTEN connection beside their pool (PostgreSQL). */
+export async function keepsListenConnection(url: string): Promise<boolean> {
+  const adapter = await ADAPTERS[parseDatabaseUrl(url).dialect]();
+  return adapter.listenForReadyJobs !== undefined;
+}
+
+/** What {@link openDatabase} takes beside the URL. */
+export interface OpenDatabaseOptions extends Partial<Omit<ConnectionSettings, "poolSize">> {
+  readonly poolSize: number;
+  /**
+   * Where the LISTEN connection goes (PostgreSQL), when not `url`: a direct connection to the
+   * server beside a transaction pooler such as PgBouncer, which cannot hold a LISTEN.
+   */
+  readonly listenUrl?: string | undefined;
+}
+
 /** Open a pool on `url` (see `parseDatabaseUrl` for the accepted forms). */
-export async function openDatabase(url: string, options: { poolSize: number }): Promise<Database> {
+export async function openDatabase(url: string, openOptions: OpenDatabaseOptions): Promise<Database> {
   const parsed = parseDatabaseUrl(url);
+  const listenTo = openOptions.listenUrl === undefined ? parsed : parseDatabaseUrl(openOptions.listenUrl);
+  if (listenTo.dialect !== parsed.dialect) throw new DatabaseUrlError(openOptions.listenUrl!, `listenUrl must name the same kind of database as the databaseUrl (${parsed.dialect})`);
+  const options: ConnectionSettings = {
+    poolSize: openOptions.poolSize,
+    queryTimeout: openOptions.queryTimeout === undefined ? DEFAULT_CONNECTION_SETTINGS.queryTimeout : openOptions.queryTimeout,
+    connectTimeout: openOptions.connectTimeout ?? DEFAULT_CONNECTION_SETTINGS.connectTimeout,
+    keepAliveDelay: openOptions.keepAliveDelay ?? DEFAULT_CONNECTION_SETTINGS.keepAliveDelay,
+  };
   const adapter = await ADAPTERS[parsed.dialect]();
   const shareKey = parsed.dialect === "sqlite" && parsed.filename !== ":memory:" ? resolve(parsed.filename!) : undefined;
   let db: Kysely<Schema>;
   let jobsReady: JobsReadySignal;
   let release: () => Promise<void>;
-  const listen = adapter.listenForReadyJobs ? (onReady: () => void, onError: (error: unknown) => void) => adapter.listenForReadyJobs!(parsed, onReady, onError) : undefined;
+  const listen = adapter.listenForReadyJobs ? (onReady: () => void, onError: (error: unknown) => void) => adapter.listenForReadyJobs!(listenTo, options, onReady, onError) : undefined;
   if (shareKey === undefined) {
     db = await adapter.open(parsed, options);
     jobsReady = new JobsReadySignal(listen);
@@ -71,12 +100,21 @@ export async function openDatabase(url: string, options: { poolSize: number }): 
     };
   }
   let closed: Promise<void> | undefined;
+  let poolSize = options.poolSize;
   return {
     db,
     dialect: adapter.dialect,
     adapter,
     displayUrl: redactUrl(url),
     jobsReady,
+    get poolSize() {
+      return poolSize;
+    },
+    ensurePoolSize(wanted: number) {
+      if (wanted <= poolSize || !adapter.resizePool) return;
+      adapter.resizePool(db, wanted);
+      poolSize = wanted;
+    },
     close: () => (closed ??= release()),
   };
 }

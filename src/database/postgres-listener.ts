@@ -1,4 +1,5 @@
 import type pg from "pg";
+import type { ConnectionSettings } from "./connection-settings.js";
 import type { ParsedDatabaseUrl } from "./url.js";
 
 /** The channel migration 004's trigger notifies when jobs become ready. */
@@ -11,8 +12,16 @@ const LONGEST_RETRY_MS = 30_000;
  * A lost connection is reported to `onError` and replaced, backing off up to 30 s; each time it
  * is (re)established `onReady` fires once, since jobs may have arrived while nobody listened.
  * Resolves once the first attempt is over (listening or not) to the function that stops it all.
+ * The connection sits idle between notifications, so only TCP keepalive can tell that its server
+ * went silent; `url` may differ from the pool's (a direct URL beside a transaction pooler, which
+ * cannot hold a LISTEN).
  */
-export async function listenForReadyJobs(url: ParsedDatabaseUrl, onReady: () => void, onError: (error: unknown) => void): Promise<() => Promise<void>> {
+export async function listenForReadyJobs(
+  url: ParsedDatabaseUrl,
+  settings: ConnectionSettings,
+  onReady: () => void,
+  onError: (error: unknown) => void,
+): Promise<() => Promise<void>> {
   const { default: driver } = await import("pg");
   let stopped = false;
   let current: pg.Client | undefined;
@@ -32,7 +41,13 @@ export async function listenForReadyJobs(url: ParsedDatabaseUrl, onReady: () => 
 
   const connect = async (): Promise<void> => {
     if (stopped) return;
-    const client = new driver.Client({ connectionString: url.url });
+    const client = new driver.Client({
+      connectionString: url.url,
+      keepAlive: true,
+      keepAliveInitialDelayMillis: settings.keepAliveDelay,
+      connectionTimeoutMillis: settings.connectTimeout,
+      fallback_application_name: "firm-queue listener",
+    });
     current = client;
     client.on("notification", () => onReady());
     client.on("error", (error) => lose(client, error));

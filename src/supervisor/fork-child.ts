@@ -8,6 +8,7 @@ import { deleteProcess } from "../models/process.js";
 import type { HookSet } from "../processes/hooks.js";
 import { RegisteredRole } from "../processes/registered-role.js";
 import { roleDefinition } from "../processes/roles.js";
+import { rolePoolSize } from "../connection-budget.js";
 import { tellSupervisor, type ChildSpec } from "./child-protocol.js";
 
 /** What a child needs from the FirmQueue its job modules define. */
@@ -16,7 +17,8 @@ export interface ChildHost {
   readonly registry: JobRegistry;
   readonly policies: JobPolicies;
   readonly hooks: HookSet;
-  database(): Promise<Database>;
+  /** The database, its pool sized for at least `poolSize` connections. */
+  database(poolSize: number): Promise<Database>;
   close(): Promise<void>;
 }
 
@@ -34,7 +36,7 @@ export async function runForkChild(host: ChildHost, spec: ChildSpec): Promise<vo
         `but the supervisor uses ${redactUrl(spec.databaseUrl)}: pass the same databaseUrl (or none, to use FIRM_QUEUE_DATABASE_URL)`,
     );
   }
-  const database = await host.database();
+  const database = await host.database(rolePoolSize(spec.role));
   const { logger } = host.options;
   const definition = roleDefinition(spec.role);
   let exiting = false;
