@@ -31,8 +31,8 @@ export function mariadbAvailable() {
 // --no-defaults must come first: never read the machine's /etc/mysql config.
 const COMMON_OPTIONS = ["--no-defaults"];
 
-/** @param {string} dir @param {number} port */
-function serverOptions(dir, port) {
+/** @param {string} dir @param {number} port @param {ServerOptions} [options] */
+function serverOptions(dir, port, options) {
   return [
     ...COMMON_OPTIONS,
     `--datadir=${join(dir, "data")}`,
@@ -41,7 +41,7 @@ function serverOptions(dir, port) {
     `--socket=${join(dir, "mariadb.sock")}`,
     `--pid-file=${join(dir, "mariadb.pid")}`,
     `--port=${port}`,
-    "--bind-address=127.0.0.1",
+    `--bind-address=${["127.0.0.1", ...(options?.extraListenAddresses ?? [])].join(",")}`,
     // No DNS lookups (there may be no DNS at all); accounts match by IP.
     "--skip-name-resolve",
     "--skip-log-bin",
@@ -69,6 +69,18 @@ GRANT ALL PRIVILEGES ON *.* TO 'root'@'127.0.0.1' WITH GRANT OPTION;
 `;
 
 /**
+ * The passwordless root, also from a network (CIDR a.b.c.d/len, written as MariaDB's address/mask).
+ * @param {string} network
+ */
+function rootFrom(network) {
+  const [address, length] = network.split("/");
+  const bits = Number(length ?? 32);
+  const mask = [0, 1, 2, 3].map((octet) => (0xff << (8 - Math.min(8, Math.max(0, bits - octet * 8)))) & 0xff).join(".");
+  const host = `${address}/${mask}`;
+  return `CREATE USER IF NOT EXISTS 'root'@'${host}';\nGRANT ALL PRIVILEGES ON *.* TO 'root'@'${host}' WITH GRANT OPTION;\n`;
+}
+
+/**
  * @param {ServerOptions} [options]
  * @returns {Promise<RunningServer>}
  */
@@ -82,7 +94,7 @@ export async function startMariadb(options) {
       prefix: "firm-queue-mariadb-",
       user: "mysql",
       init: async (dir, tool) => {
-        writeFileSync(join(dir, "root-over-tcp.sql"), ROOT_OVER_TCP);
+        writeFileSync(join(dir, "root-over-tcp.sql"), ROOT_OVER_TCP + (options?.clientNetworks ?? []).map(rootFrom).join(""));
         await tool(binaries.installDb, [
           ...COMMON_OPTIONS,
           `--datadir=${join(dir, "data")}`,
@@ -96,7 +108,7 @@ export async function startMariadb(options) {
         ]);
       },
       command: binaries.server,
-      args: (port, dir) => serverOptions(dir, port),
+      args: (port, dir) => serverOptions(dir, port, options),
       isReady: greets,
       shutdownSignal: "SIGTERM",
       url: (port) => `mysql://root@127.0.0.1:${port}/`,

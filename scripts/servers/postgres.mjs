@@ -2,7 +2,7 @@
 // loopback port, trust auth, durability switched off for speed.
 
 import { execFile } from "node:child_process";
-import { readdirSync } from "node:fs";
+import { appendFileSync, readdirSync } from "node:fs";
 import { join } from "node:path";
 import { canRunAs, launch, pathDirs, realDirOf } from "./common.mjs";
 
@@ -48,14 +48,17 @@ export async function startPostgres(options) {
       label: "PostgreSQL",
       prefix: "firm-queue-postgres-",
       user: "postgres",
-      init: (dir, tool) =>
+      init: async (dir, tool) => {
         // --no-sync: the cluster lives for one test run, no point flushing it.
-        tool(join(bin, "initdb"), ["-D", join(dir, "data"), "-U", "postgres", "--auth=trust", "--encoding=UTF8", "--locale=C", "--no-sync"]),
+        await tool(join(bin, "initdb"), ["-D", join(dir, "data"), "-U", "postgres", "--auth=trust", "--encoding=UTF8", "--locale=C", "--no-sync"]);
+        const networks = options?.clientNetworks ?? [];
+        if (networks.length > 0) appendFileSync(join(dir, "data", "pg_hba.conf"), networks.map((network) => `host all all ${network} trust\n`).join(""));
+      },
       command: join(bin, "postgres"),
       args: (port) => [
         "-D", "data",
         "-p", String(port),
-        "-c", "listen_addresses=127.0.0.1",
+        "-c", `listen_addresses=${["127.0.0.1", ...(options?.extraListenAddresses ?? [])].join(",")}`,
         // No Unix socket: nothing to collide with other runs, and socket
         // paths have a length limit that deep temp dirs can exceed.
         "-c", "unix_socket_directories=",

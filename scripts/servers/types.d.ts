@@ -6,6 +6,13 @@ export interface ServerOptions {
   timeoutMs?: number;
   /** Where to create the server's temp dir. Default: the OS temp dir. */
   parentDir?: string;
+  /**
+   * Addresses to listen on besides 127.0.0.1 (the multi-host tests' bridge address). Each must
+   * already be assigned to an interface, or the server cannot bind it.
+   */
+  extraListenAddresses?: string[];
+  /** Networks (CIDR, e.g. 10.231.7.0/24) whose clients may log in as the passwordless superuser. */
+  clientNetworks?: string[];
 }
 
 export interface RunningServer {
