@@ -111,8 +111,9 @@ export async function openDatabase(url: string, openOptions: OpenDatabaseOptions
       return poolSize;
     },
     ensurePoolSize(wanted: number) {
-      if (wanted <= poolSize || !adapter.resizePool) return;
-      adapter.resizePool(db, wanted);
+      if (wanted <= poolSize) return;
+      // SQLite has no pool to grow: one shared connection serves every caller.
+      adapter.resizePool?.(db, wanted);
       poolSize = wanted;
     },
     close: () => (closed ??= release()),
