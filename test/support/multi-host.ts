@@ -15,7 +15,7 @@ import type { Db } from "../../src/database/dialect.js";
 import { startMariadb } from "../../scripts/servers/mariadb.mjs";
 import { startPostgres } from "../../scripts/servers/postgres.mjs";
 import type { RunningServer } from "../../scripts/servers/types.js";
-import { createNetwork, netnsUnavailableReason, type NetnsHost, type NetnsNetwork } from "./netns.js";
+import { createNetwork, netnsUnavailableReason, type NetnsHost, type NetnsNetwork } from "../../scripts/netns.mjs";
 import { CLI, ROOT } from "./processes.js";
 
 export type ServerDialect = "postgres" | "mysql";

@@ -1,4 +1,4 @@
-// Network namespaces as "hosts" for the multi-host tests (Linux, root): a bridge in the root
+// Network namespaces as "hosts" for the multi-host tests and bench (Linux, root): a bridge in the root
 // namespace holding the database's address, and per host a namespace joined to the bridge by a
 // veth pair. Cutting a host sets its bridge-side veth down: its packets are dropped without a
 // reset, as in a real partition. Everything is named after a random run id, so parallel runs do
@@ -7,34 +7,15 @@
 import { execFileSync, spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
 
-/** One simulated host: a namespace with one interface on the test network. */
-export interface NetnsHost {
-  /** Namespace name (`ip netns exec <name> …`). */
-  readonly namespace: string;
-  readonly address: string;
-  /** Drop every packet to and from this host (no reset is sent to either side). */
-  cut(): void;
-  /** Undo {@link cut}. */
-  restore(): void;
-  /** The command prefix that runs a program inside this host. */
-  command(program: string, args: readonly string[]): [string, string[]];
-}
+/** @typedef {import("./netns.d.mts").NetnsHost} NetnsHost */
+/** @typedef {import("./netns.d.mts").NetnsNetwork} NetnsNetwork */
 
-export interface NetnsNetwork {
-  readonly id: string;
-  /** The database's address on the bridge (in the root namespace). */
-  readonly bridgeAddress: string;
-  /** The test network, e.g. 10.231.7.0/24. */
-  readonly subnet: string;
-  readonly hosts: readonly NetnsHost[];
-  /** Kill what still runs in the namespaces, then remove namespaces, links and bridge. Idempotent. */
-  destroy(): void;
-}
-
-const ip = (...args: string[]) => execFileSync("ip", args, { stdio: ["ignore", "pipe", "pipe"], encoding: "utf8" });
+/** @param {string[]} args */
+const ip = (...args) => execFileSync("ip", args, { stdio: ["ignore", "pipe", "pipe"], encoding: "utf8" });
 
 /** Null when namespaces can be made here, else why not (not root, no `ip`, no permission…). */
-export function netnsUnavailableReason(): string | null {
+/** @returns {string | null} */
+export function netnsUnavailableReason() {
   if (process.platform !== "linux") return "network namespaces need Linux";
   if (typeof process.getuid !== "function" || process.getuid() !== 0) return "network namespaces need root";
   const probe = `fqprobe${randomBytes(3).toString("hex")}`;
@@ -48,11 +29,11 @@ export function netnsUnavailableReason(): string | null {
 }
 
 /** A third octet for 10.231.N.0/24 that no interface on this machine uses yet. */
-function freeSubnet(): number {
+function freeSubnet() {
   const used = ip("-4", "-o", "addr", "show");
   const candidates = [...Array(254).keys()].map((n) => n + 1).filter((n) => !used.includes(` 10.231.${n}.`));
   if (candidates.length === 0) throw new Error("no free 10.231.N.0/24 subnet left for the test network");
-  return candidates[Math.floor(Math.random() * candidates.length)]!;
+  return /** @type {number} */ (candidates[Math.floor(Math.random() * candidates.length)]);
 }
 
 // Arguments: $1 pid to watch, $2 run id. Removes what that run made once the pid is gone.
@@ -66,10 +47,12 @@ ip link del "fq$2br" 2>/dev/null
 `;
 
 /** Make a bridge and `count` hosts on a fresh /24. Throws (having removed what it made) on failure. */
-export function createNetwork(count: number): NetnsNetwork {
+/** @param {number} count @returns {NetnsNetwork} */
+export function createNetwork(count) {
   const id = randomBytes(3).toString("hex");
   const bridge = `fq${id}br`;
-  const namespaces: string[] = [];
+  /** @type {string[]} */
+  const namespaces = [];
   let destroyed = false;
   const watchdog = spawn("/bin/sh", ["-c", WATCHDOG, "firm-queue-netns-watchdog", String(process.pid), id], { detached: true, stdio: "ignore" });
   watchdog.unref();
@@ -78,7 +61,7 @@ export function createNetwork(count: number): NetnsNetwork {
     if (destroyed) return;
     destroyed = true;
     for (const namespace of namespaces) {
-      for (const pid of quiet(() => ip("netns", "pids", namespace)).split(/\s+/).filter(Boolean)) quiet(() => process.kill(Number(pid), "SIGKILL"));
+      for (const pid of String(quiet(() => ip("netns", "pids", namespace))).split(/\s+/).filter(Boolean)) quiet(() => process.kill(Number(pid), "SIGKILL"));
       // Deleting the namespace deletes the veth end inside it, and with it the pair.
       quiet(() => ip("netns", "del", namespace));
     }
@@ -93,7 +76,8 @@ export function createNetwork(count: number): NetnsNetwork {
     ip("link", "add", bridge, "type", "bridge");
     ip("addr", "add", `${bridgeAddress}/24`, "dev", bridge);
     ip("link", "set", bridge, "up");
-    const hosts: NetnsHost[] = [];
+    /** @type {NetnsHost[]} */
+    const hosts = [];
     for (let index = 1; index <= count; index++) {
       const namespace = `fq${id}h${index}`;
       const outside = `fq${id}v${index}`;
@@ -121,7 +105,8 @@ export function createNetwork(count: number): NetnsNetwork {
   }
 }
 
-function quiet<T>(work: () => T): T | "" {
+/** @template T @param {() => T} work @returns {T | ""} */
+function quiet(work) {
   try {
     return work();
   } catch {
@@ -129,7 +114,8 @@ function quiet<T>(work: () => T): T | "" {
   }
 }
 
-function firstLine(error: unknown): string {
-  const text = (error as { stderr?: string }).stderr || (error instanceof Error ? error.message : String(error));
+/** @param {unknown} error */
+function firstLine(error) {
+  const text = /** @type {{ stderr?: string }} */ (error).stderr || (error instanceof Error ? error.message : String(error));
   return text.trim().split("\n")[0] ?? "";
 }
