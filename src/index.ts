@@ -39,6 +39,7 @@ export {
   ProcessMissingError,
   ChildProcessError,
   RecurringTaskError,
+  DatabaseTimeoutError,
 } from "./errors.js";
 export { defineConfig } from "./config/cli-config.js";
 export type { FirmQueueConfig } from "./config/cli-config.js";
