@@ -24,7 +24,7 @@ if (unavailable && dialects.length > 0) {
 /** Timings short enough for CI, long enough for a loaded 2-core machine. */
 const HEARTBEAT = "1s";
 const ALIVE_THRESHOLD_MS = 8000;
-const QUERY_TIMEOUT = "2s";
+const QUERY_TIMEOUT = "3s";
 const hostArgs = (concurrency: number, heartbeat = HEARTBEAT) => [
   "--mode", LONG ? "fork" : "async",
   "--concurrency", String(concurrency),
