@@ -70,6 +70,7 @@ export async function startPostgres(options) {
         "-c", "max_connections=200",
         // JIT compilation only slows down the many tiny queries tests run.
         "-c", "jit=off",
+        ...Object.entries(options?.settings ?? {}).flatMap(([name, value]) => ["-c", `${name}=${value}`]),
       ],
       isReady: (port) =>
         new Promise((resolve) => {

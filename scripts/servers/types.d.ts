@@ -13,6 +13,8 @@ export interface ServerOptions {
   extraListenAddresses?: string[];
   /** Networks (CIDR, e.g. 10.231.7.0/24) whose clients may log in as the passwordless superuser. */
   clientNetworks?: string[];
+  /** PostgreSQL only: more server settings, as `-c name=value`. */
+  settings?: Record<string, string>;
 }
 
 export interface RunningServer {

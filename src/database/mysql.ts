@@ -69,6 +69,11 @@ export const mysqlAdapter: DatabaseAdapter = {
     // READ COMMITTED avoids the gap locks that make concurrent claimers deadlock under REPEATABLE READ.
     pool.on("connection", (connection) => {
       connection.query("SET SESSION TRANSACTION ISOLATION LEVEL READ COMMITTED");
+      // A client cut off in the middle of a transaction would leave its row locks held until the
+      // server drops the connection (wait_timeout: 8 hours by default), and SKIP LOCKED claimers
+      // would pass over those jobs all that time. firm-queue's transactions never sit idle, and a
+      // client that waited longer than queryTimeout has given the connection up already.
+      if (options.queryTimeout !== null) connection.query(`SET SESSION idle_transaction_timeout = ${Math.max(1, Math.ceil(options.queryTimeout / 1000))}`);
     });
     const db = new Kysely<Schema>({ dialect: new MariadbDialect({ pool: guardedPool(pool, options.queryTimeout) }) });
     await requireMariadb(db);
