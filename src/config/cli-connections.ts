@@ -11,7 +11,7 @@ import type { CliConfig } from "./cli-config.js";
  * the database answers. Returns the lines and whether the budget exceeds the server's limit.
  */
 export async function describeConnections(config: CliConfig, firm: FirmQueue, recurring: readonly RecurringTask[], hosts: number): Promise<{ lines: string[]; exceeds: boolean }> {
-  const roles = planRoles(config.start, recurring.length > 0 || config.start.scheduler ? recurring : null);
+  const roles = planRoles(config.start, recurring);
   const listens = await keepsListenConnection(firm.options.databaseUrl);
   const budget = connectionBudget(config.start, roles, firm.options.poolSize, listens);
   const parts = budget.processes.map((process) => `${process.label} ${process.pool}${process.listener ? `+${process.listener} listen` : ""}`);
