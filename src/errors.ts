@@ -212,3 +212,14 @@ export class RecurringTaskNotFoundError extends FirmQueueError {
     super(`There is no recurring task with key ${JSON.stringify(taskKey)}`);
   }
 }
+
+/**
+ * A database round trip got no answer within `queryTimeout`: the network may be dropping packets
+ * without a reset (a partition, a firewall that forgot the connection). The connection is closed
+ * so nothing else waits on it; the pool opens a fresh one for the next query.
+ */
+export class DatabaseTimeoutError extends FirmQueueError {
+  constructor(readonly timeoutMs: number) {
+    super(`The database did not answer within ${timeoutMs} ms (queryTimeout); the connection was closed as lost`);
+  }
+}

@@ -30,6 +30,8 @@ import type { StopOptions, Supervisor, SupervisorDependencies } from "./supervis
 import { resolveRecurringTasks } from "./definitions/recurring-task.js";
 import { RecurringOperations } from "./facade/recurring-operations.js";
 import { JobInspection } from "./facade/job-inspection.js";
+import { connectionBudget, ENQUEUER_POOL_SIZE } from "./supervisor/connection-budget.js";
+import { planRoles } from "./supervisor/role-table.js";
 
 
 /**
@@ -195,7 +197,9 @@ export class FirmQueue {
     if (settings.mode === "fork" && this.options.database !== undefined) {
       throw new ConfigurationError("Fork mode opens the database in each child process: give a databaseUrl rather than a database handle");
     }
-    const database = await this.database();
+    // Fork mode: this process only supervises; each child sizes its own pool for its role.
+    const budget = connectionBudget(settings, settings.mode === "fork" ? [] : planRoles(settings, recurringTasks), this.options.poolSize, false);
+    const database = await this.database(budget.processes[0]!.pool);
     this.options.logger.info("using database", { database: database.displayUrl });
     await requireCurrentSchema(database);
     const deps: SupervisorDependencies = {
@@ -237,7 +241,7 @@ export class FirmQueue {
         registry: this.registry,
         policies: this.policies,
         hooks: this.hooks,
-        database: () => this.database(),
+        database: (poolSize) => this.database(poolSize),
         close: () => this.close(),
       },
       spec,
@@ -251,17 +255,26 @@ export class FirmQueue {
 
   /**
    * @internal The open database, opening it on first use. Not part of the public API: firm-queue's
-   * own layers and tests use it.
+   * own layers and tests use it. `poolSize`: the connections the caller's work needs (see
+   * connection-budget.ts); the pool grows to it unless the `poolSize` option fixes it.
    */
-  async database(): Promise<Database> {
+  async database(poolSize?: number): Promise<Database> {
     if (this.closed) throw new ClosedError("database");
     const { database, listenUrl, schema } = this.options;
+    const fixed = this.options.poolSize;
     this.opening ??=
       database === undefined
-        ? openDatabase(this.options.databaseUrl, { poolSize: this.options.poolSize, ...(listenUrl === undefined ? {} : { listenUrl }), ...(schema === undefined ? {} : { schema }) })
+        ? openDatabase(this.options.databaseUrl, {
+            poolSize: fixed ?? poolSize ?? ENQUEUER_POOL_SIZE,
+            listenUrl,
+            queryTimeout: this.options.queryTimeout,
+            schema,
+          })
         : openDatabaseHandle(database, { ...(listenUrl === undefined ? {} : { listenUrl }), ...(schema === undefined ? {} : { schema }) });
     try {
-      return await this.opening;
+      const database = await this.opening;
+      if (fixed === null && poolSize !== undefined) database.ensurePoolSize(poolSize);
+      return database;
     } catch (error) {
       // Let a later call try again (the server may come up); keep reporting this failure now.
       this.opening = undefined;

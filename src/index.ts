@@ -39,6 +39,7 @@ export {
   ProcessMissingError,
   ChildProcessError,
   RecurringTaskError,
+  DatabaseTimeoutError,
 } from "./errors.js";
 export { defineConfig } from "./cli/config.js";
 export type { FirmQueueConfig } from "./cli/config.js";

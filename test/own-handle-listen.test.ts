@@ -1,7 +1,7 @@
 import { Kysely, PostgresDialect } from "kysely";
 import pg from "pg";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { startPgBouncer, pgbouncerAvailable, type RunningServer } from "../scripts/servers/pgbouncer.mjs";
+import { startPgbouncer, pgbouncerBinary, type RunningServer } from "../scripts/servers/pgbouncer.mjs";
 import { FirmQueue, silentLogger, type DatabaseHandle } from "../src/index.js";
 import { TestEnv, waitFor } from "./support/harness.js";
 import { testDialects } from "./support/test-database.js";
@@ -49,15 +49,18 @@ describe.runIf(testDialects().includes("postgres"))("PostgreSQL wake-ups with a 
   });
 
   // Skipped on a machine without pgbouncer, except in CI, which must never quietly test less.
-  describe.runIf(pgbouncerAvailable() || isCi())("behind PgBouncer in transaction mode", () => {
+  describe.runIf(pgbouncerBinary() !== null || isCi())("behind PgBouncer in transaction mode", () => {
     let bouncer: RunningServer;
+    /** The test database, through PgBouncer. */
+    let bouncedUrl: string;
     beforeAll(async () => {
-      bouncer = await startPgBouncer(env.url);
+      bouncer = await startPgbouncer({ serverUrl: env.url });
+      bouncedUrl = new URL(new URL(env.url).pathname, bouncer.url).href;
     });
     afterAll(() => bouncer?.stop());
 
     it("the pool goes through PgBouncer, LISTEN goes to listenUrl, and jobs run", async () => {
-      const pool = new pg.Pool({ connectionString: bouncer.url, max: 4 });
+      const pool = new pg.Pool({ connectionString: bouncedUrl, max: 4 });
       closing.push(() => pool.end());
       const { rows } = await pool.query("SHOW port");
       expect(rows[0].port).toBe(new URL(env.url).port); // really served by PostgreSQL behind the bouncer

@@ -1,4 +1,5 @@
 import { EventEmitter } from "node:events";
+import { DEFAULT_CONNECTION_SETTINGS } from "../src/database/connection-settings.js";
 import { describe, expect, it } from "vitest";
 import { listenForReadyJobs, type ListenerClient } from "../src/database/postgres-listener.js";
 import { parseDatabaseUrl } from "../src/database/url.js";
@@ -27,6 +28,7 @@ describe("the PostgreSQL LISTEN connection", () => {
     const clients: FakeClient[] = [];
     const stop = await listenForReadyJobs(
       parseDatabaseUrl("postgres://nobody@127.0.0.1:1/none"),
+      { poolSize: 1, ...DEFAULT_CONNECTION_SETTINGS },
       () => undefined,
       () => undefined,
       async () => {

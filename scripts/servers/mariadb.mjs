@@ -31,8 +31,8 @@ export function mariadbAvailable() {
 // --no-defaults must come first: never read the machine's /etc/mysql config.
 const COMMON_OPTIONS = ["--no-defaults"];
 
-/** @param {string} dir @param {number} port @param {boolean} durable */
-function serverOptions(dir, port, durable) {
+/** @param {string} dir @param {number} port @param {ServerOptions} [options] */
+function serverOptions(dir, port, options) {
   return [
     ...COMMON_OPTIONS,
     `--datadir=${join(dir, "data")}`,
@@ -41,14 +41,14 @@ function serverOptions(dir, port, durable) {
     `--socket=${join(dir, "mariadb.sock")}`,
     `--pid-file=${join(dir, "mariadb.pid")}`,
     `--port=${port}`,
-    "--bind-address=127.0.0.1",
+    `--bind-address=${["127.0.0.1", ...(options?.extraListenAddresses ?? [])].join(",")}`,
     // No DNS lookups (there may be no DNS at all); accounts match by IP.
     "--skip-name-resolve",
     "--skip-log-bin",
     // Crash safety is worthless for data deleted after the run; a benchmark of what users run
     // keeps it: the redo log flushed at every commit (the default), doublewrite on.
-    `--innodb-flush-log-at-trx-commit=${durable ? 1 : 2}`,
-    `--innodb-doublewrite=${durable ? 1 : 0}`,
+    `--innodb-flush-log-at-trx-commit=${options?.durable ? 1 : 2}`,
+    `--innodb-doublewrite=${options?.durable ? 1 : 0}`,
     // On shutdown, skip flushing pages to data files we are about to delete.
     "--innodb-fast-shutdown=2",
     "--max-connections=300",
@@ -70,6 +70,18 @@ GRANT ALL PRIVILEGES ON *.* TO 'root'@'127.0.0.1' WITH GRANT OPTION;
 `;
 
 /**
+ * The passwordless root, also from a network (CIDR a.b.c.d/len, written as MariaDB's address/mask).
+ * @param {string} network
+ */
+function rootFrom(network) {
+  const [address, length] = network.split("/");
+  const bits = Number(length ?? 32);
+  const mask = [0, 1, 2, 3].map((octet) => (0xff << (8 - Math.min(8, Math.max(0, bits - octet * 8)))) & 0xff).join(".");
+  const host = `${address}/${mask}`;
+  return `CREATE USER IF NOT EXISTS 'root'@'${host}';\nGRANT ALL PRIVILEGES ON *.* TO 'root'@'${host}' WITH GRANT OPTION;\n`;
+}
+
+/**
  * @param {ServerOptions} [options]
  * @returns {Promise<RunningServer>}
  */
@@ -83,7 +95,7 @@ export async function startMariadb(options) {
       prefix: "firm-queue-mariadb-",
       user: "mysql",
       init: async (dir, tool) => {
-        writeFileSync(join(dir, "root-over-tcp.sql"), ROOT_OVER_TCP);
+        writeFileSync(join(dir, "root-over-tcp.sql"), ROOT_OVER_TCP + (options?.clientNetworks ?? []).map(rootFrom).join(""));
         await tool(binaries.installDb, [
           ...COMMON_OPTIONS,
           `--datadir=${join(dir, "data")}`,
@@ -97,7 +109,7 @@ export async function startMariadb(options) {
         ]);
       },
       command: binaries.server,
-      args: (port, dir) => serverOptions(dir, port, options?.durable ?? false),
+      args: (port, dir) => serverOptions(dir, port, options),
       isReady: greets,
       shutdownSignal: "SIGTERM",
       url: (port) => `mysql://root@127.0.0.1:${port}/`,

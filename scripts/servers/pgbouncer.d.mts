@@ -1,8 +1,9 @@
-// Declarations for pgbouncer.mjs, so TypeScript can import it. Keep in step with the JSDoc there.
-import type { RunningServer, ServerOptions } from "./types.js";
+// Declarations for pgbouncer.mjs, so TypeScript (which has no allowJs here)
+// can import it. Keep in step with the JSDoc there.
+import type { RunningServer } from "./types.js";
 
-export type { RunningServer, ServerOptions };
-/** Whether startPgBouncer() can work on this machine. */
-export declare function pgbouncerAvailable(): boolean;
-/** Starts PgBouncer in transaction mode in front of `targetUrl`; url points at it, same user and database. */
-export declare function startPgBouncer(targetUrl: string, options?: ServerOptions): Promise<RunningServer>;
+export type { RunningServer };
+/** Path of the pgbouncer binary, or null if not installed. */
+export declare function pgbouncerBinary(): string | null;
+/** Starts PgBouncer (transaction pooling) in front of `serverUrl`; url is postgres://postgres@127.0.0.1:PORT/. */
+export declare function startPgbouncer(options: { serverUrl: string; poolSize?: number; roundRobin?: boolean; timeoutMs?: number }): Promise<RunningServer>;

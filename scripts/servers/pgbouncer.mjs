@@ -1,46 +1,46 @@
-// A throwaway PgBouncer in transaction pooling mode in front of a PostgreSQL server, for tests of
-// setups where the application's pool cannot hold a LISTEN (Debian: apt-get install pgbouncer).
+// A throwaway PgBouncer in front of a PostgreSQL server, for the pooler tests: transaction
+// pooling, trust auth, a random loopback port, run as the postgres service account (PgBouncer
+// refuses to run as root). Each statement outside a transaction may land on a different server
+// connection, so anything that relies on session state shows up as a failure.
 
 import { writeFileSync } from "node:fs";
 import { connect } from "node:net";
 import { join } from "node:path";
-import { canRunAs, findExecutable, launch, pathDirs } from "./common.mjs";
+import { findExecutable, launch, pathDirs } from "./common.mjs";
 
-/** @typedef {import("./types.js").ServerOptions} ServerOptions */
 /** @typedef {import("./types.js").RunningServer} RunningServer */
 
-const binary = () => findExecutable("pgbouncer", [...pathDirs(), "/usr/sbin", "/usr/bin"]);
-
-/** Whether startPgBouncer() can work on this machine. */
-export function pgbouncerAvailable() {
-  return binary() !== null && canRunAs("postgres");
+/** The pgbouncer binary, or null. */
+export function pgbouncerBinary() {
+  return findExecutable("pgbouncer", [...pathDirs(), "/usr/sbin", "/usr/local/sbin", "/usr/bin"]);
 }
 
 /**
- * @param {string} targetUrl  postgres://user@host:port/db of the server behind it (trust auth)
- * @param {ServerOptions} [options]
+ * @param {{ serverUrl: string, poolSize?: number, roundRobin?: boolean, timeoutMs?: number }} options
+ *   serverUrl: the PostgreSQL server's URL (host and port are used; user "postgres", no password);
+ *   roundRobin: spread statements over the server connections instead of reusing the last one,
+ *   which makes leaked session state visible at once (default true).
  * @returns {Promise<RunningServer>}
  */
-export async function startPgBouncer(targetUrl, options) {
-  const command = binary();
-  if (!command) throw new Error("PgBouncer not found (Debian: apt-get install pgbouncer).");
-  const target = new URL(targetUrl);
-  const user = decodeURIComponent(target.username || "postgres");
+export async function startPgbouncer(options) {
+  const binary = pgbouncerBinary();
+  if (!binary) throw new Error("PgBouncer not found (Debian: apt-get install pgbouncer).");
+  const server = new URL(options.serverUrl);
   return launch(
     {
       label: "PgBouncer",
       prefix: "firm-queue-pgbouncer-",
       user: "postgres",
-      init: async () => undefined,
-      command,
+      init: async (dir) => {
+        writeFileSync(join(dir, "userlist.txt"), '"postgres" ""\n');
+      },
+      command: binary,
       args: (port, dir) => {
-        // The port is known only now; PgBouncer reads everything from its ini file.
-        writeFileSync(join(dir, "userlist.txt"), `"${user}" ""\n`, { mode: 0o644 });
         writeFileSync(
           join(dir, "pgbouncer.ini"),
           [
             "[databases]",
-            `* = host=${target.hostname} port=${target.port || 5432}`,
+            `* = host=${server.hostname} port=${server.port}`,
             "[pgbouncer]",
             "listen_addr = 127.0.0.1",
             `listen_port = ${port}`,
@@ -48,30 +48,30 @@ export async function startPgBouncer(targetUrl, options) {
             "auth_type = trust",
             `auth_file = ${join(dir, "userlist.txt")}`,
             "pool_mode = transaction",
-            "max_client_conn = 200",
-            "default_pool_size = 20",
+            `default_pool_size = ${options.poolSize ?? 5}`,
+            "max_client_conn = 500",
+            `server_round_robin = ${options.roundRobin === false ? 0 : 1}`,
+            `pidfile = ${join(dir, "pgbouncer.pid")}`,
             "",
           ].join("\n"),
-          { mode: 0o644 },
         );
         return [join(dir, "pgbouncer.ini")];
       },
       isReady: (port) =>
         new Promise((resolve) => {
-          const socket = connect({ host: "127.0.0.1", port }, () => {
+          const socket = connect({ port, host: "127.0.0.1" });
+          const done = (/** @type {boolean} */ ready) => {
             socket.destroy();
-            resolve(true);
-          });
-          socket.on("error", () => resolve(false));
+            resolve(ready);
+          };
+          socket.setTimeout(1000, () => done(false));
+          socket.once("error", () => done(false));
+          socket.once("connect", () => done(true));
         }),
-      shutdownSignal: "SIGINT",
-      url: (port) => {
-        const url = new URL(targetUrl);
-        url.hostname = "127.0.0.1";
-        url.port = String(port);
-        return url.toString();
-      },
+      // SIGINT: "safe shutdown", waits for transactions; the tests' are short.
+      shutdownSignal: "SIGTERM",
+      url: (port) => `postgres://postgres@127.0.0.1:${port}/`,
     },
-    options,
+    { timeoutMs: options.timeoutMs },
   );
 }

@@ -3,7 +3,7 @@
 // `durable: true`, for benchmarks).
 
 import { execFile } from "node:child_process";
-import { readdirSync } from "node:fs";
+import { appendFileSync, readdirSync } from "node:fs";
 import { join } from "node:path";
 import { canRunAs, launch, pathDirs, realDirOf } from "./common.mjs";
 
@@ -49,15 +49,18 @@ export async function startPostgres(options) {
       label: "PostgreSQL",
       prefix: "firm-queue-postgres-",
       user: "postgres",
-      init: (dir, tool) =>
+      init: async (dir, tool) => {
         // --no-sync: the cluster lives for one run, no point flushing it. This only skips
         // initdb's final flush; a durable server fsyncs everything it writes from then on.
-        tool(join(bin, "initdb"), ["-D", join(dir, "data"), "-U", "postgres", "--auth=trust", "--encoding=UTF8", "--locale=C", "--no-sync"]),
+        await tool(join(bin, "initdb"), ["-D", join(dir, "data"), "-U", "postgres", "--auth=trust", "--encoding=UTF8", "--locale=C", "--no-sync"]);
+        const networks = options?.clientNetworks ?? [];
+        if (networks.length > 0) appendFileSync(join(dir, "data", "pg_hba.conf"), networks.map((network) => `host all all ${network} trust\n`).join(""));
+      },
       command: join(bin, "postgres"),
       args: (port) => [
         "-D", "data",
         "-p", String(port),
-        "-c", "listen_addresses=127.0.0.1",
+        "-c", `listen_addresses=${["127.0.0.1", ...(options?.extraListenAddresses ?? [])].join(",")}`,
         // No Unix socket: nothing to collide with other runs, and socket
         // paths have a length limit that deep temp dirs can exceed.
         "-c", "unix_socket_directories=",
@@ -66,6 +69,7 @@ export async function startPostgres(options) {
         "-c", "max_connections=200",
         // JIT compilation only slows down the many tiny queries tests run.
         "-c", "jit=off",
+        ...Object.entries(options?.settings ?? {}).flatMap(([name, value]) => ["-c", `${name}=${value}`]),
       ],
       isReady: (port) =>
         new Promise((resolve) => {

@@ -12,6 +12,15 @@ export interface ServerOptions {
    * switching it off for speed. For benchmarks that must measure what users run. Default false.
    */
   durable?: boolean;
+  /**
+   * Addresses to listen on besides 127.0.0.1 (the multi-host tests' bridge address). Each must
+   * already be assigned to an interface, or the server cannot bind it.
+   */
+  extraListenAddresses?: string[];
+  /** Networks (CIDR, e.g. 10.231.7.0/24) whose clients may log in as the passwordless superuser. */
+  clientNetworks?: string[];
+  /** PostgreSQL only: more server settings, as `-c name=value`. */
+  settings?: Record<string, string>;
 }
 
 export interface RunningServer {

@@ -12,6 +12,8 @@ import { findConfigFile, loadConfigFile } from "./config-file.js";
 export interface FirmQueueConfig extends Omit<StartOptions, "mode" | "require"> {
   /** `sqlite:path`, `postgres://…` or `mysql://…`. */
   readonly databaseUrl?: string;
+  /** PostgreSQL: a direct URL for the LISTEN connection when `databaseUrl` goes through a pooler. */
+  readonly listenUrl?: string;
   /** Modules defining your jobs (relative to the config file), as `--require` takes them. */
   readonly jobs?: readonly string[];
   /** `"fork"` (default here, unlike `firm.start()`): a child process per role. `"async"`: everything in one process. */
@@ -28,6 +30,7 @@ export function defineConfig(config: FirmQueueConfig): FirmQueueConfig {
 export interface CliFlags {
   readonly config?: string;
   readonly databaseUrl?: string;
+  readonly listenUrl?: string;
   readonly require?: readonly string[];
   readonly mode?: string;
   readonly queues?: string;
@@ -44,6 +47,7 @@ export interface CliConfig {
   /** The config file used, if any. */
   readonly file: string | undefined;
   readonly databaseUrl: string | undefined;
+  readonly listenUrl: string | undefined;
   /** Absolute paths of the job modules. */
   readonly jobs: readonly string[];
   readonly logLevel: LogLevel | undefined;
@@ -85,6 +89,7 @@ const queueList = (text: string): string[] => text.split(",").map((queue) => que
 
 const OVERRIDES: readonly Override[] = [
   { flag: "databaseUrl", flagName: "--database-url", env: "FIRM_QUEUE_DATABASE_URL", apply: setTop("databaseUrl", (text) => text) },
+  { flag: "listenUrl", flagName: "--listen-url", env: "FIRM_QUEUE_LISTEN_URL", apply: setTop("listenUrl", (text) => text) },
   { flag: "mode", flagName: "--mode", env: "FIRM_QUEUE_MODE", apply: setTop("mode", checkMode) },
   { flag: "shutdownTimeout", flagName: "--shutdown-timeout", env: "FIRM_QUEUE_SHUTDOWN_TIMEOUT", apply: setTop("shutdownTimeout", duration) },
   {
@@ -106,7 +111,7 @@ const OVERRIDES: readonly Override[] = [
 ];
 
 const CONFIG_KEYS = new Set([
-  "databaseUrl", "jobs", "mode", "logLevel", "workers", "dispatchers",
+  "databaseUrl", "listenUrl", "jobs", "mode", "logLevel", "workers", "dispatchers",
   "processHeartbeatInterval", "processAliveThreshold", "shutdownTimeout", "recurring", "scheduler",
 ]);
 
@@ -141,13 +146,14 @@ export async function resolveCliConfig(flags: CliFlags, env: Readonly<Record<str
   if (flags.require && flags.require.length > 0) jobs = flags.require.map((path) => resolve(cwd, path));
   try {
     if (config.databaseUrl !== undefined) parseDatabaseUrl(checkString(config.databaseUrl, "databaseUrl"));
+    if (config.listenUrl !== undefined) parseDatabaseUrl(checkString(config.listenUrl, "listenUrl"));
     if (config.logLevel !== undefined && !isLogLevel(config.logLevel)) {
       throw new ConfigurationError(`logLevel must be debug, info, warn or error, got ${JSON.stringify(config.logLevel)}`);
     }
-    const { databaseUrl: _url, jobs: _jobs, logLevel: _level, ...startOptions } = config;
+    const { databaseUrl: _url, listenUrl: _listen, jobs: _jobs, logLevel: _level, ...startOptions } = config;
     const options: StartOptions = { ...startOptions, mode: checkMode(config.mode ?? "fork", "mode"), ...(jobs.length > 0 ? { require: jobs } : {}) };
     const start = resolveStartOptions(options);
-    return { file, databaseUrl: config.databaseUrl, jobs, logLevel: config.logLevel, startOptions: options, start };
+    return { file, databaseUrl: config.databaseUrl, listenUrl: config.listenUrl, jobs, logLevel: config.logLevel, startOptions: options, start };
   } catch (error) {
     if (error instanceof ConfigurationError) throw new ConfigurationError(`${where}: ${error.message}`, { cause: error });
     throw error;

@@ -7,18 +7,20 @@ export interface FirmSource {
   readonly modules: readonly string[];
   readonly databaseUrl?: string | undefined;
   readonly logLevel?: string | undefined;
+  readonly listenUrl?: string | undefined;
 }
 
 /**
  * The FirmQueue a command works with: the one its job modules define, or, when the command needs
  * no jobs and none are given, a bare instance on the URL. The URL and log level are put in the
  * environment before the modules load, so instances that read FIRM_QUEUE_DATABASE_URL and
- * FIRM_QUEUE_LOG_LEVEL pick them up; a module that passes another URL to `new FirmQueue()` is an
+ * FIRM_QUEUE_LOG_LEVEL (and FIRM_QUEUE_LISTEN_URL) pick them up; a module that passes another URL to `new FirmQueue()` is an
  * error rather than a silent choice between the two.
  */
 export async function firmFor(source: FirmSource, { jobsRequired }: { readonly jobsRequired: boolean }): Promise<FirmQueue> {
   if (source.databaseUrl !== undefined) process.env.FIRM_QUEUE_DATABASE_URL = source.databaseUrl;
   if (source.logLevel !== undefined) process.env.FIRM_QUEUE_LOG_LEVEL = source.logLevel;
+  if (source.listenUrl !== undefined) process.env.FIRM_QUEUE_LISTEN_URL = source.listenUrl;
   if (source.modules.length === 0) {
     if (jobsRequired) {
       throw new ConfigurationError(

@@ -62,6 +62,7 @@ const startCommand = program
   )
   .addOption(configOption())
   .addOption(databaseUrlOption())
+  .addOption(listenUrlOption())
   .addOption(requireOption());
 addStartOptions(startCommand).action((options: CliFlags) => runStart(options));
 
@@ -70,8 +71,11 @@ const checkCommand = program
   .description("Validate the configuration (file, FIRM_QUEUE_* variables, flags) and the job modules; print a summary. Exits 0 when valid, 1 otherwise.")
   .addOption(configOption())
   .addOption(databaseUrlOption())
+  .addOption(listenUrlOption())
   .addOption(requireOption());
-addStartOptions(checkCommand).action(async (options: CliFlags) => console.log(await runCheck(options)));
+addStartOptions(checkCommand)
+  .addOption(new Option("--hosts <n>", "hosts that will run this configuration, for the connection total (default 1)").argParser(countArgument).default(1))
+  .action(async (options: CliFlags & { hosts: number }) => console.log(await runCheck(options, options.hosts)));
 
 program
   .command("drain")
@@ -125,6 +129,10 @@ function configOption(): Option {
 
 function databaseUrlOption(): Option {
   return new Option("-d, --database-url <url>", "sqlite:path, postgres://… or mysql://… (default: env FIRM_QUEUE_DATABASE_URL)");
+}
+
+function listenUrlOption(): Option {
+  return new Option("--listen-url <url>", "PostgreSQL: direct URL for the LISTEN connection when --database-url goes through a pooler (default: env FIRM_QUEUE_LISTEN_URL)");
 }
 
 function requireOption(): Option {

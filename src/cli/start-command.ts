@@ -6,6 +6,7 @@ import { firmFor } from "./firm-for.js";
 import { resolveRecurringTasks, type RecurringTask } from "../definitions/recurring-task.js";
 import type { StopOptions, Supervisor } from "../supervisor/supervisor.js";
 import { resolveCliConfig, type CliConfig, type CliFlags } from "./config.js";
+import { describeConnections } from "./connections.js";
 
 /**
  * `firm-queue start`: resolve the configuration, load the job modules, start the supervisor and
@@ -40,23 +41,30 @@ export async function runStart(flags: CliFlags): Promise<void> {
   process.exit(0);
 }
 
-/** `firm-queue check`: validate the configuration and job modules, print a summary. */
-export async function runCheck(flags: CliFlags): Promise<string> {
+/**
+ * `firm-queue check`: validate the configuration and job modules, print a summary with the
+ * connections `hosts` hosts running it may open, and warn when that passes the server's limit.
+ */
+export async function runCheck(flags: CliFlags, hosts = 1): Promise<string> {
   const config = await resolveCliConfig(flags);
   const firm = await loadFirm(config);
   try {
     const recurring = resolveRecurringTasks(config.startOptions.recurring, firm.jobNames);
-    return summarize(config, firm, recurring);
+    const connections = await describeConnections(config, firm, recurring, hosts);
+    return summarize(config, firm, recurring, connections.lines);
   } finally {
     await firm.close();
   }
 }
 
 function loadFirm(config: CliConfig): Promise<FirmQueue> {
-  return firmFor({ modules: config.jobs, databaseUrl: config.databaseUrl, logLevel: config.logLevel }, { jobsRequired: true });
+  return firmFor(
+    { modules: config.jobs, databaseUrl: config.databaseUrl, logLevel: config.logLevel, listenUrl: config.listenUrl },
+    { jobsRequired: true },
+  );
 }
 
-function summarize(config: CliConfig, firm: FirmQueue, recurring: readonly RecurringTask[]): string {
+function summarize(config: CliConfig, firm: FirmQueue, recurring: readonly RecurringTask[], connections: readonly string[]): string {
   const start: ResolvedStartOptions = config.start;
   const lines = [
     `config file:  ${config.file ? relative(process.cwd(), config.file) : "(none: defaults, environment and flags)"}`,
@@ -78,6 +86,7 @@ function summarize(config: CliConfig, firm: FirmQueue, recurring: readonly Recur
     ...recurring.map((task) => `recurring:    ${task.key}: ${task.job} "${task.schedule}" (${task.timezone})`),
     `timings:      processHeartbeatInterval=${start.processHeartbeatInterval}ms processAliveThreshold=${start.processAliveThreshold}ms ` +
       `shutdownTimeout=${start.shutdownTimeout}ms`,
+    ...connections,
   ];
   return `${lines.join("\n")}\nConfiguration OK.`;
 }

@@ -3,11 +3,10 @@ import type { Db, Dialect } from "./dialect.js";
 import type { DdlRenderer } from "./migrations/table-spec.js";
 import type { Schema } from "./schema.js";
 import type { ParsedDatabaseUrl } from "./url.js";
+import type { ConnectionSettings } from "./connection-settings.js";
 
 /** Connection settings that are not part of the URL. */
-export interface OpenOptions {
-  /** Most connections the pool may hold (PostgreSQL and MySQL). */
-  readonly poolSize: number;
+export interface OpenOptions extends ConnectionSettings {
   /** PostgreSQL: the schema every connection works in (its `search_path`). */
   readonly schema?: string;
 }
@@ -20,6 +19,12 @@ export interface DatabaseAdapter {
   readonly dialect: Dialect;
   readonly ddl: DdlRenderer;
   open(url: ParsedDatabaseUrl, options: OpenOptions): Promise<Kysely<Schema>>;
+  /**
+   * Let an open pool hold up to `poolSize` connections (a process that learns its role after
+   * opening the pool, such as an app that enqueued before starting workers). Absent where the
+   * pool has one connection (SQLite).
+   */
+  resizePool?(db: Kysely<Schema>, poolSize: number): void;
   /** Run `work` while holding a lock that only one migrator, in any process, can hold. */
   withMigrationLock<T>(db: Db, work: (connection: Db) => Promise<T>): Promise<T>;
   /** Run one migration's statements atomically where the database allows it. */
@@ -29,5 +34,11 @@ export interface DatabaseAdapter {
    * by a trigger on ready executions): listen on a connection of its own, reconnecting when it is
    * lost. Absent elsewhere: workers rely on polling.
    */
-  listenForReadyJobs?(url: ParsedDatabaseUrl & { readonly clientConfig?: object }, onReady: () => void, onError: (error: unknown) => void): Promise<() => Promise<void>>;
+  listenForReadyJobs?(url: ParsedDatabaseUrl & { readonly clientConfig?: object }, settings: OpenOptions, onReady: () => void, onError: (error: unknown) => void): Promise<() => Promise<void>>;
+  /**
+   * How many connections the server lets ordinary clients open in all (its `max_connections`
+   * less any reserved for superusers), and how many are open now; for `firm-queue check`. Absent
+   * where there is no server (SQLite).
+   */
+  connectionLimit?(db: Db): Promise<{ readonly max: number; readonly inUse: number }>;
 }

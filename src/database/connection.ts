@@ -1,7 +1,8 @@
 import { resolve } from "node:path";
 import type { Kysely } from "kysely";
-import { ConfigurationError, redactUrl } from "../errors.js";
-import type { DatabaseAdapter } from "./adapter.js";
+import { ConfigurationError, DatabaseUrlError, redactUrl } from "../errors.js";
+import { DEFAULT_CONNECTION_SETTINGS, type ConnectionSettings } from "./connection-settings.js";
+import type { DatabaseAdapter, OpenOptions } from "./adapter.js";
 import { JobsReadySignal } from "./jobs-ready.js";
 import type { Db, Dialect, DialectName } from "./dialect.js";
 import { DatabaseClock } from "./clock.js";
@@ -30,6 +31,10 @@ export interface Database {
   writeTransaction<T>(work: (trx: Db) => Promise<T>): Promise<T>;
   /** The database's clock: the time to write into rows and compare rows with. */
   readonly clock: DatabaseClock;
+  /** Most connections the pool may open now. */
+  readonly poolSize: number;
+  /** Let the pool open up to `poolSize` connections, if that is more than it may now. */
+  ensurePoolSize(poolSize: number): void;
   close(): Promise<void>;
 }
 
@@ -47,20 +52,46 @@ export const ADAPTERS: Record<DialectName, () => Promise<DatabaseAdapter>> = {
  */
 const sharedSqlite = new Map<string, { database: Promise<Kysely<Schema>>; jobsReady: JobsReadySignal; users: number }>();
 
+/** Whether processes on `url` keep a LISTEN connection beside their pool (PostgreSQL). */
+export async function keepsListenConnection(url: string): Promise<boolean> {
+  const adapter = await ADAPTERS[parseDatabaseUrl(url).dialect]();
+  return adapter.listenForReadyJobs !== undefined;
+}
+
+/** What {@link openDatabase} takes beside the URL. */
+export interface OpenDatabaseOptions extends Partial<Omit<ConnectionSettings, "poolSize">> {
+  readonly poolSize: number;
+  /**
+   * Where the LISTEN connection goes (PostgreSQL), when not `url`: a direct connection to the
+   * server beside a transaction pooler such as PgBouncer, which cannot hold a LISTEN.
+   */
+  readonly listenUrl?: string | undefined;
+  /** PostgreSQL: the schema every connection works in (its `search_path`). */
+  readonly schema?: string | undefined;
+}
+
 /** Open a pool on `url` (see `parseDatabaseUrl` for the accepted forms). */
-export async function openDatabase(url: string, options: { poolSize: number; listenUrl?: string; schema?: string }): Promise<Database> {
+export async function openDatabase(url: string, openOptions: OpenDatabaseOptions): Promise<Database> {
   const parsed = parseDatabaseUrl(url);
-  if (options.schema !== undefined && parsed.dialect !== "postgres") {
+  if (openOptions.schema !== undefined && parsed.dialect !== "postgres") {
     throw new ConfigurationError(`The schema option is for PostgreSQL; ${redactUrl(url)} is ${parsed.dialect}`);
   }
   // Behind a transaction-mode pooler the pool's URL cannot hold a LISTEN: listenUrl can.
-  const listenAt = options.listenUrl === undefined ? parsed : parseDatabaseUrl(options.listenUrl);
+  const listenTo = openOptions.listenUrl === undefined ? parsed : parseDatabaseUrl(openOptions.listenUrl);
+  if (listenTo.dialect !== parsed.dialect) throw new DatabaseUrlError(openOptions.listenUrl!, `listenUrl must name the same kind of database as the databaseUrl (${parsed.dialect})`);
+  const options: OpenOptions = {
+    poolSize: openOptions.poolSize,
+    queryTimeout: openOptions.queryTimeout === undefined ? DEFAULT_CONNECTION_SETTINGS.queryTimeout : openOptions.queryTimeout,
+    connectTimeout: openOptions.connectTimeout ?? DEFAULT_CONNECTION_SETTINGS.connectTimeout,
+    keepAliveDelay: openOptions.keepAliveDelay ?? DEFAULT_CONNECTION_SETTINGS.keepAliveDelay,
+    ...(openOptions.schema === undefined ? {} : { schema: openOptions.schema }),
+  };
   const adapter = await ADAPTERS[parsed.dialect]();
   const shareKey = parsed.dialect === "sqlite" && parsed.filename !== ":memory:" ? resolve(parsed.filename!) : undefined;
   let db: Kysely<Schema>;
   let jobsReady: JobsReadySignal;
   let release: () => Promise<void>;
-  const listen = adapter.listenForReadyJobs ? (onReady: () => void, onError: (error: unknown) => void) => adapter.listenForReadyJobs!(listenAt, onReady, onError) : undefined;
+  const listen = adapter.listenForReadyJobs ? (onReady: () => void, onError: (error: unknown) => void) => adapter.listenForReadyJobs!(listenTo, options, onReady, onError) : undefined;
   if (shareKey === undefined) {
     db = await adapter.open(parsed, options);
     jobsReady = new JobsReadySignal(listen);
@@ -95,6 +126,7 @@ export async function openDatabase(url: string, options: { poolSize: number; lis
     displayUrl: redactUrl(url),
     ...(options.schema === undefined ? {} : { schema: options.schema }),
     jobsReady,
+    poolSize: options.poolSize,
     release,
   });
 }
@@ -102,7 +134,8 @@ export async function openDatabase(url: string, options: { poolSize: number; lis
 /**
  * A {@link Database} from an open Kysely handle and its adapter, whoever opened the handle (a URL
  * here, an application's pool in open-handle.ts): the clock measured, the two transaction kinds,
- * and a `close()` that runs `release` once.
+ * the pool's size (grown on demand when firm-queue owns the pool), and a `close()` that runs
+ * `release` once.
  */
 export async function assembleDatabase(parts: {
   readonly db: Kysely<Schema>;
@@ -110,6 +143,8 @@ export async function assembleDatabase(parts: {
   readonly displayUrl: string;
   readonly schema?: string;
   readonly jobsReady: JobsReadySignal;
+  /** The pool's size when firm-queue opened it; absent for an application's own handle. */
+  readonly poolSize?: number;
   readonly release: () => Promise<void>;
 }): Promise<Database> {
   const { db, adapter, release } = parts;
@@ -118,6 +153,7 @@ export async function assembleDatabase(parts: {
   // Measured before first use; a database that does not answer yet is measured again later.
   await clock.sync().catch(() => undefined);
   let closed: Promise<void> | undefined;
+  let poolSize = parts.poolSize ?? Number.POSITIVE_INFINITY;
   return {
     clock,
     db,
@@ -128,6 +164,16 @@ export async function assembleDatabase(parts: {
     displayUrl: parts.displayUrl,
     ...(parts.schema === undefined ? {} : { schema: parts.schema }),
     jobsReady: parts.jobsReady,
+    get poolSize() {
+      return poolSize;
+    },
+    ensurePoolSize(wanted: number) {
+      // An application's own pool is sized by the application.
+      if (wanted <= poolSize || parts.poolSize === undefined) return;
+      // SQLite has no pool to grow: one shared connection serves every caller.
+      adapter.resizePool?.(db, wanted);
+      poolSize = wanted;
+    },
     close: () => (closed ??= release()),
   };
 }

@@ -1,6 +1,7 @@
 import { Kysely, MysqlAdapter, MysqlDialect, sql } from "kysely";
 import type { DatabaseAdapter } from "./adapter.js";
 import type { Db, Dialect } from "./dialect.js";
+import { guardedPool } from "./mysql-pool.js";
 import { rowLockingDialect } from "./row-locking-dialect.js";
 import { renderColumns, type ColumnSpec, type TableSpec } from "./migrations/table-spec.js";
 import type { Schema } from "./schema.js";
@@ -52,6 +53,7 @@ function createTable(table: TableSpec): string[] {
 const backtick = (name: string) => `\`${name}\``;
 
 const MIGRATION_LOCK = "firm_queue_migrations";
+const pools = new WeakMap<Kysely<Schema>, import("mysql2").Pool>();
 
 /** Opening, migrating and locking a MariaDB database (mysql2 driver). */
 export const mysqlAdapter: DatabaseAdapter = {
@@ -67,6 +69,11 @@ export const mysqlAdapter: DatabaseAdapter = {
       dateStrings: false,
       supportBigNumbers: true,
       charset: "utf8mb4",
+      // A server that vanished without a reset is noticed by keepalive when idle, by the query
+      // timeout (guardedPool) when busy, and by the connect timeout when opening.
+      enableKeepAlive: true,
+      keepAliveInitialDelay: options.keepAliveDelay,
+      connectTimeout: options.connectTimeout,
     });
     // READ COMMITTED avoids the gap locks that make concurrent claimers deadlock under REPEATABLE READ.
     pool.on("connection", (connection) => {
@@ -74,10 +81,21 @@ export const mysqlAdapter: DatabaseAdapter = {
       // A connection lost while no query is pending is reported as an 'error' event: without a
       // listener it would crash the process. The next query on it fails instead.
       connection.on("error", () => undefined);
+      // A client cut off in the middle of a transaction would leave its row locks held until the
+      // server drops the connection (wait_timeout: 8 hours by default), and SKIP LOCKED claimers
+      // would pass over those jobs all that time. firm-queue's transactions never sit idle, and a
+      // client that waited longer than queryTimeout has given the connection up already.
+      if (options.queryTimeout !== null) connection.query(`SET SESSION idle_transaction_timeout = ${Math.max(1, Math.ceil(options.queryTimeout / 1000))}`);
     });
-    const db = new Kysely<Schema>({ dialect: new MariadbDialect({ pool }) });
+    const db = new Kysely<Schema>({ dialect: new MariadbDialect({ pool: guardedPool(pool, options.queryTimeout) }) });
     await requireMariadb(db);
+    pools.set(db, pool);
     return db;
+  },
+  resizePool(db, poolSize) {
+    // mysql2 compares its connection count with config.connectionLimit on every getConnection.
+    const pool = pools.get(db) as unknown as { config?: { connectionLimit: number } } | undefined;
+    if (pool?.config) pool.config.connectionLimit = poolSize;
   },
   withMigrationLock(db, work) {
     return db.connection().execute(async (connection) => {
@@ -91,6 +109,13 @@ export const mysqlAdapter: DatabaseAdapter = {
   },
   // MySQL commits DDL implicitly; each CREATE ... IF NOT EXISTS is safe to run again instead.
   inMigrationTransaction: (connection, work) => work(connection),
+  async connectionLimit(db) {
+    // One connection beyond max_connections is kept for a SUPER user.
+    const { rows } = await sql<{ max: number; in_use: number }>`
+      SELECT @@max_connections AS max, (SELECT COUNT(*) FROM information_schema.PROCESSLIST WHERE COMMAND <> 'Daemon') AS in_use`.execute(db);
+    const row = rows[0]!;
+    return { max: Number(row.max), inUse: Number(row.in_use) };
+  },
 };
 
 /** MariaDB answers INSERT … RETURNING with rows; Kysely's MySQL adapter assumes it cannot. */

@@ -4,6 +4,7 @@ import { ConfigurationError } from "../errors.js";
 import { bridgeKysely } from "./bridge.js";
 import { kyselySource, mysqlPoolSource, pgPoolSource } from "./clients.js";
 import { ADAPTERS, assembleDatabase, type Database } from "./connection.js";
+import { DEFAULT_CONNECTION_SETTINGS } from "./connection-settings.js";
 import type { Db, DialectName } from "./dialect.js";
 import { describeHandle, driverDialect, handleKind, type DatabaseHandle, type KyselyHandle, type PgPoolHandle } from "./handle.js";
 import { JobsReadySignal } from "./jobs-ready.js";
@@ -33,7 +34,7 @@ export async function openDatabaseHandle(handle: DatabaseHandle, options: { list
   const listenAt = listenTarget(kind, handle, options.listenUrl);
   const listen =
     adapter.listenForReadyJobs && listenAt
-      ? (onReady: () => void, onError: (error: unknown) => void) => adapter.listenForReadyJobs!(listenAt, onReady, onError)
+      ? (onReady: () => void, onError: (error: unknown) => void) => adapter.listenForReadyJobs!(listenAt, { poolSize: 1, ...DEFAULT_CONNECTION_SETTINGS }, onReady, onError)
       : undefined;
   const jobsReady = new JobsReadySignal(listen);
   return assembleDatabase({

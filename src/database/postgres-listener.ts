@@ -1,4 +1,5 @@
 import type pg from "pg";
+import type { ConnectionSettings } from "./connection-settings.js";
 import type { ParsedDatabaseUrl } from "./url.js";
 import { importDriver } from "./driver-import.js";
 
@@ -6,21 +7,24 @@ import { importDriver } from "./driver-import.js";
 const CHANNEL = "firm_queue_ready";
 const FIRST_RETRY_MS = 500;
 const LONGEST_RETRY_MS = 30_000;
-/** Idle time before TCP keepalive probes start: a silently dead connection is noticed. */
-export const KEEPALIVE_DELAY_MS = 10_000;
 
 /** What the listener needs of a pg client (a seam for tests). */
 export type ListenerClient = Pick<pg.Client, "connect" | "query" | "end" | "on">;
 /** Opens the listener's client: from the URL, or from the settings of an application's own pool. */
-export type ListenerClientFactory = (url: ParsedDatabaseUrl & { readonly clientConfig?: object }) => Promise<ListenerClient>;
+export type ListenerClientFactory = (
+  url: ParsedDatabaseUrl & { readonly clientConfig?: object },
+  settings: ConnectionSettings,
+) => Promise<ListenerClient>;
 
-const pgClient: ListenerClientFactory = async (url) => {
+const pgClient: ListenerClientFactory = async (url, settings) => {
   const { default: driver } = await importDriver("pg", "PostgreSQL databases", () => import("pg"));
   // Keepalive: notice a connection that died silently (a dropped route, a frozen server).
   return new driver.Client({
     ...(url.clientConfig ?? { connectionString: url.url }),
     keepAlive: true,
-    keepAliveInitialDelayMillis: KEEPALIVE_DELAY_MS,
+    keepAliveInitialDelayMillis: settings.keepAliveDelay,
+    connectionTimeoutMillis: settings.connectTimeout,
+    fallback_application_name: "firm-queue listener",
   });
 };
 
@@ -30,10 +34,14 @@ const pgClient: ListenerClientFactory = async (url) => {
  * is (re)established `onReady` fires once, since jobs may have arrived while nobody listened.
  * There is at most one connection and one pending reconnect at any time, however the loss is
  * reported (an 'error' event, a failed LISTEN, or both). Resolves once the first attempt is over
- * (listening or not) to the function that stops it all and closes the connection.
+ * (listening or not) to the function that stops it all and closes the connection. The connection
+ * sits idle between notifications, so only TCP keepalive can tell that its server went silent;
+ * `url` may differ from the pool's (a direct URL beside a transaction pooler, which cannot hold a
+ * LISTEN).
  */
 export async function listenForReadyJobs(
   url: ParsedDatabaseUrl & { readonly clientConfig?: object },
+  settings: ConnectionSettings,
   onReady: () => void,
   onError: (error: unknown) => void,
   createClient: ListenerClientFactory = pgClient,
@@ -64,7 +72,7 @@ export async function listenForReadyJobs(
     if (stopped || current !== undefined) return;
     let client: ListenerClient;
     try {
-      client = await createClient(url);
+      client = await createClient(url, settings);
     } catch (error) {
       onError(error);
       return;

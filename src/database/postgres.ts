@@ -1,7 +1,8 @@
 import { Kysely, PostgresDialect, sql } from "kysely";
 import type { DatabaseAdapter } from "./adapter.js";
 import type { Dialect } from "./dialect.js";
-import { KEEPALIVE_DELAY_MS, listenForReadyJobs } from "./postgres-listener.js";
+import { listenForReadyJobs } from "./postgres-listener.js";
+import { guardedPool } from "./postgres-pool.js";
 import { rowLockingDialect } from "./row-locking-dialect.js";
 import { doubleQuote, renderColumns, renderSeparateIndexes, type ColumnSpec, type TableSpec } from "./migrations/table-spec.js";
 import type { Schema } from "./schema.js";
@@ -47,6 +48,8 @@ const MIGRATION_LOCK_KEY = 724_150_771;
 const INT8_OID = 20;
 
 /** Opening, migrating, locking and LISTEN/NOTIFY on a PostgreSQL database (pg driver). */
+const pools = new WeakMap<Kysely<Schema>, import("pg").Pool>();
+
 export const postgresAdapter: DatabaseAdapter = {
   dialect: postgresDialect,
   ddl: { createTable },
@@ -55,9 +58,13 @@ export const postgresAdapter: DatabaseAdapter = {
     const pool = new pg.Pool({
       connectionString: url.url,
       max: options.poolSize,
-      // Notice a connection that died silently (a dropped route, a frozen server).
+      // A server that vanished without a reset is noticed by keepalive when idle, by the query
+      // timeout (guardedPool) when busy, and by the connect timeout when opening.
       keepAlive: true,
-      keepAliveInitialDelayMillis: KEEPALIVE_DELAY_MS,
+      keepAliveInitialDelayMillis: options.keepAliveDelay,
+      connectionTimeoutMillis: options.connectTimeout,
+      // Shows in pg_stat_activity (and passes PgBouncer); a name in the URL wins.
+      fallback_application_name: "firm-queue",
       // Unqualified names (every table, the trigger function) resolve in the chosen schema.
       ...(options.schema === undefined ? {} : { options: `-c search_path=${options.schema}` }),
       // Ids and counts are BIGINT; firm-queue exposes them as numbers. Scoped to this pool so the
@@ -69,23 +76,32 @@ export const postgresAdapter: DatabaseAdapter = {
     });
     // An idle client losing its connection must not crash the process; the pool replaces it.
     pool.on("error", () => undefined);
-    // Nor may a checked-out one (a transaction between two statements): pg reports that loss
-    // only as an 'error' event on the client. The next statement on it then fails, the
-    // transaction's caller sees that error and retries as it would any other, and the pool
-    // drops the broken client when it comes back.
-    pool.on("connect", (client) => client.on("error", () => undefined));
-    return new Kysely<Schema>({ dialect: new PostgresDialect({ pool }) });
+    const db = new Kysely<Schema>({ dialect: new PostgresDialect({ pool: guardedPool(pool, options.queryTimeout) }) });
+    pools.set(db, pool);
+    return db;
   },
+  resizePool(db, poolSize) {
+    // pg-pool reads options.max each time it decides whether it may open another connection.
+    const pool = pools.get(db);
+    if (pool) pool.options.max = poolSize;
+  },
+  // One transaction holding a transaction-level advisory lock: a session-level lock would be
+  // taken and released on different server connections behind a transaction pooler (PgBouncer),
+  // and left held forever. DDL is transactional here, so the run is all or nothing.
   withMigrationLock(db, work) {
-    return db.connection().execute(async (connection) => {
-      await sql`SELECT pg_advisory_lock(${MIGRATION_LOCK_KEY})`.execute(connection);
-      try {
-        return await work(connection);
-      } finally {
-        await sql`SELECT pg_advisory_unlock(${MIGRATION_LOCK_KEY})`.execute(connection);
-      }
+    return db.transaction().execute(async (trx) => {
+      await sql`SELECT pg_advisory_xact_lock(${MIGRATION_LOCK_KEY})`.execute(trx);
+      return work(trx);
     });
   },
-  inMigrationTransaction: (connection, work) => connection.transaction().execute(work),
+  inMigrationTransaction: (connection, work) => work(connection),
   listenForReadyJobs,
+  async connectionLimit(db) {
+    const { rows } = await sql<{ max: number; reserved: number; in_use: number }>`
+      SELECT current_setting('max_connections')::int AS max,
+             current_setting('superuser_reserved_connections')::int AS reserved,
+             (SELECT count(*) FROM pg_stat_activity WHERE backend_type = 'client backend')::int AS in_use`.execute(db);
+    const row = rows[0]!;
+    return { max: row.max - row.reserved, inUse: row.in_use };
+  },
 };

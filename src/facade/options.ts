@@ -26,7 +26,9 @@ export interface FirmQueueOptions {
   /**
    * PostgreSQL only: where to LISTEN for ready jobs when `database` is a handle firm-queue cannot
    * open a connection of its own from (a Kysely instance), or when the pool goes through a
-   * transaction-mode pooler such as PgBouncer, which cannot hold a LISTEN.
+   * transaction-mode pooler such as PgBouncer, which cannot hold a LISTEN (point `databaseUrl`
+   * at the pooler and this at the server). Default env `FIRM_QUEUE_LISTEN_URL`, then the
+   * database's own connection settings.
    */
   readonly listenUrl?: string;
   /**
@@ -41,8 +43,19 @@ export interface FirmQueueOptions {
    * default `olderThan` of `clearFinishedJobs()`. `false` keeps them forever. Default 1 day.
    */
   readonly clearFinishedJobsAfter?: Duration | false;
-  /** Most database connections this instance opens (PostgreSQL, MySQL). Default 10. */
+  /**
+   * Most database connections this instance's pool opens (PostgreSQL, MySQL). Default: derived
+   * from what the process runs (see docs/scaling.md: 2 for a fork-mode supervisor, 3 +
+   * ceil(concurrency / 4) for a worker, …; 10 for a process that only enqueues).
+   */
   readonly poolSize?: number;
+  /**
+   * Longest wait for the database to answer one statement; past it the connection is closed as
+   * lost and the statement fails with DatabaseTimeoutError. Keeps a host whose network went
+   * silent from hanging for the kernel's 15 minutes. Keep it below `processAliveThreshold`.
+   * Default 30 s; `false` for none.
+   */
+  readonly queryTimeout?: Duration | false;
   /** Where to log; default one line per event on stderr. */
   readonly logger?: Logger;
   /** Least severe level the default logger prints. Default env `FIRM_QUEUE_LOG_LEVEL`, then `info`. */
@@ -61,13 +74,28 @@ export interface ResolvedOptions {
   readonly preserveFinishedJobs: boolean;
   /** Milliseconds, or null for never. */
   readonly clearFinishedJobsAfter: number | null;
-  readonly poolSize: number;
+  /** Null: derived from the roles the process runs. */
+  readonly poolSize: number | null;
+  /** Milliseconds, or null for none. */
+  readonly queryTimeout: number | null;
   readonly logger: Logger;
 }
 
 /** The database used when nothing else is configured: a SQLite file in the working directory. */
 export { DEFAULT_DATABASE_URL } from "../database-url-option.js";
-const OPTION_KEYS = new Set(["databaseUrl", "database", "listenUrl", "schema", "preserveFinishedJobs", "clearFinishedJobsAfter", "poolSize", "logger", "logLevel", "hooks"]);
+const OPTION_KEYS = new Set([
+  "databaseUrl",
+  "database",
+  "listenUrl",
+  "schema",
+  "preserveFinishedJobs",
+  "clearFinishedJobsAfter",
+  "poolSize",
+  "queryTimeout",
+  "logger",
+  "logLevel",
+  "hooks",
+]);
 
 /** Check `new FirmQueue()` options and fill in defaults (environment variables included). */
 export function resolveOptions(options: FirmQueueOptions = {}): ResolvedOptions {
@@ -80,11 +108,15 @@ export function resolveOptions(options: FirmQueueOptions = {}): ResolvedOptions 
   return Object.freeze({
     databaseUrl: options.database === undefined ? resolveDatabaseUrl(options) : describeHandle(options.database),
     database: options.database,
-    listenUrl: options.listenUrl === undefined ? undefined : checkUrlText(options.listenUrl, "listenUrl"),
+    listenUrl:
+      options.listenUrl === undefined
+        ? process.env.FIRM_QUEUE_LISTEN_URL || undefined
+        : checkUrlText(options.listenUrl, "listenUrl"),
     schema: options.schema === undefined ? undefined : checkSchemaName(options.schema),
     preserveFinishedJobs: checkBoolean(options.preserveFinishedJobs ?? true, "preserveFinishedJobs"),
     clearFinishedJobsAfter: options.clearFinishedJobsAfter === false ? null : toMilliseconds(options.clearFinishedJobsAfter ?? "1d", "clearFinishedJobsAfter"),
-    poolSize: positiveInteger(options.poolSize ?? 10, "poolSize"),
+    poolSize: options.poolSize === undefined ? null : positiveInteger(options.poolSize, "poolSize"),
+    queryTimeout: options.queryTimeout === false ? null : positive(toMilliseconds(options.queryTimeout ?? 30_000, "queryTimeout"), "queryTimeout"),
     logger: options.logger ?? consoleLogger(logLevel),
   });
 }

@@ -6,6 +6,7 @@ import type { JobRegistry } from "../definitions/job-registry.js";
 import type { HookSet } from "../processes/hooks.js";
 import { RegisteredRole } from "./registered-role.js";
 import { roleDefinition, type RoleRunner } from "./role-table.js";
+import { rolePoolSize } from "./connection-budget.js";
 import { tellSupervisor, type ChildSpec } from "./child-protocol.js";
 import { deregisterProcess } from "../processes/registration.js";
 
@@ -21,7 +22,8 @@ export interface ChildHost {
   readonly registry: JobRegistry;
   readonly policies: JobPolicies;
   readonly hooks: HookSet;
-  database(): Promise<Database>;
+  /** The database, its pool sized for at least `poolSize` connections. */
+  database(poolSize: number): Promise<Database>;
   close(): Promise<void>;
 }
 
@@ -39,7 +41,7 @@ export async function runForkChild(host: ChildHost, spec: ChildSpec): Promise<vo
         `but the supervisor uses ${redactUrl(spec.databaseUrl)}: pass the same databaseUrl (or none, to use FIRM_QUEUE_DATABASE_URL)`,
     );
   }
-  const database = await host.database();
+  const database = await host.database(rolePoolSize(spec.role));
   const { logger } = host.options;
   const definition = roleDefinition(spec.role);
   let exiting = false;

@@ -1,0 +1,56 @@
+import type { PostgresPool, PostgresPoolClient } from "kysely";
+import type pg from "pg";
+import { DatabaseTimeoutError } from "../errors.js";
+
+const guarded = new WeakSet<pg.PoolClient>();
+
+/**
+ * node-postgres' pool, with every statement bounded by `queryTimeout` (when not null). pg's own
+ * `query_timeout` only rejects the query and leaves the connection in the pool, where the late
+ * answer would be read as the answer to the next query; here the socket is destroyed instead, and
+ * the client is thrown away when it is released.
+ */
+export function guardedPool(pool: pg.Pool, queryTimeout: number | null): PostgresPool {
+  return {
+    async connect(): Promise<PostgresPoolClient> {
+      const client = await pool.connect();
+      if (!guarded.has(client)) {
+        guarded.add(client);
+        // A connection that dies while checked out emits 'error' with no pool listener attached;
+        // the query in flight already rejects with it, so the event itself must not crash the process.
+        client.on("error", () => undefined);
+      }
+      let lost: Error | undefined;
+      return {
+        query: ((text: unknown, parameters?: readonly unknown[]) => {
+          if (typeof text !== "string" || queryTimeout === null) return client.query(text as string, parameters as unknown[]);
+          return withTimeout(client.query(text, parameters as unknown[]), queryTimeout, () => {
+            lost = new DatabaseTimeoutError(queryTimeout);
+            destroySocket(client);
+            return lost;
+          });
+        }) as unknown as PostgresPoolClient["query"],
+        release(destroy?: boolean) {
+          client.release(lost ?? destroy);
+        },
+      };
+    },
+    end: () => pool.end(),
+  };
+}
+
+/** Settle as `work` does, or reject with `onTimeout()`'s error after `ms`. */
+export function withTimeout<T>(work: Promise<T>, ms: number, onTimeout: () => Error): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const expired = new Promise<never>((_resolve, reject) => {
+    timer = setTimeout(() => reject(onTimeout()), ms);
+  });
+  // The abandoned query rejects later (its socket is gone): that rejection is expected.
+  work.catch(() => undefined);
+  return Promise.race([work, expired]).finally(() => clearTimeout(timer));
+}
+
+function destroySocket(client: pg.PoolClient): void {
+  const stream = (client as unknown as { connection?: { stream?: { destroy?: () => void } } }).connection?.stream;
+  stream?.destroy?.();
+}
