@@ -10,7 +10,7 @@ export const DEFAULT_DATABASE_URL = "sqlite:firm-queue.sqlite3";
  * file that a web process would enqueue into.
  */
 export function resolveDatabaseUrl(options: { readonly databaseUrl?: string }, env: Readonly<Record<string, string | undefined>> = process.env): string {
-  if (Object.prototype.hasOwnProperty.call(options, "databaseUrl")) return checkUrlText(options.databaseUrl, "databaseUrl");
+  if (Object.hasOwn(options, "databaseUrl")) return checkUrlText(options.databaseUrl, "databaseUrl");
   const fromEnv = env.FIRM_QUEUE_DATABASE_URL;
   if (fromEnv !== undefined) return checkUrlText(fromEnv, "FIRM_QUEUE_DATABASE_URL");
   if (env.NODE_ENV === "production") throw new MissingDatabaseError();

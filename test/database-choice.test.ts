@@ -16,7 +16,7 @@ describe("which database firm-queue uses", () => {
     vi.stubEnv("FIRM_QUEUE_DATABASE_URL", "sqlite:elsewhere.sqlite3");
     expect(() => new FirmQueue({ databaseUrl: undefined })).toThrow(ConfigurationError);
     expect(() => new FirmQueue({ databaseUrl: undefined })).toThrow(/databaseUrl was given but is undefined/);
-    expect(() => new FirmQueue({ databaseUrl: "  " })).toThrow(/databaseUrl was given but is "  "/);
+    expect(() => new FirmQueue({ databaseUrl: "  " })).toThrow(/databaseUrl was given but is " {2}"/);
   });
 
   it("rejects an empty FIRM_QUEUE_DATABASE_URL", () => {

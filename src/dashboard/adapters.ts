@@ -123,5 +123,5 @@ async function readNodeForm(request: IncomingMessage): Promise<URLSearchParams> 
 }
 
 function checkFormType(type: string | null): void {
-  if (!type || !type.toLowerCase().startsWith("application/x-www-form-urlencoded")) throw new PageError(415, "Expected a form (application/x-www-form-urlencoded).");
+  if (!type?.toLowerCase().startsWith("application/x-www-form-urlencoded")) throw new PageError(415, "Expected a form (application/x-www-form-urlencoded).");
 }

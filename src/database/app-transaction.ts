@@ -25,11 +25,13 @@ const wrap = (open: (dialect: DialectName) => SqlConnection | Promise<SqlConnect
 });
 
 /** A node-postgres `Client` or pool client on which the application ran `BEGIN`. */
+// biome-ignore lint/suspicious/noExplicitAny: node-postgres clients have many query overloads; any of them will do
 export function fromPg(client: { query(...args: any[]): unknown }): AppTransaction {
   return wrap(() => pgConnection(client as Parameters<typeof pgConnection>[0]));
 }
 
 /** A mysql2 connection (callback or promise style) on which the application began a transaction. */
+// biome-ignore lint/suspicious/noExplicitAny: mysql2 has callback and promise query overloads; either will do
 export function fromMysql2(connection: { query(...args: any[]): unknown }): AppTransaction {
   return wrap(() => mysqlConnection(connection));
 }

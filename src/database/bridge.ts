@@ -55,8 +55,11 @@ export function singleConnection(connection: SqlConnection): SqlSource {
 
 function bridgeDialect(dialect: DialectName, source: SqlSource): KyselyDialect {
   const parts = {
+    // biome-ignore lint/suspicious/noExplicitAny: Kysely introspectors take an instance of any schema
     postgres: { adapter: () => new PostgresAdapter(), compiler: () => new PostgresQueryCompiler(), introspector: (db: Kysely<any>) => new PostgresIntrospector(db) },
+    // biome-ignore lint/suspicious/noExplicitAny: Kysely introspectors take an instance of any schema
     mysql: { adapter: () => new MariadbAdapter(), compiler: () => new MysqlQueryCompiler(), introspector: (db: Kysely<any>) => new MysqlIntrospector(db) },
+    // biome-ignore lint/suspicious/noExplicitAny: Kysely introspectors take an instance of any schema
     sqlite: { adapter: () => new SqliteAdapter(), compiler: () => new SqliteQueryCompiler(), introspector: (db: Kysely<any>) => new SqliteIntrospector(db) },
   }[dialect];
   return {
@@ -77,7 +80,7 @@ class BridgeConnection implements DatabaseConnection {
     return this.connection.query(compiledQuery.sql, bindableParameters(this.dialect, compiledQuery.parameters)) as Promise<QueryResult<R>>;
   }
 
-  async *streamQuery<R>(): AsyncIterableIterator<QueryResult<R>> {
+  streamQuery<R>(): AsyncIterableIterator<QueryResult<R>> {
     throw new FirmQueueError("firm-queue does not stream queries on an application's connection");
   }
 }

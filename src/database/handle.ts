@@ -16,6 +16,7 @@ export interface PgPoolHandle {
 
 /** A `mysql2` pool, callback style (`mysql2`) or promise style (`mysql2/promise`). */
 export interface MysqlPoolHandle {
+  // biome-ignore lint/suspicious/noExplicitAny: mysql2 pools have callback and promise overloads; either will do
   getConnection(...args: any[]): unknown;
 }
 
@@ -34,7 +35,9 @@ export interface BetterSqlite3Handle {
  */
 export interface KyselyHandle {
   getExecutor(): unknown;
+  // biome-ignore lint/suspicious/noExplicitAny: structural type of any Kysely 0.28.x instance, whatever its schema
   executeQuery(query: any, queryId?: any): Promise<{ readonly rows: readonly unknown[] }>;
+  // biome-ignore lint/suspicious/noExplicitAny: structural type of any Kysely 0.28.x instance, whatever its schema
   connection(): { execute<T>(work: (connection: any) => Promise<T>): Promise<T> };
   readonly isTransaction: boolean;
 }

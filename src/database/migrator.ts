@@ -31,15 +31,6 @@ export async function migrate(database: Database, onApplied?: (version: string) 
   });
 }
 
-/** Versions applied to this database, and versions this build knows but has not applied. */
-export async function migrationStatus(database: Database): Promise<{ applied: string[]; pending: string[] }> {
-  await createMigrationsTable(database, database.db);
-  const rows = await database.db.selectFrom(MIGRATIONS_TABLE).select("version").orderBy("version").execute();
-  const applied = rows.map((row) => row.version);
-  const pending = MIGRATIONS.map((migration) => migration.version).filter((version) => !applied.includes(version));
-  return { applied, pending };
-}
-
 async function createMigrationsTable(database: Database, connection: Db): Promise<void> {
   await sql.raw(migrationsTableSql(database.dialect.name)).execute(connection);
 }

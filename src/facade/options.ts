@@ -100,7 +100,7 @@ const OPTION_KEYS = new Set([
 /** Check `new FirmQueue()` options and fill in defaults (environment variables included). */
 export function resolveOptions(options: FirmQueueOptions = {}): ResolvedOptions {
   rejectUnknownKeys(options, OPTION_KEYS, "FirmQueue option");
-  if (options.database !== undefined && Object.prototype.hasOwnProperty.call(options, "databaseUrl")) {
+  if (options.database !== undefined && Object.hasOwn(options, "databaseUrl")) {
     throw new ConfigurationError("Pass either databaseUrl or database to new FirmQueue(), not both");
   }
   const logLevel = options.logLevel ?? process.env.FIRM_QUEUE_LOG_LEVEL ?? "info";

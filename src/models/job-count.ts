@@ -14,34 +14,39 @@ export interface BoundedCount {
  * however big the table. The jobs table is read only when a filter needs one of its columns.
  */
 export async function countJobsUpTo(db: Db, query: JobListingQuery, upTo: number): Promise<BoundedCount> {
-  let inner;
-  if (query.state === "finished") {
-    let builder = db.selectFrom("firm_queue_jobs as j").select(sql`1`.as("one")).where("j.finished_at", "is not", null);
-    if (query.queue !== undefined) builder = builder.where("j.queue_name", "=", query.queue);
-    if (query.name !== undefined) builder = builder.where("j.class_name", "=", query.name);
-    if (query.from !== undefined) builder = builder.where("j.finished_at", ">=", query.from);
-    if (query.to !== undefined) builder = builder.where("j.finished_at", "<", query.to);
-    inner = builder.limit(upTo + 1);
-  } else {
-    const spec = EXECUTIONS[query.state];
-    const since = sql.ref(`e.${spec.time}`);
-    let builder = db.selectFrom(`${spec.table} as e` as "firm_queue_ready_executions as e").select(sql`1`.as("one"));
-    // The job's columns are read by primary key per execution row, as scalar subqueries: planners
-    // turn EXISTS or a join into a hash join over every job of the queue or name, which on a big
-    // table costs far more than looking up each execution row's job.
-    const jobColumn = (column: "queue_name" | "class_name") =>
-      db.selectFrom("firm_queue_jobs as j").select(`j.${column}` as "j.queue_name").where("j.id", "=", sql.ref<number>("e.job_id"));
-    if (query.name !== undefined) builder = builder.where((eb) => eb(jobColumn("class_name"), "=", query.name!));
-    if (query.queue !== undefined && !spec.hasQueue) builder = builder.where((eb) => eb(jobColumn("queue_name"), "=", query.queue!));
-    if (query.queue !== undefined && spec.hasQueue) builder = builder.where("e.queue_name", "=", query.queue);
-    if (query.from !== undefined) builder = builder.where(since, ">=", query.from);
-    if (query.to !== undefined) builder = builder.where(since, "<", query.to);
-    inner = builder.limit(upTo + 1);
-  }
+  const inner = query.state === "finished" ? finishedRows(db, query, upTo) : executionRows(db, query, upTo);
   const row = await db
     .selectFrom(inner.as("matching"))
     .select((eb) => eb.fn.countAll<number>().as("count"))
     .executeTakeFirstOrThrow();
   const count = Number(row.count);
   return count > upTo ? { count: upTo, exact: false } : { count, exact: true };
+}
+
+/** Finished jobs matching the query, at most `upTo + 1` of them. */
+function finishedRows(db: Db, query: JobListingQuery, upTo: number) {
+  let builder = db.selectFrom("firm_queue_jobs as j").select(sql`1`.as("one")).where("j.finished_at", "is not", null);
+  if (query.queue !== undefined) builder = builder.where("j.queue_name", "=", query.queue);
+  if (query.name !== undefined) builder = builder.where("j.class_name", "=", query.name);
+  if (query.from !== undefined) builder = builder.where("j.finished_at", ">=", query.from);
+  if (query.to !== undefined) builder = builder.where("j.finished_at", "<", query.to);
+  return builder.limit(upTo + 1);
+}
+
+/** Jobs in the query's execution table matching it, at most `upTo + 1` of them. */
+function executionRows(db: Db, query: JobListingQuery, upTo: number) {
+  const spec = EXECUTIONS[query.state as Exclude<JobListingQuery["state"], "finished">];
+  const since = sql.ref(`e.${spec.time}`);
+  let builder = db.selectFrom(`${spec.table} as e` as "firm_queue_ready_executions as e").select(sql`1`.as("one"));
+  // The job's columns are read by primary key per execution row, as scalar subqueries: planners
+  // turn EXISTS or a join into a hash join over every job of the queue or name, which on a big
+  // table costs far more than looking up each execution row's job.
+  const jobColumn = (column: "queue_name" | "class_name") =>
+    db.selectFrom("firm_queue_jobs as j").select(`j.${column}` as "j.queue_name").where("j.id", "=", sql.ref<number>("e.job_id"));
+  if (query.name !== undefined) builder = builder.where((eb) => eb(jobColumn("class_name"), "=", query.name!));
+  if (query.queue !== undefined && !spec.hasQueue) builder = builder.where((eb) => eb(jobColumn("queue_name"), "=", query.queue!));
+  if (query.queue !== undefined && spec.hasQueue) builder = builder.where("e.queue_name", "=", query.queue);
+  if (query.from !== undefined) builder = builder.where(since, ">=", query.from);
+  if (query.to !== undefined) builder = builder.where(since, "<", query.to);
+  return builder.limit(upTo + 1);
 }

@@ -1,10 +1,9 @@
 import { sql, type Selectable } from "kysely";
 import type { Db } from "../database/dialect.js";
 import { toDate, type JobsTable } from "../database/schema.js";
-import { readableArguments } from "../serialization.js";
 import { parseStoredError, type StoredError } from "./failed-execution.js";
 import { encodeCursor, type JobCursor } from "./job-cursor.js";
-import type { JobBasics, JobState } from "./job-info.js";
+import { jobBasics, type JobBasics, type JobState } from "./job-info.js";
 
 /** One job in a listing: the job row, its state, and when it entered that state. */
 export interface JobSummary extends JobBasics {
@@ -112,15 +111,9 @@ async function finishedRows(db: Db, query: JobListingQuery, limit: number, curso
 export function toSummary(row: ListedRow, state: JobState): JobSummary {
   const error = state === "failed" ? (parseStoredError(row.failure) ?? { name: "Error", message: "(no error was recorded)" }) : undefined;
   return {
-    id: Number(row.id),
-    name: row.class_name,
-    queue: row.queue_name,
-    priority: row.priority,
-    arguments: readableArguments(row.arguments),
-    attempts: row.attempts,
+    ...jobBasics(row),
     state,
     since: toDate(row.since),
-    createdAt: toDate(row.created_at),
     scheduledAt: toDate(row.scheduled_at),
     finishedAt: toDate(row.finished_at),
     concurrencyKey: row.concurrency_key,

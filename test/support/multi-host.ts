@@ -78,7 +78,9 @@ export async function startCluster(dialect: ServerDialect, hostCount: number): P
     // Debugging aid: keep what each host printed.
     const keep = process.env.FIRM_QUEUE_MULTI_HOST_DEBUG;
     if (keep && existsSync(jobLogFile)) writeFileSync(join(keep, `${dialect}-jobs.log`), readFileSync(jobLogFile));
-    if (keep) hosts.forEach((host, index) => writeFileSync(join(keep, `${dialect}-${index}-${host.name}.log`), host.output()));
+    if (keep) {
+      for (const [index, host] of hosts.entries()) writeFileSync(join(keep, `${dialect}-${index}-${host.name}.log`), host.output());
+    }
     for (const cleanup of cleanups.splice(0).reverse()) {
       try {
         await cleanup();
