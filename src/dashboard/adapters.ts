@@ -6,8 +6,12 @@ import { PageError } from "./pages/page-error.js";
 /** Largest form body accepted (a bulk retry of a full page of ids fits many times over). */
 const MAX_FORM_BYTES = 256 * 1024;
 
-/** A Node `http` request handler (Express, Koa, Fastify's raw request, plain `http`). */
-export type NodeDashboardHandler = (request: IncomingMessage, response: ServerResponse, next?: (error?: unknown) => void) => void;
+/**
+ * A Node `http` request handler (Express, Koa, Fastify's raw request, plain `http`). Its
+ * parameters are Node's `IncomingMessage` and `ServerResponse`; they are declared as plain
+ * objects so firm-queue's types need no `@types/node` in projects that do not use Node's types.
+ */
+export type NodeDashboardHandler = (request: object, response: object, next?: (error?: unknown) => void) => void;
 
 /** A Fetch-API handler (Hono, Next.js route handlers, Bun, Deno). */
 export type FetchDashboardHandler = (request: Request) => Promise<Response>;
@@ -28,7 +32,9 @@ export interface Dashboard {
  */
 export function createDashboard(options: DashboardOptions): Dashboard {
   const resolved = resolveDashboardOptions(options);
-  const node: NodeDashboardHandler = (request, response, next) => {
+  const node: NodeDashboardHandler = (nodeRequest, nodeResponse, next) => {
+    const request = nodeRequest as IncomingMessage;
+    const response = nodeResponse as ServerResponse;
     handleDashboardRequest(resolved, fromNode(request))
       .then((result) => {
         response.writeHead(result.status, result.headers);

@@ -107,7 +107,7 @@ export function hasAuthentication(options: ResolvedDashboardOptions): boolean {
  * `FIRM_QUEUE_DASHBOARD_PASSWORD` (basic), and `FIRM_QUEUE_DASHBOARD_TOKEN` (bearer). Spread the
  * result into the options: `createDashboard({ firm, ...dashboardAuthFromEnv() })`.
  */
-export function dashboardAuthFromEnv(env: NodeJS.ProcessEnv = process.env): Pick<DashboardOptions, "basicAuth" | "bearerToken"> {
+export function dashboardAuthFromEnv(env: Readonly<Record<string, string | undefined>> = process.env): Pick<DashboardOptions, "basicAuth" | "bearerToken"> {
   const username = env.FIRM_QUEUE_DASHBOARD_USERNAME;
   const password = env.FIRM_QUEUE_DASHBOARD_PASSWORD;
   const token = env.FIRM_QUEUE_DASHBOARD_TOKEN;

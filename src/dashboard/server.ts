@@ -1,4 +1,4 @@
-import { createServer, type Server } from "node:http";
+import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { ConfigurationError } from "../errors.js";
 import { createDashboard, isLoopback } from "./adapters.js";
@@ -16,7 +16,8 @@ export interface DashboardServerOptions extends DashboardOptions {
 export interface DashboardServer {
   /** The address it listens on, e.g. `http://127.0.0.1:9000/`. */
   readonly url: string;
-  readonly server: Server;
+  /** Node's `http.Server` (typed loosely so firm-queue's types need no `@types/node`). */
+  readonly server: object;
   close(): Promise<void>;
 }
 
