@@ -36,7 +36,9 @@ try {
   await firm.migrate();
   const started = Date.now();
   await fill(database.url);
-  process.stderr.write(`filled ${total.toLocaleString("en-US")} jobs in ${((Date.now() - started) / 1000).toFixed(0)} s\n`);
+  process.stderr.write(
+    `filled ${total.toLocaleString("en-US")} jobs in ${((Date.now() - started) / 1000).toFixed(0)} s\n`,
+  );
 
   const dashboard = createDashboard({ firm, allowUnauthenticated: true });
   server = createServer(dashboard.node);
@@ -68,12 +70,22 @@ try {
     times.sort((a, b) => a - b);
     rows.push({ name, median: times[Math.floor(times.length / 2)], max: times.at(-1) });
   }
-  console.log(`\nDashboard page render time, PostgreSQL, ${total.toLocaleString("en-US")} jobs (${Object.entries(counts).map(([state, n]) => `${n.toLocaleString("en-US")} ${state}`).join(", ")}), ${rounds} rounds, node ${process.version}, load average ${loadavg().map((load) => load.toFixed(1)).join(" ")}\n`);
+  console.log(
+    `\nDashboard page render time, PostgreSQL, ${total.toLocaleString("en-US")} jobs (${Object.entries(counts)
+      .map(([state, n]) => `${n.toLocaleString("en-US")} ${state}`)
+      .join(", ")}), ${rounds} rounds, node ${process.version}, load average ${loadavg()
+      .map((load) => load.toFixed(1))
+      .join(" ")}\n`,
+  );
   console.log("| page | median (ms) | slowest (ms) |");
   console.log("|---|---:|---:|");
   for (const row of rows) console.log(`| ${row.name} | ${row.median.toFixed(1)} | ${row.max.toFixed(1)} |`);
   const over = rows.filter((row) => row.median > 200);
-  console.log(over.length === 0 ? "\nEvery page's median is within the 200 ms budget." : `\nOver the 200 ms budget: ${over.map((row) => row.name).join(", ")}`);
+  console.log(
+    over.length === 0
+      ? "\nEvery page's median is within the 200 ms budget."
+      : `\nOver the 200 ms budget: ${over.map((row) => row.name).join(", ")}`,
+  );
 } finally {
   if (server) await new Promise((resolve) => server.close(resolve));
   await firm.close();
@@ -110,16 +122,37 @@ async function fill(url) {
               CASE WHEN i BETWEEN $5 AND $6 OR i BETWEEN $7 AND $8 THEN 'Job' || (i % 20) || '/account-' || (i % 100) END,
               now() - interval '1 day' + (i * interval '1 second' * 86400 / $2), now()
        FROM generate_series(1, $2::bigint) AS i`,
-      [f, total, ranges.scheduled[0], ranges.scheduled[1], ranges.blocked[0], ranges.blocked[1], ranges.claimed[0], ranges.claimed[1]],
+      [
+        f,
+        total,
+        ranges.scheduled[0],
+        ranges.scheduled[1],
+        ranges.blocked[0],
+        ranges.blocked[1],
+        ranges.claimed[0],
+        ranges.claimed[1],
+      ],
     );
     await client.query(`SELECT setval(pg_get_serial_sequence('firm_queue_jobs', 'id'), $1)`, [total]);
     const jobsIn = (state) => `FROM firm_queue_jobs j WHERE j.id BETWEEN ${ranges[state][0]} AND ${ranges[state][1]}`;
-    await client.query(`INSERT INTO firm_queue_failed_executions (job_id, error, created_at) SELECT j.id, '{"name":"TypeError","message":"bench failure","stack":"TypeError: bench failure\\n    at bench"}', j.created_at ${jobsIn("failed")}`);
-    await client.query(`UPDATE firm_queue_jobs SET attempts = 1 WHERE id BETWEEN ${ranges.failed[0]} AND ${ranges.failed[1]}`);
-    await client.query(`INSERT INTO firm_queue_scheduled_executions (job_id, queue_name, priority, scheduled_at, created_at) SELECT j.id, j.queue_name, 0, j.scheduled_at, j.created_at ${jobsIn("scheduled")}`);
-    await client.query(`INSERT INTO firm_queue_blocked_executions (job_id, queue_name, priority, concurrency_key, expires_at, created_at) SELECT j.id, j.queue_name, 0, j.concurrency_key, now() + interval '3 minutes', j.created_at ${jobsIn("blocked")}`);
-    await client.query(`INSERT INTO firm_queue_ready_executions (job_id, queue_name, priority, created_at) SELECT j.id, j.queue_name, 0, j.created_at ${jobsIn("ready")}`);
-    const supervisor = await client.query(`INSERT INTO firm_queue_processes (kind, last_heartbeat_at, pid, hostname, metadata, name, created_at) VALUES ('Supervisor', now(), 1, 'bench', '{}', 'supervisor-bench', now()) RETURNING id`);
+    await client.query(
+      `INSERT INTO firm_queue_failed_executions (job_id, error, created_at) SELECT j.id, '{"name":"TypeError","message":"bench failure","stack":"TypeError: bench failure\\n    at bench"}', j.created_at ${jobsIn("failed")}`,
+    );
+    await client.query(
+      `UPDATE firm_queue_jobs SET attempts = 1 WHERE id BETWEEN ${ranges.failed[0]} AND ${ranges.failed[1]}`,
+    );
+    await client.query(
+      `INSERT INTO firm_queue_scheduled_executions (job_id, queue_name, priority, scheduled_at, created_at) SELECT j.id, j.queue_name, 0, j.scheduled_at, j.created_at ${jobsIn("scheduled")}`,
+    );
+    await client.query(
+      `INSERT INTO firm_queue_blocked_executions (job_id, queue_name, priority, concurrency_key, expires_at, created_at) SELECT j.id, j.queue_name, 0, j.concurrency_key, now() + interval '3 minutes', j.created_at ${jobsIn("blocked")}`,
+    );
+    await client.query(
+      `INSERT INTO firm_queue_ready_executions (job_id, queue_name, priority, created_at) SELECT j.id, j.queue_name, 0, j.created_at ${jobsIn("ready")}`,
+    );
+    const supervisor = await client.query(
+      `INSERT INTO firm_queue_processes (kind, last_heartbeat_at, pid, hostname, metadata, name, created_at) VALUES ('Supervisor', now(), 1, 'bench', '{}', 'supervisor-bench', now()) RETURNING id`,
+    );
     const supervisorId = supervisor.rows[0].id;
     await client.query(
       `INSERT INTO firm_queue_processes (kind, last_heartbeat_at, supervisor_id, pid, hostname, metadata, name, created_at)
@@ -130,7 +163,9 @@ async function fill(url) {
       `INSERT INTO firm_queue_claimed_executions (job_id, process_id, created_at)
        SELECT j.id, (SELECT id FROM firm_queue_processes WHERE name = 'worker-' || (1 + j.id % 10)), now() ${jobsIn("claimed")}`,
     );
-    await client.query(`INSERT INTO firm_queue_semaphores (key, value, expires_at, created_at, updated_at) SELECT DISTINCT concurrency_key, 0, now() + interval '3 minutes', now(), now() FROM firm_queue_jobs WHERE concurrency_key IS NOT NULL`);
+    await client.query(
+      `INSERT INTO firm_queue_semaphores (key, value, expires_at, created_at, updated_at) SELECT DISTINCT concurrency_key, 0, now() + interval '3 minutes', now(), now() FROM firm_queue_jobs WHERE concurrency_key IS NOT NULL`,
+    );
     await client.query(
       `INSERT INTO firm_queue_recurring_tasks (key, schedule, class_name, arguments, static, created_at, updated_at)
        SELECT 'task-' || t, '*/5 * * * *', 'Job' || t, '{}', true, now(), now() FROM generate_series(1, 10) AS t`,
@@ -150,9 +185,11 @@ async function fill(url) {
 /** Cursors and ids for the deep pages, read through the public API. */
 async function sampleIds(firm) {
   let ready = await firm.inspect.jobs({ state: "ready", limit: 500 });
-  for (let page = 0; page < 40 && ready.nextCursor; page += 1) ready = await firm.inspect.jobs({ state: "ready", limit: 500, cursor: ready.nextCursor });
+  for (let page = 0; page < 40 && ready.nextCursor; page += 1)
+    ready = await firm.inspect.jobs({ state: "ready", limit: 500, cursor: ready.nextCursor });
   let finished = await firm.inspect.jobs({ state: "finished", limit: 500 });
-  for (let page = 0; page < 400 && finished.nextCursor; page += 1) finished = await firm.inspect.jobs({ state: "finished", limit: 500, cursor: finished.nextCursor });
+  for (let page = 0; page < 400 && finished.nextCursor; page += 1)
+    finished = await firm.inspect.jobs({ state: "finished", limit: 500, cursor: finished.nextCursor });
   const failed = (await firm.inspect.jobs({ state: "failed", limit: 1 })).jobs[0].id;
   const from = new Date(Date.now() - 12 * 3_600_000);
   const to = new Date(from.getTime() + 3_600_000);

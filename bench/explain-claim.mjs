@@ -34,16 +34,20 @@ const concurrency = count("concurrency", 1);
 if (run > backlog) fail(`--run (${run}) cannot exceed --backlog (${backlog})`);
 
 const QUEUE = "bench";
-const { FirmQueue, silentLogger } = await import("firm-queue").catch((error) => fail(`firm-queue cannot be loaded (${String(error)}); run \`npm run build\` first`));
+const { FirmQueue, silentLogger } = await import("firm-queue").catch((error) =>
+  fail(`firm-queue cannot be loaded (${String(error)}); run \`npm run build\` first`),
+);
 
 /** Clean-ups, newest last; run once on success, failure or Ctrl-C. */
 const cleanups = /** @type {(() => Promise<unknown>)[]} */ ([]);
 let cleaning = /** @type {Promise<void> | undefined} */ (undefined);
 const cleanUp = () =>
   (cleaning ??= (async () => {
-    for (const cleanup of cleanups.reverse()) await cleanup().catch((error) => progress(`clean-up failed: ${String(error)}`));
+    for (const cleanup of cleanups.reverse())
+      await cleanup().catch((error) => progress(`clean-up failed: ${String(error)}`));
   })());
-for (const signal of /** @type {const} */ (["SIGINT", "SIGTERM"])) process.once(signal, () => void cleanUp().finally(() => process.exit(130)));
+for (const signal of /** @type {const} */ (["SIGINT", "SIGTERM"]))
+  process.once(signal, () => void cleanUp().finally(() => process.exit(130)));
 
 try {
   let adminUrl = values.url;
@@ -65,11 +69,15 @@ try {
   let started = 0;
   const job = firm.defineJob(QUEUE, () => void started++, { queue: QUEUE });
   progress(`${backlog} ready jobs…`);
-  for (let from = 0; from < backlog; from += 1000) await job.enqueueAll(Array.from({ length: Math.min(1000, backlog - from) }, (_, k) => ({ i: from + k })));
+  for (let from = 0; from < backlog; from += 1000)
+    await job.enqueueAll(Array.from({ length: Math.min(1000, backlog - from) }, (_, k) => ({ i: from + k })));
 
   progress(`running ${run} of them with concurrency ${concurrency}, recording every statement…`);
   const statements = await captureStatements(async () => {
-    const supervisor = await firm.start({ workers: [{ queues: "*", concurrency, pollingInterval: 10 }], dispatchers: [] });
+    const supervisor = await firm.start({
+      workers: [{ queues: "*", concurrency, pollingInterval: 10 }],
+      dispatchers: [],
+    });
     try {
       const deadline = Date.now() + 120_000;
       while (started < run && Date.now() < deadline) await sleep(5);
@@ -83,9 +91,15 @@ try {
   await client.connect();
   cleanups.push(() => client.end());
   if (!values["no-analyze"]) await client.query("ANALYZE");
-  const { rows } = await client.query("SELECT (SELECT count(*) FROM firm_queue_jobs)::int AS jobs, (SELECT count(*) FROM firm_queue_ready_executions)::int AS ready");
-  console.log(`firm-queue's worker statements on PostgreSQL, explained with ${rows[0].jobs} rows in firm_queue_jobs and ${rows[0].ready} in firm_queue_ready_executions (${retained} retained finished jobs, ${backlog}-job backlog of which ${started} ran, concurrency ${concurrency}${values["no-analyze"] ? ", no ANALYZE" : ", after ANALYZE"}):\n`);
-  const { rows: sizes } = await client.query("SELECT relname, GREATEST(reltuples, 0)::bigint AS rows FROM pg_class WHERE relkind = 'r' AND relname LIKE 'firm\\_queue\\_%'");
+  const { rows } = await client.query(
+    "SELECT (SELECT count(*) FROM firm_queue_jobs)::int AS jobs, (SELECT count(*) FROM firm_queue_ready_executions)::int AS ready",
+  );
+  console.log(
+    `firm-queue's worker statements on PostgreSQL, explained with ${rows[0].jobs} rows in firm_queue_jobs and ${rows[0].ready} in firm_queue_ready_executions (${retained} retained finished jobs, ${backlog}-job backlog of which ${started} ran, concurrency ${concurrency}${values["no-analyze"] ? ", no ANALYZE" : ", after ANALYZE"}):\n`,
+  );
+  const { rows: sizes } = await client.query(
+    "SELECT relname, GREATEST(reltuples, 0)::bigint AS rows FROM pg_class WHERE relkind = 'r' AND relname LIKE 'firm\\_queue\\_%'",
+  );
   const rowsOf = new Map(sizes.map((size) => [size.relname, Number(size.rows)]));
   const withSeqScan = [];
   for (const statement of statements) {
@@ -96,14 +110,19 @@ try {
       .filter((table) => table !== undefined)
       .map((table) => `${table} (${rowsOf.get(table) ?? "?"} rows)`);
     if (seqScans.length > 0) withSeqScan.push({ statement, seqScans });
-    console.log(`-- sent ${statement.count} time(s):\n${abbreviated(statement.text, 400)}\n${lines.map((line) => `   ${line}`).join("\n")}\n`);
+    console.log(
+      `-- sent ${statement.count} time(s):\n${abbreviated(statement.text, 400)}\n${lines.map((line) => `   ${line}`).join("\n")}\n`,
+    );
   }
   if (withSeqScan.length === 0) console.log(`No sequential scan in the plans of the ${statements.length} statements.`);
   else {
     // A sequential scan of a table of a few rows is the planner's right choice; one of a table
     // that grows with the backlog or the history is what this script is for.
-    console.log(`Sequential scans in ${withSeqScan.length} of the ${statements.length} statements (row counts after the run):`);
-    for (const { statement, seqScans } of withSeqScan) console.log(`- ${seqScans.join(", ")} in: ${abbreviated(statement.text, 160)}`);
+    console.log(
+      `Sequential scans in ${withSeqScan.length} of the ${statements.length} statements (row counts after the run):`,
+    );
+    for (const { statement, seqScans } of withSeqScan)
+      console.log(`- ${seqScans.join(", ")} in: ${abbreviated(statement.text, 160)}`);
   }
 } catch (error) {
   progress(`FAILED: ${/** @type {Error} */ (error)?.stack ?? String(error)}`);
@@ -120,7 +139,8 @@ function abbreviated(text, length) {
 /** @param {string} name @param {number} min */
 function count(name, min) {
   const value = Number(values[name]);
-  if (!Number.isInteger(value) || value < min) fail(`--${name} must be an integer of at least ${min}, got ${JSON.stringify(values[name])}`);
+  if (!Number.isInteger(value) || value < min)
+    fail(`--${name} must be an integer of at least ${min}, got ${JSON.stringify(values[name])}`);
   return value;
 }
 

@@ -47,7 +47,10 @@ for (const dialect of values.database.split(",").map((name) => name.trim())) {
   const network = createNetwork(Math.max(...hostCounts));
   let server;
   try {
-    server = await (dialect === "postgres" ? startPostgres : startMariadb)({ extraListenAddresses: [network.bridgeAddress], clientNetworks: [network.subnet] });
+    server = await (dialect === "postgres" ? startPostgres : startMariadb)({
+      extraListenAddresses: [network.bridgeAddress],
+      clientNetworks: [network.subnet],
+    });
     const local = new URL(server.url);
     local.pathname = "/firm_bench_hosts";
     await createDatabase(dialect, server.url);
@@ -58,7 +61,11 @@ for (const dialect of values.database.split(",").map((name) => name.trim())) {
     await firm.migrate();
     for (const count of hostCounts) {
       process.stderr.write(`${dialect}: ${count} host(s), ${jobs} jobs…\n`);
-      rows.push({ dialect, hosts: count, ...(await round(dialect, firm, noop, server, network.hosts.slice(0, count), remote.href)) });
+      rows.push({
+        dialect,
+        hosts: count,
+        ...(await round(dialect, firm, noop, server, network.hosts.slice(0, count), remote.href)),
+      });
     }
     await firm.close();
   } finally {
@@ -67,11 +74,15 @@ for (const dialect of values.database.split(",").map((name) => name.trim())) {
   }
 }
 
-console.log(`\nfirm-queue on several hosts: ${jobs} no-op jobs per round, one worker (concurrency ${concurrency}) and one dispatcher per host, fork mode, node ${process.version}\n`);
+console.log(
+  `\nfirm-queue on several hosts: ${jobs} no-op jobs per round, one worker (concurrency ${concurrency}) and one dispatcher per host, fork mode, node ${process.version}\n`,
+);
 console.log("| database | hosts | jobs/s | connections per host (max seen) | server CPU per job (ms) |");
 console.log("|---|---:|---:|---|---:|");
 for (const row of rows) {
-  console.log(`| ${row.dialect} | ${row.hosts} | ${row.rate.toFixed(0)} | ${row.connections.join(", ")} | ${row.cpuPerJob.toFixed(3)} |`);
+  console.log(
+    `| ${row.dialect} | ${row.hosts} | ${row.rate.toFixed(0)} | ${row.connections.join(", ")} | ${row.cpuPerJob.toFixed(3)} |`,
+  );
 }
 
 async function round(dialect, firm, noop, server, hosts, url) {
@@ -79,11 +90,25 @@ async function round(dialect, firm, noop, server, hosts, url) {
   await db.deleteFrom("firm_queue_jobs").execute();
   await db.deleteFrom("firm_queue_processes").execute();
   const batch = 1000;
-  for (let done = 0; done < jobs; done += batch) await noop.enqueueAll([...Array(Math.min(batch, jobs - done))].map(() => null));
+  for (let done = 0; done < jobs; done += batch)
+    await noop.enqueueAll([...Array(Math.min(batch, jobs - done))].map(() => null));
   const cpuBefore = serverCpuMs(server);
   const children = hosts.map((host) => {
-    const [command, args] = host.command(process.execPath, [CLI, "start", "--require", FIXTURE, "--database-url", url, "--concurrency", String(concurrency)]);
-    const child = spawn(command, args, { cwd: ROOT, env: { ...process.env, FIRM_QUEUE_LOG_LEVEL: "error" }, stdio: ["ignore", "ignore", "inherit"] });
+    const [command, args] = host.command(process.execPath, [
+      CLI,
+      "start",
+      "--require",
+      FIXTURE,
+      "--database-url",
+      url,
+      "--concurrency",
+      String(concurrency),
+    ]);
+    const child = spawn(command, args, {
+      cwd: ROOT,
+      env: { ...process.env, FIRM_QUEUE_LOG_LEVEL: "error" },
+      stdio: ["ignore", "ignore", "inherit"],
+    });
     return { host, child, exited: new Promise((resolve) => child.on("close", resolve)) };
   });
   const peak = new Map(hosts.map((host) => [host.address, 0]));
@@ -94,14 +119,19 @@ async function round(dialect, firm, noop, server, hosts, url) {
     const now = performance.now();
     if (low === undefined && finished >= jobs * 0.1) low = { finished, now };
     if (finished >= jobs * 0.9 && high === undefined) high = { finished, now };
-    for (const [address, count] of await connectionsByAddress(dialect, firm)) if (peak.has(address)) peak.set(address, Math.max(peak.get(address), count));
+    for (const [address, count] of await connectionsByAddress(dialect, firm))
+      if (peak.has(address)) peak.set(address, Math.max(peak.get(address), count));
     if (finished >= jobs) break;
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
   const cpuPerJob = (serverCpuMs(server) - cpuBefore) / jobs;
   for (const { child } of children) child.kill("SIGTERM");
   await Promise.all(children.map(({ exited }) => exited));
-  return { rate: (high.finished - low.finished) / ((high.now - low.now) / 1000), connections: [...peak.values()], cpuPerJob };
+  return {
+    rate: (high.finished - low.finished) / ((high.now - low.now) / 1000),
+    connections: [...peak.values()],
+    cpuPerJob,
+  };
 }
 
 async function countFinished(db) {
@@ -128,7 +158,9 @@ async function connectionsByAddress(dialect, firm) {
 /** CPU time (user + system) of the server's process tree, in ms, from /proc. */
 function serverCpuMs(server) {
   const dir = dirname(server.logFile);
-  const pidFile = readdirSync(dir).includes("mariadb.pid") ? join(dir, "mariadb.pid") : join(dir, "data", "postmaster.pid");
+  const pidFile = readdirSync(dir).includes("mariadb.pid")
+    ? join(dir, "mariadb.pid")
+    : join(dir, "data", "postmaster.pid");
   const root = Number(readFileSync(pidFile, "utf8").split("\n")[0]);
   const ticks = 100; // USER_HZ on Linux
   let total = 0;

@@ -52,14 +52,22 @@ if (values.merge) {
   } catch (error) {
     fail(`cannot read the --json results: ${/** @type {Error} */ (error).message}`);
   }
-  for (const report of reports) printReport({ headings: [report.heading], rounds: report.rounds, jobs: report.jobs, latencySamples: report.latencySamples, referenceId });
+  for (const report of reports)
+    printReport({
+      headings: [report.heading],
+      rounds: report.rounds,
+      jobs: report.jobs,
+      latencySamples: report.latencySamples,
+      referenceId,
+    });
   process.exit(0);
 }
 if (positionals.length > 0) fail(`unexpected argument(s) ${positionals.join(" ")} (only --merge takes files)`);
 const loadAtStart = loadAverage();
 const jobs = positive("jobs");
 const backlog = values.backlog === undefined ? jobs : positive("backlog");
-if (backlog < jobs) fail(`--backlog (${backlog}) must be at least --jobs (${jobs}): the backlog holds the jobs the rate is measured on`);
+if (backlog < jobs)
+  fail(`--backlog (${backlog}) must be at least --jobs (${jobs}): the backlog holds the jobs the rate is measured on`);
 const retained = nonNegative("retained");
 const concurrency = positive("concurrency");
 const latencySamples = positive("latency");
@@ -68,13 +76,18 @@ const pollingInterval = positive("polling");
 const maxSeconds = positive("max-seconds");
 const rounds = positive("rounds");
 const DURABILITY_MODES = { relaxed: ["relaxed"], durable: ["durable"], both: ["relaxed", "durable"] };
-if (values.durable && values.durability !== "relaxed") fail("--durable is short for --durability durable: give one of them");
+if (values.durable && values.durability !== "relaxed")
+  fail("--durable is short for --durability durable: give one of them");
 const durability = values.durable ? "durable" : values.durability;
 const modes = /** @type {("relaxed" | "durable")[] | undefined} */ (DURABILITY_MODES[durability]);
 if (!modes) fail(`--durability must be relaxed, durable or both, got ${JSON.stringify(durability)}`);
-const wanted = values.systems.split(",").map((id) => id.trim()).filter(Boolean);
+const wanted = values.systems
+  .split(",")
+  .map((id) => id.trim())
+  .filter(Boolean);
 const unknown = wanted.filter((id) => !ADAPTERS.some((adapter) => adapter.id === id));
-if (unknown.length > 0) fail(`Unknown system(s) ${unknown.join(", ")}; known: ${ADAPTERS.map((adapter) => adapter.id).join(", ")}`);
+if (unknown.length > 0)
+  fail(`Unknown system(s) ${unknown.join(", ")}; known: ${ADAPTERS.map((adapter) => adapter.id).join(", ")}`);
 const adapters = ADAPTERS.filter((adapter) => wanted.includes(adapter.id));
 
 // Every library must load before any server starts: a missing one fails the run at once. (Only
@@ -83,7 +96,11 @@ for (const packageName of new Set(adapters.map((adapter) => adapter.packageName)
   try {
     await importPeer(packageName);
   } catch (error) {
-    fail(packageName === "firm-queue" ? `firm-queue cannot be loaded (${String(error)}); run \`npm run build\` first` : /** @type {Error} */ (error).message);
+    fail(
+      packageName === "firm-queue"
+        ? `firm-queue cannot be loaded (${String(error)}); run \`npm run build\` first`
+        : /** @type {Error} */ (error).message,
+    );
   }
 }
 
@@ -123,7 +140,8 @@ const reports = modes.map((mode) => ({
   maxSeconds,
   rounds: roundsByMode.get(mode) ?? [],
 }));
-for (const report of reports) printReport({ headings: [report.heading], rounds: report.rounds, jobs, latencySamples, referenceId });
+for (const report of reports)
+  printReport({ headings: [report.heading], rounds: report.rounds, jobs, latencySamples, referenceId });
 if (values.json) writeResults(values.json, reports);
 if (failures > 0) {
   progress(`\n${failures} system run(s) failed; see above.`);
@@ -135,7 +153,9 @@ if (failures > 0) {
  * @param {number} round @param {"relaxed" | "durable"} mode
  */
 async function runRound(round, mode) {
-  const servers = new RoundServers({ postgresUrl: values.url, mysqlUrl: values["mysql-url"] }, progress, { durable: mode === "durable" });
+  const servers = new RoundServers({ postgresUrl: values.url, mysqlUrl: values["mysql-url"] }, progress, {
+    durable: mode === "durable",
+  });
   current = { servers, cleanups: [] };
   const results = [];
   try {
@@ -185,22 +205,36 @@ async function measureOne(adapter, round, mode) {
     close = once(() => system.close());
     cleanups.push(close);
     result.version = system.version;
-    result.settings = system.settings + (retained > 0 && !adapter.retains ? `; --retained does not apply (firm-queue only)` : "");
+    result.settings =
+      system.settings + (retained > 0 && !adapter.retains ? `; --retained does not apply (firm-queue only)` : "");
     // Registered before it is started, so a Ctrl-C during its start still stops it.
     let worker = /** @type {WorkerProcess | undefined} */ (undefined);
     stopWorker = once(async () => worker?.close());
     cleanups.push(stopWorker);
     worker = await WorkerProcess.start(adapter.id, options);
-    const measurement = await runWorkload(system, worker, { jobs, backlog, latencySamples, inProcessLatency, maxSeconds, progress: (message) => progress(`  ${message}`) });
+    const measurement = await runWorkload(system, worker, {
+      jobs,
+      backlog,
+      latencySamples,
+      inProcessLatency,
+      maxSeconds,
+      progress: (message) => progress(`  ${message}`),
+    });
     return { ...result, measurement };
   } catch (error) {
     progress(`  FAILED: ${/** @type {Error} */ (error)?.stack ?? String(error)}`);
     return { ...result, error: String(/** @type {Error} */ (error)?.message ?? error) };
   } finally {
-    await stopWorker().catch((error) => progress(`  could not stop the worker process of ${adapter.label}: ${String(error)}`));
+    await stopWorker().catch((error) =>
+      progress(`  could not stop the worker process of ${adapter.label}: ${String(error)}`),
+    );
     await close().catch((error) => progress(`  could not close ${adapter.label}: ${String(error)}`));
     await drop().catch((error) => progress(`  could not drop the database: ${String(error)}`));
-    cleanups.splice(0, cleanups.length, ...cleanups.filter((cleanup) => cleanup !== stopWorker && cleanup !== close && cleanup !== drop));
+    cleanups.splice(
+      0,
+      cleanups.length,
+      ...cleanups.filter((cleanup) => cleanup !== stopWorker && cleanup !== close && cleanup !== drop),
+    );
   }
 }
 
@@ -215,11 +249,12 @@ async function tearDown() {
 
 /** The machine's load is part of the result: on a busy machine absolute numbers drop, ratios less. */
 function headingFor(mode) {
-  const servers = values.url || values["mysql-url"]
-    ? `${mode === "durable" ? "durable" : "relaxed"} throwaway servers where no URL was given`
-    : mode === "durable"
-      ? "durable PostgreSQL and MariaDB (fsync=on, synchronous_commit=on; innodb_flush_log_at_trx_commit=1)"
-      : "relaxed PostgreSQL and MariaDB (fsync=off, synchronous_commit=off; innodb_flush_log_at_trx_commit=2)";
+  const servers =
+    values.url || values["mysql-url"]
+      ? `${mode === "durable" ? "durable" : "relaxed"} throwaway servers where no URL was given`
+      : mode === "durable"
+        ? "durable PostgreSQL and MariaDB (fsync=on, synchronous_commit=on; innodb_flush_log_at_trx_commit=1)"
+        : "relaxed PostgreSQL and MariaDB (fsync=off, synchronous_commit=off; innodb_flush_log_at_trx_commit=2)";
   const workload = `${jobs} jobs${backlog > jobs ? ` timed of a ${backlog}-job backlog` : ""}${retained > 0 ? `, ${retained} finished jobs retained (firm-queue)` : ""}`;
   const latency = `${latencySamples} latency samples enqueued from another process${inProcessLatency ? " and as many from the worker's own" : ""}`;
   return `firm-queue compared with other queues on ${servers}: ${workload}, concurrency ${concurrency}, ${latency}, polling ${pollingInterval} ms where allowed, ${rounds} round(s), node ${process.version}, ${cpus().length} CPUs, load average ${loadAtStart} at start and ${loadAverage()} at end`;
@@ -234,7 +269,9 @@ function once(fn) {
 
 function withTimeout(promise, ms) {
   let timer;
-  const timeout = new Promise((_, reject) => (timer = setTimeout(() => reject(new Error(`timed out after ${ms} ms`)), ms)));
+  const timeout = new Promise(
+    (_, reject) => (timer = setTimeout(() => reject(new Error(`timed out after ${ms} ms`)), ms)),
+  );
   return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
 }
 
@@ -252,13 +289,15 @@ function loadAverage() {
 
 function positive(name) {
   const value = Number(values[name]);
-  if (!Number.isInteger(value) || value <= 0) fail(`--${name} must be a positive integer, got ${JSON.stringify(values[name])}`);
+  if (!Number.isInteger(value) || value <= 0)
+    fail(`--${name} must be a positive integer, got ${JSON.stringify(values[name])}`);
   return value;
 }
 
 function nonNegative(name) {
   const value = Number(values[name]);
-  if (!Number.isInteger(value) || value < 0) fail(`--${name} must be a non-negative integer, got ${JSON.stringify(values[name])}`);
+  if (!Number.isInteger(value) || value < 0)
+    fail(`--${name} must be a non-negative integer, got ${JSON.stringify(values[name])}`);
   return value;
 }
 

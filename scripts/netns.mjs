@@ -54,14 +54,20 @@ export function createNetwork(count) {
   /** @type {string[]} */
   const namespaces = [];
   let destroyed = false;
-  const watchdog = spawn("/bin/sh", ["-c", WATCHDOG, "firm-queue-netns-watchdog", String(process.pid), id], { detached: true, stdio: "ignore" });
+  const watchdog = spawn("/bin/sh", ["-c", WATCHDOG, "firm-queue-netns-watchdog", String(process.pid), id], {
+    detached: true,
+    stdio: "ignore",
+  });
   watchdog.unref();
 
   const destroy = () => {
     if (destroyed) return;
     destroyed = true;
     for (const namespace of namespaces) {
-      for (const pid of String(quiet(() => ip("netns", "pids", namespace))).split(/\s+/).filter(Boolean)) quiet(() => process.kill(Number(pid), "SIGKILL"));
+      for (const pid of String(quiet(() => ip("netns", "pids", namespace)))
+        .split(/\s+/)
+        .filter(Boolean))
+        quiet(() => process.kill(Number(pid), "SIGKILL"));
       // Deleting the namespace deletes the veth end inside it, and with it the pair.
       quiet(() => ip("netns", "del", namespace));
     }
@@ -116,6 +122,7 @@ function quiet(work) {
 
 /** @param {unknown} error */
 function firstLine(error) {
-  const text = /** @type {{ stderr?: string }} */ (error).stderr || (error instanceof Error ? error.message : String(error));
+  const text =
+    /** @type {{ stderr?: string }} */ (error).stderr || (error instanceof Error ? error.message : String(error));
   return text.trim().split("\n")[0] ?? "";
 }

@@ -2,19 +2,43 @@ import { describe, expect, it } from "vitest";
 import { analyseChaosLog } from "./support/chaos-log.js";
 
 /** Violation kinds with their line numbers, for compact assertions. */
-const found = (lines: string[], limit = 1) => analyseChaosLog(lines, limit).violations.map((violation) => `${violation.kind}@${violation.line}`);
+const found = (lines: string[], limit = 1) =>
+  analyseChaosLog(lines, limit).violations.map((violation) => `${violation.kind}@${violation.line}`);
 
 // The chaos suite's verdicts come from this analysis; these cases show each rule can fail.
 describe("chaos log analysis (test support)", () => {
   it("a clean run: every job starts and ends once, in several processes", () => {
-    const report = analyseChaosLog(["ready 10 Worker 1", "ready 11 Worker 1", "start 1 10 - 1", "start 2 11 k 1", "end 2 11 k", "end 1 10 -", "exit 10 0", "exit 11 0"], 1);
+    const report = analyseChaosLog(
+      [
+        "ready 10 Worker 1",
+        "ready 11 Worker 1",
+        "start 1 10 - 1",
+        "start 2 11 k 1",
+        "end 2 11 k",
+        "end 1 10 -",
+        "exit 10 0",
+        "exit 11 0",
+      ],
+      1,
+    );
     expect(report.violations).toEqual([]);
     expect([...report.succeeded]).toEqual([2, 1]);
     expect(report.counts).toMatchObject({ starts: 2, ends: 2, reruns: 0, exits: 2 });
   });
 
   it("a job may run again after its process was killed mid-run, after a failure and after an abort", () => {
-    expect(found(["start 1 10 - 1", "kill 10 worker", "start 1 11 - 2", "fail 1 11 -", "start 1 11 - 3", "abort 1 11 -", "start 1 12 - 3", "end 1 12 -"])).toEqual([]);
+    expect(
+      found([
+        "start 1 10 - 1",
+        "kill 10 worker",
+        "start 1 11 - 2",
+        "fail 1 11 -",
+        "start 1 11 - 3",
+        "abort 1 11 -",
+        "start 1 12 - 3",
+        "end 1 12 -",
+      ]),
+    ).toEqual([]);
   });
 
   it("a second run while the first one's process is alive is a violation", () => {
@@ -34,25 +58,55 @@ describe("chaos log analysis (test support)", () => {
   it("runs of one key beyond the limit are a violation; an ended, failed or killed run frees the key", () => {
     expect(found(["start 1 10 k 1", "start 2 11 k 1"])).toEqual(["over-limit@2"]);
     expect(found(["start 1 10 k 1", "start 2 11 k 1", "start 3 12 k 1"], 2)).toEqual(["over-limit@3"]);
-    expect(found(["start 1 10 k 1", "start 2 11 j 1", "end 1 10 k", "start 3 11 k 1", "fail 3 11 k", "start 4 12 k 1", "kill 12 worker", "start 5 13 k 1"])).toEqual([]);
+    expect(
+      found([
+        "start 1 10 k 1",
+        "start 2 11 j 1",
+        "end 1 10 k",
+        "start 3 11 k 1",
+        "fail 3 11 k",
+        "start 4 12 k 1",
+        "kill 12 worker",
+        "start 5 13 k 1",
+      ]),
+    ).toEqual([]);
   });
 
   it("a registered process that exits non-zero without being killed crashed; one that never registered did not", () => {
     expect(found(["ready 10 Worker 1", "exit 10 1", "exit 11 1"])).toEqual(["crash@2"]);
     // The uncaught error that ended it, when the process could say, is part of the report.
-    const [crash] = analyseChaosLog(["fault stall begins", "ready 10 Worker 1", 'uncaught 10 "Error: Connection terminated"', "exit 10 7"], 1).violations;
+    const [crash] = analyseChaosLog(
+      ["fault stall begins", "ready 10 Worker 1", 'uncaught 10 "Error: Connection terminated"', "exit 10 7"],
+      1,
+    ).violations;
     expect(crash).toMatchObject({ kind: "crash", line: 4 });
-    expect(crash!.detail).toContain("code 7 without being killed: \"Error: Connection terminated\"");
+    expect(crash!.detail).toContain('code 7 without being killed: "Error: Connection terminated"');
   });
 
   it("a process id used again after its process died starts with a clean slate", () => {
     // Job 1 ran in the first process 10, which was killed; a new process 10 runs it again.
-    expect(found(["start 1 10 - 1", "kill 10 worker", "start 1 10 - 2", "end 1 10 -", "kill 10 worker", "start 2 10 k 1", "end 2 10 k"])).toEqual([]);
+    expect(
+      found([
+        "start 1 10 - 1",
+        "kill 10 worker",
+        "start 1 10 - 2",
+        "end 1 10 -",
+        "kill 10 worker",
+        "start 2 10 k 1",
+        "end 2 10 k",
+      ]),
+    ).toEqual([]);
     // The later kill of the new process 10 does not excuse a rerun of a job the old one finished.
-    expect(found(["start 1 10 - 1", "end 1 10 -", "exit 10 0", "kill 10 worker", "start 1 11 - 1"])).toEqual(["rerun-after-success@5"]);
+    expect(found(["start 1 10 - 1", "end 1 10 -", "exit 10 0", "kill 10 worker", "start 1 11 - 1"])).toEqual([
+      "rerun-after-success@5",
+    ]);
   });
 
   it("events that match no run are reported", () => {
-    expect(found(["end 1 10 -", "start 2 10 - 1", "end 2 11 -", "bogus"])).toEqual(["unmatched@1", "unmatched@3", "unmatched@4"]);
+    expect(found(["end 1 10 -", "start 2 10 - 1", "end 2 11 -", "bogus"])).toEqual([
+      "unmatched@1",
+      "unmatched@3",
+      "unmatched@4",
+    ]);
   });
 });

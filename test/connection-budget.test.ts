@@ -15,7 +15,11 @@ describe("connection budget", () => {
 
   it("derives each fork-mode process's pool from its role: 2 + 3 + ceil(concurrency / 4) per worker, a listener where the database notifies", () => {
     expect([1, 3, 4, 5, 24].map(workerPoolSize)).toEqual([4, 4, 4, 5, 9]);
-    const budget = budgetOf({ mode: "fork", workers: [{ concurrency: 24, processes: 2 }, { concurrency: 3 }], scheduler: {} }, null, true);
+    const budget = budgetOf(
+      { mode: "fork", workers: [{ concurrency: 24, processes: 2 }, { concurrency: 3 }], scheduler: {} },
+      null,
+      true,
+    );
     expect(budget.processes.map((process) => [process.label, process.pool, process.listener])).toEqual([
       ["supervisor", 2, 0],
       ["worker 1", 9, 1],
@@ -25,11 +29,19 @@ describe("connection budget", () => {
       ["scheduler 1", 2, 0],
     ]);
     expect(budget.total).toBe(2 + 10 + 10 + 5 + 3 + 2);
-    expect(budgetOf({ mode: "fork", workers: [{ concurrency: 24, processes: 2 }, { concurrency: 3 }], scheduler: {} }, null, false).total).toBe(2 + 9 + 9 + 4 + 3 + 2);
+    expect(
+      budgetOf(
+        { mode: "fork", workers: [{ concurrency: 24, processes: 2 }, { concurrency: 3 }], scheduler: {} },
+        null,
+        false,
+      ).total,
+    ).toBe(2 + 9 + 9 + 4 + 3 + 2);
   });
 
   it("gives async mode one pool for every role, and lets poolSize fix every pool", () => {
-    expect(budgetOf({ mode: "async", workers: [{ concurrency: 8 }] }, null, true).processes).toEqual([{ label: "all roles (async mode)", pool: 2 + 5 + 3, listener: 1 }]);
+    expect(budgetOf({ mode: "async", workers: [{ concurrency: 8 }] }, null, true).processes).toEqual([
+      { label: "all roles (async mode)", pool: 2 + 5 + 3, listener: 1 },
+    ]);
     expect(budgetOf({ mode: "fork", workers: [{ processes: 3 }] }, 6, false).total).toBe(6 * 5);
   });
 });
@@ -51,7 +63,9 @@ describeEachDatabase("firm-queue check: connections", (env) => {
     const args = ["check", "--require", FIXTURE, "--database-url", env.url, "--concurrency", "24", "--processes", "2"];
     const one = await runCli(args);
     expect(one.code, one.stderr).toBe(0);
-    expect(one.stdout).toMatch(/connections: +at most \d+ per host \(supervisor 2, worker 1 9(\+1 listen)?, worker 2 9(\+1 listen)?, dispatcher 1 3; pool sizes derived from the roles\)/);
+    expect(one.stdout).toMatch(
+      /connections: +at most \d+ per host \(supervisor 2, worker 1 9(\+1 listen)?, worker 2 9(\+1 listen)?, dispatcher 1 3; pool sizes derived from the roles\)/,
+    );
     expect(one.stdout).not.toContain("WARNING");
     const perHost = Number(/at most (\d+) per host/.exec(one.stdout)![1]);
     const server = /server: +(\d+) connections allowed/.exec(one.stdout);
@@ -61,7 +75,11 @@ describeEachDatabase("firm-queue check: connections", (env) => {
     if (server) {
       // A database with a server (PostgreSQL, MariaDB) says how many connections it allows.
       expect(perHost * 1000).toBeGreaterThan(Number(server[1]));
-      expect(many.stdout).toMatch(new RegExp(`WARNING: +1000 host\\(s\\) of this configuration may open ${perHost * 1000} connections, more than the server's ${server[1]}`));
+      expect(many.stdout).toMatch(
+        new RegExp(
+          `WARNING: +1000 host\\(s\\) of this configuration may open ${perHost * 1000} connections, more than the server's ${server[1]}`,
+        ),
+      );
     } else {
       expect(many.stdout).not.toContain("WARNING");
     }

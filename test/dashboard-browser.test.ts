@@ -44,7 +44,8 @@ const run = browserAvailable();
       const firm = env.firm();
       const email = firm.defineJob("email", async () => {});
       const ids: number[] = [];
-      for (let index = 0; index < 55; index += 1) ids.push(await email.enqueue({ index }, { queue: index % 5 === 0 ? "mail" : "bulk" }));
+      for (let index = 0; index < 55; index += 1)
+        ids.push(await email.enqueue({ index }, { queue: index % 5 === 0 ? "mail" : "bulk" }));
       const base = await open(firm);
       for (const [path, heading] of [
         ["/", "Overview"],
@@ -89,7 +90,12 @@ const run = browserAvailable();
       const flaky = firm.defineJob("flaky", async () => {
         throw new RangeError("upstream down");
       });
-      const ids = [await flaky.enqueue({ n: 1 }), await flaky.enqueue({ n: 2 }), await flaky.enqueue({ n: 3 }), await flaky.enqueue({ n: 4 }, { queue: "other" })];
+      const ids = [
+        await flaky.enqueue({ n: 1 }),
+        await flaky.enqueue({ n: 2 }),
+        await flaky.enqueue({ n: 3 }),
+        await flaky.enqueue({ n: 4 }, { queue: "other" }),
+      ];
       await firm.drain();
       const base = await open(firm);
       await page.goto(`${base}/failed`);
@@ -182,12 +188,26 @@ const run = browserAvailable();
       const evil = firm.defineJob(`x<img src=x onerror="window.__xss=2">`, async () => {
         throw new Error(`</script><script>window.__xss=3;alert(3)</script>`);
       });
-      const id = await evil.enqueue({ payload, close: "</script><script>alert(4)</script>", attr: `"><svg onload=alert(5)>` }, { queue: "q<b>" });
+      const id = await evil.enqueue(
+        { payload, close: "</script><script>alert(4)</script>", attr: `"><svg onload=alert(5)>` },
+        { queue: "q<b>" },
+      );
       await firm.drain({ queues: "*" });
-      await firm.recurring.schedule(`t<img src=x onerror=alert(6)>`, { job: `x<img src=x onerror="window.__xss=2">`, schedule: "@hourly", args: { payload } });
+      await firm.recurring.schedule(`t<img src=x onerror=alert(6)>`, {
+        job: `x<img src=x onerror="window.__xss=2">`,
+        schedule: "@hourly",
+        args: { payload },
+      });
       const base = await open(firm, { refreshInterval: 1000 });
       alarms.length = 0;
-      const pages = ["/", "/failed", `/jobs/${id}`, "/jobs?state=failed", `/queues/${encodeURIComponent("q<b>")}`, "/recurring"];
+      const pages = [
+        "/",
+        "/failed",
+        `/jobs/${id}`,
+        "/jobs?state=failed",
+        `/queues/${encodeURIComponent("q<b>")}`,
+        "/recurring",
+      ];
       for (const path of pages) {
         await page.goto(base + path);
         // On two pages also wait for a live refresh, which swaps fetched markup into the page.
@@ -203,13 +223,17 @@ const run = browserAvailable();
       expect(await page.locator("pre.args").count()).toBe(0);
       await page.goto(`${base}/jobs/${id}`);
       expect(await page.locator("pre.args").textContent()).toContain(JSON.stringify(payload));
-      expect(await page.locator(".error-message").first().textContent()).toBe("</script><script>window.__xss=3;alert(3)</script>");
+      expect(await page.locator(".error-message").first().textContent()).toBe(
+        "</script><script>window.__xss=3;alert(3)</script>",
+      );
       expect(alarms).toEqual([]);
 
       // Another origin (another port) serves a page that posts to the dashboard on load.
       const attacker = createServer((_request, response) => {
         response.writeHead(200, { "content-type": "text/html" });
-        response.end(`<form id=f method=post action="${base}/queues/mail/pause"><input name=_csrf value=guess></form><script>document.getElementById("f").submit()</script>`);
+        response.end(
+          `<form id=f method=post action="${base}/queues/mail/pause"><input name=_csrf value=guess></form><script>document.getElementById("f").submit()</script>`,
+        );
       });
       await new Promise<void>((resolve) => attacker.listen(0, "127.0.0.1", resolve));
       try {
@@ -245,7 +269,11 @@ const run = browserAvailable();
         await gate;
       });
       await showcase(env, firm);
-      const importId = await firm.enqueue("ImportCatalog", { supplier: "north-wind", rows: 125_000 }, { queue: "imports" });
+      const importId = await firm.enqueue(
+        "ImportCatalog",
+        { supplier: "north-wind", rows: 125_000 },
+        { queue: "imports" },
+      );
       const supervisor = await firm.start({ workers: [{ queues: "imports", pollingInterval: 50 }], dispatchers: [] });
       await waitFor(() => started.includes(importId!), 15_000, "the import to start");
       const server = await startDashboardServer({ firm, port: 0, refreshInterval: 0 });
@@ -276,27 +304,42 @@ const run = browserAvailable();
 /** A small, varied queue worth a picture: finished and failed work, backlog, a worker, a recurring task. */
 async function showcase(env: TestEnv, firm: FirmQueue): Promise<void> {
   const send = firm.defineJob("SendInvoiceEmail", async () => {});
-  const sync = firm.defineJob("SyncAccount", async (_args: { account: string }) => {}, { concurrency: { key: (args) => args.account, to: 1 } });
+  const sync = firm.defineJob("SyncAccount", async (_args: { account: string }) => {}, {
+    concurrency: { key: (args) => args.account, to: 1 },
+  });
   const charge = firm.defineJob("ChargeCard", async () => {
     throw new Error("card_declined: insufficient funds");
   });
   firm.defineJob("NightlyReport", async () => {});
-  for (let index = 0; index < 60; index += 1) await send.enqueue({ invoice: 1000 + index, to: `customer${index}@example.com` }, { queue: "mailers" });
+  for (let index = 0; index < 60; index += 1)
+    await send.enqueue({ invoice: 1000 + index, to: `customer${index}@example.com` }, { queue: "mailers" });
   await firm.drain({ concurrency: 4 });
   // Spread the finishes over the last hour, so the throughput chart has a shape.
   const db = await env.db();
   const finished = await db.selectFrom("firm_queue_jobs").select("id").where("finished_at", "is not", null).execute();
   for (const [index, row] of finished.entries()) {
     const minutesAgo = Math.floor(((index * 37) % 55) + (index % 3));
-    await db.updateTable("firm_queue_jobs").set({ finished_at: new Date(Date.now() - minutesAgo * 60_000) }).where("id", "=", row.id).execute();
+    await db
+      .updateTable("firm_queue_jobs")
+      .set({ finished_at: new Date(Date.now() - minutesAgo * 60_000) })
+      .where("id", "=", row.id)
+      .execute();
   }
-  for (let index = 0; index < 3; index += 1) await charge.enqueue({ customer: `cus_${index}`, amount: 4200n + BigInt(index), at: new Date("2026-12-01T09:00:00Z") }, { queue: "billing" });
+  for (let index = 0; index < 3; index += 1)
+    await charge.enqueue(
+      { customer: `cus_${index}`, amount: 4200n + BigInt(index), at: new Date("2026-12-01T09:00:00Z") },
+      { queue: "billing" },
+    );
   await firm.drain();
   for (let index = 0; index < 6; index += 1) await send.enqueue({ invoice: 2000 + index }, { queue: "mailers" });
   await send.enqueue({ invoice: 3000 }, { queue: "mailers", wait: "2h" });
   await enqueued(sync.enqueue({ account: "acme" }));
   await enqueued(sync.enqueue({ account: "acme" }));
   await firm.queues.pause("billing");
-  await firm.recurring.schedule("nightly-report", { job: "NightlyReport", schedule: "0 3 * * *", description: "Totals for finance" });
+  await firm.recurring.schedule("nightly-report", {
+    job: "NightlyReport",
+    schedule: "0 3 * * *",
+    description: "Totals for finance",
+  });
   await firm.recurring.runNow("nightly-report");
 }

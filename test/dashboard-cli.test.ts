@@ -8,7 +8,8 @@ describeEachDatabase("firm-queue dashboard", (env) => {
     const job = firm.defineJob("hello", async () => {});
     await job.enqueue({ who: "cli" }, { queue: "cli-queue" });
 
-    const refused = await spawnCli(["dashboard", "--database-url", env.url, "--host", "0.0.0.0", "--port", "0"]).finished;
+    const refused = await spawnCli(["dashboard", "--database-url", env.url, "--host", "0.0.0.0", "--port", "0"])
+      .finished;
     expect(refused.code).toBe(1);
     expect(refused.stderr).toContain("will not listen on 0.0.0.0 without authentication");
 
@@ -36,7 +37,9 @@ describeEachDatabase("firm-queue dashboard", (env) => {
       await waitFor(() => /dashboard on http:\/\/\S+:(\d+)/.test(served.output()), 20_000, "the dashboard to listen");
       const port = /dashboard on http:\/\/\S+:(\d+)/.exec(served.output())![1]!;
       expect((await fetch(`http://127.0.0.1:${port}/`)).status).toBe(401);
-      const ok = await fetch(`http://127.0.0.1:${port}/`, { headers: { authorization: `Basic ${Buffer.from("ops:secret-password").toString("base64")}` } });
+      const ok = await fetch(`http://127.0.0.1:${port}/`, {
+        headers: { authorization: `Basic ${Buffer.from("ops:secret-password").toString("base64")}` },
+      });
       expect(ok.status).toBe(200);
     } finally {
       served.child.kill("SIGTERM");

@@ -8,9 +8,11 @@ describe("dashboard formatting", () => {
   test("html escapes every interpolated value unless it is already markup", () => {
     const name = `<img src=x onerror="alert(1)">'\``;
     expect(html`<td title="${name}">${name}</td>`.value).toBe(
-      "<td title=\"&lt;img src=x onerror=&quot;alert(1)&quot;&gt;&#39;&#96;\">&lt;img src=x onerror=&quot;alert(1)&quot;&gt;&#39;&#96;</td>",
+      '<td title="&lt;img src=x onerror=&quot;alert(1)&quot;&gt;&#39;&#96;">&lt;img src=x onerror=&quot;alert(1)&quot;&gt;&#39;&#96;</td>',
     );
-    expect(html`<p>${html`<b>${"&"}</b>`}${[1, "<", null, undefined, false]}</p>`.value).toBe("<p><b>&amp;</b>1&lt;</p>");
+    expect(html`<p>${html`<b>${"&"}</b>`}${[1, "<", null, undefined, false]}</p>`.value).toBe(
+      "<p><b>&amp;</b>1&lt;</p>",
+    );
     expect(escapeHtml("</script>")).toBe("&lt;/script&gt;");
     expect(new SafeHtml("<i>").toString()).toBe("<i>");
   });
@@ -41,7 +43,13 @@ describe("dashboard formatting", () => {
     const at = new Date("2026-12-01T10:00:00.123Z");
     expect(decodeCursor(encodeCursor({ id: 42, at }))).toEqual({ id: 42, at });
     expect(decodeCursor(encodeCursor({ id: 7 }))).toEqual({ id: 7 });
-    for (const bad of ["", "x", Buffer.from("[0]").toString("base64url"), Buffer.from('["1"]').toString("base64url"), Buffer.from("[1,2,3]").toString("base64url")]) {
+    for (const bad of [
+      "",
+      "x",
+      Buffer.from("[0]").toString("base64url"),
+      Buffer.from('["1"]').toString("base64url"),
+      Buffer.from("[1,2,3]").toString("base64url"),
+    ]) {
       expect(() => decodeCursor(bad), bad).toThrow(InvalidCursorError);
     }
   });

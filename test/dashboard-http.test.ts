@@ -3,7 +3,11 @@ import { ConfigurationError, createDashboard, dashboardAuthFromEnv, startDashboa
 import { describeEachDatabase } from "./support/harness.js";
 import { csrfOf, postForm, serveUnderPrefix } from "./support/dashboard.js";
 
-const XSS_ARGS = { html: "<img src=x onerror=alert(1)>", script: "</script><script>alert(2)</script>", quote: `"'><svg onload=alert(3)>` };
+const XSS_ARGS = {
+  html: "<img src=x onerror=alert(1)>",
+  script: "</script><script>alert(2)</script>",
+  quote: `"'><svg onload=alert(3)>`,
+};
 
 describeEachDatabase("dashboard over HTTP", (env) => {
   test("mounted under a prefix: pages render with security headers, everything untrusted escaped", async () => {
@@ -16,7 +20,17 @@ describeEachDatabase("dashboard over HTTP", (env) => {
     const served = await serveUnderPrefix(createDashboard({ firm, basePath: "/admin/jobs" }), "/admin/jobs");
     try {
       expect(await (await fetch(`${served.url}/other`)).text()).toBe("the application");
-      for (const path of ["", "/", "/jobs?state=failed", `/jobs/${id}`, "/failed", "/processes", "/recurring", "/concurrency", `/queues/${encodeURIComponent("q<i>")}`]) {
+      for (const path of [
+        "",
+        "/",
+        "/jobs?state=failed",
+        `/jobs/${id}`,
+        "/failed",
+        "/processes",
+        "/recurring",
+        "/concurrency",
+        `/queues/${encodeURIComponent("q<i>")}`,
+      ]) {
         const response = await fetch(`${served.url}/admin/jobs${path}`);
         expect(response.status, path).toBe(200);
         const csp = response.headers.get("content-security-policy")!;
@@ -26,7 +40,9 @@ describeEachDatabase("dashboard over HTTP", (env) => {
         const body = await response.text();
         expect(body).not.toMatch(/<img src=x|<script>alert|<svg onload|<b>job|<i>/);
         // Every script the page loads is the dashboard's own file; no inline script at all.
-        expect([...body.matchAll(/<script\b[^>]*>/g)].map((match) => match[0])).toEqual(['<script src="/admin/jobs/assets/dashboard.js" defer>']);
+        expect([...body.matchAll(/<script\b[^>]*>/g)].map((match) => match[0])).toEqual([
+          '<script src="/admin/jobs/assets/dashboard.js" defer>',
+        ]);
         // No real tag carries an event handler or inline style (escaped text holds no "<").
         const tags = [...body.matchAll(/<[a-z][^>]*>/gi)].map((match) => match[0]);
         expect(tags.filter((tag) => /\s(on[a-z]+|style)\s*=/i.test(tag))).toEqual([]);
@@ -60,7 +76,10 @@ describeEachDatabase("dashboard over HTTP", (env) => {
       expect((await postForm(action, { _csrf: token }, { cookie, origin: "http://evil.example" })).status).toBe(403);
       expect((await postForm(action, { _csrf: token }, { cookie, "sec-fetch-site": "cross-site" })).status).toBe(403);
       expect((await postForm(action, { _csrf: token }, { cookie, origin: "null" })).status).toBe(403);
-      expect((await postForm(action, { _csrf: token }, { cookie: "firm_queue_csrf=another-cookie-value-of-32-chars_" })).status).toBe(403);
+      expect(
+        (await postForm(action, { _csrf: token }, { cookie: "firm_queue_csrf=another-cookie-value-of-32-chars_" }))
+          .status,
+      ).toBe(403);
       expect(await firm.queues.list()).toEqual([]);
 
       const done = await postForm(action, { _csrf: token }, { cookie, origin: served.url });
@@ -87,7 +106,7 @@ describeEachDatabase("dashboard over HTTP", (env) => {
     try {
       for (const path of ["/failed", `/jobs/${id}`, "/queues/default", "/recurring"]) {
         const body = await (await fetch(`${served.url}${path}`)).text();
-        expect(body, path).not.toContain("<form method=\"post\"");
+        expect(body, path).not.toContain('<form method="post"');
         expect(body).toContain("read-only");
       }
       const response = await postForm(`${served.url}/jobs/${id}/retry`, { _csrf: "x" });
@@ -112,16 +131,24 @@ describeEachDatabase("dashboard over HTTP", (env) => {
     });
     const served = await serveUnderPrefix(dashboard, "");
     try {
-      const basic = (user: string, password: string) => ({ authorization: `Basic ${Buffer.from(`${user}:${password}`).toString("base64")}` });
+      const basic = (user: string, password: string) => ({
+        authorization: `Basic ${Buffer.from(`${user}:${password}`).toString("base64")}`,
+      });
       const refused = await fetch(`${served.url}/`);
       expect(refused.status).toBe(401);
       expect(refused.headers.get("www-authenticate")).toContain("Basic");
       expect((await fetch(`${served.url}/`, { headers: basic("ops", "wrong") })).status).toBe(401);
       expect((await fetch(`${served.url}/assets/dashboard.js`)).status).toBe(401);
       expect((await fetch(`${served.url}/`, { headers: basic("ops", "s3cret pass") })).status).toBe(200);
-      expect((await fetch(`${served.url}/`, { headers: { authorization: "Bearer token-0123456789abcdef" } })).status).toBe(200);
-      expect((await fetch(`${served.url}/`, { headers: { authorization: "Bearer token-0123456789abcdeX" } })).status).toBe(401);
-      expect((await fetch(`${served.url}/`, { headers: { ...basic("ops", "s3cret pass"), "x-blocked": "1" } })).status).toBe(403);
+      expect(
+        (await fetch(`${served.url}/`, { headers: { authorization: "Bearer token-0123456789abcdef" } })).status,
+      ).toBe(200);
+      expect(
+        (await fetch(`${served.url}/`, { headers: { authorization: "Bearer token-0123456789abcdeX" } })).status,
+      ).toBe(401);
+      expect(
+        (await fetch(`${served.url}/`, { headers: { ...basic("ops", "s3cret pass"), "x-blocked": "1" } })).status,
+      ).toBe(403);
       expect(seen.length).toBeGreaterThanOrEqual(3);
     } finally {
       await served.close();
@@ -141,16 +168,22 @@ describeEachDatabase("dashboard over HTTP", (env) => {
     }
     const viaFetch = await open.fetch(new Request("http://dashboard.test/"));
     expect(viaFetch.status).toBe(403);
-    const allowed = await createDashboard({ firm, allowUnauthenticated: true, basePath: "/jobs" }).fetch(new Request("http://dashboard.test/jobs/failed"));
+    const allowed = await createDashboard({ firm, allowUnauthenticated: true, basePath: "/jobs" }).fetch(
+      new Request("http://dashboard.test/jobs/failed"),
+    );
     expect(allowed.status).toBe(200);
     expect(await allowed.text()).toContain("Failed jobs");
-    const bearer = await createDashboard({ firm, bearerToken: "token-0123456789abcdef" }).fetch(new Request("http://dashboard.test/", { headers: { authorization: "Bearer token-0123456789abcdef" } }));
+    const bearer = await createDashboard({ firm, bearerToken: "token-0123456789abcdef" }).fetch(
+      new Request("http://dashboard.test/", { headers: { authorization: "Bearer token-0123456789abcdef" } }),
+    );
     expect(bearer.status).toBe(200);
   });
 
   test("the standalone server refuses a non-loopback address without authentication; options are checked", async () => {
     const firm = env.firm();
-    await expect(startDashboardServer({ firm, host: "0.0.0.0", port: 0 })).rejects.toThrow(/will not listen on 0\.0\.0\.0 without authentication/);
+    await expect(startDashboardServer({ firm, host: "0.0.0.0", port: 0 })).rejects.toThrow(
+      /will not listen on 0\.0\.0\.0 without authentication/,
+    );
     await expect(startDashboardServer({ firm, host: "::", port: 0 })).rejects.toThrow(ConfigurationError);
     const server = await startDashboardServer({ firm, host: "127.0.0.1", port: 0 });
     try {
@@ -161,7 +194,13 @@ describeEachDatabase("dashboard over HTTP", (env) => {
     expect(() => createDashboard({ firm, basePath: "no-slash<" })).toThrow(ConfigurationError);
     expect(() => createDashboard({ firm, bearerToken: "short" })).toThrow(/at least 16/);
     expect(() => createDashboard({ firm, colour: "red" } as never)).toThrow(/Unknown dashboard option "colour"/);
-    expect(dashboardAuthFromEnv({ FIRM_QUEUE_DASHBOARD_USERNAME: "a", FIRM_QUEUE_DASHBOARD_PASSWORD: "b", FIRM_QUEUE_DASHBOARD_TOKEN: "t" })).toEqual({ basicAuth: { username: "a", password: "b" }, bearerToken: "t" });
+    expect(
+      dashboardAuthFromEnv({
+        FIRM_QUEUE_DASHBOARD_USERNAME: "a",
+        FIRM_QUEUE_DASHBOARD_PASSWORD: "b",
+        FIRM_QUEUE_DASHBOARD_TOKEN: "t",
+      }),
+    ).toEqual({ basicAuth: { username: "a", password: "b" }, bearerToken: "t" });
     expect(() => dashboardAuthFromEnv({ FIRM_QUEUE_DASHBOARD_USERNAME: "a" })).toThrow(ConfigurationError);
   });
 
@@ -170,12 +209,20 @@ describeEachDatabase("dashboard over HTTP", (env) => {
     const job = firm.defineJob("flaky", async () => {
       throw new Error("down");
     });
-    const ids = [await job.enqueue({ n: 1 }), await job.enqueue({ n: 2 }), await job.enqueue({ n: 3 }, { queue: "other" })];
+    const ids = [
+      await job.enqueue({ n: 1 }),
+      await job.enqueue({ n: 2 }),
+      await job.enqueue({ n: 3 }, { queue: "other" }),
+    ];
     await firm.drain({ queues: "*" });
     const served = await serveUnderPrefix(createDashboard({ firm }), "");
     try {
       const { cookie, token } = await csrfOf(await fetch(`${served.url}/failed`));
-      const retried = await postForm(`${served.url}/failed/retry`, { _csrf: token, ids: [String(ids[0]), String(ids[1])] }, { cookie });
+      const retried = await postForm(
+        `${served.url}/failed/retry`,
+        { _csrf: token, ids: [String(ids[0]), String(ids[1])] },
+        { cookie },
+      );
       expect(retried.headers.get("location")).toBe("/failed?notice=retried&n=2");
       expect((await firm.getJob(ids[0]!))!.state).toBe("ready");
       expect((await firm.getJob(ids[1]!))!.state).toBe("ready");
@@ -183,7 +230,11 @@ describeEachDatabase("dashboard over HTTP", (env) => {
       const again = await postForm(`${served.url}/failed/retry`, { _csrf: token, only: String(ids[0]) }, { cookie });
       expect(again.status).toBe(409);
       expect(await again.text()).toContain("is ready, not failed");
-      const discarded = await postForm(`${served.url}/failed/discard-all`, { _csrf: token, queue: "other", confirm: "yes" }, { cookie });
+      const discarded = await postForm(
+        `${served.url}/failed/discard-all`,
+        { _csrf: token, queue: "other", confirm: "yes" },
+        { cookie },
+      );
       expect(discarded.headers.get("location")).toBe("/failed?queue=other&notice=discarded&n=1");
       expect(await firm.getJob(ids[2]!)).toBeNull();
     } finally {

@@ -8,7 +8,8 @@ describeEachDatabase("firm.inspect", (env) => {
     const email = firm.defineJob("email", async () => {});
     const report = firm.defineJob("report", async () => {});
     const ids: number[] = [];
-    for (let index = 0; index < 5; index += 1) ids.push(await email.enqueue({ index }, { queue: index % 2 === 0 ? "mail" : "other" }));
+    for (let index = 0; index < 5; index += 1)
+      ids.push(await email.enqueue({ index }, { queue: index % 2 === 0 ? "mail" : "other" }));
     const reportId = await report.enqueue({ big: 10n, at: new Date("2026-01-02T03:04:05Z") });
     await email.enqueue({ later: true }, { wait: "1h" });
 
@@ -21,14 +22,26 @@ describeEachDatabase("firm.inspect", (env) => {
     expect(third.jobs.map((job) => job.id)).toEqual([ids[1], ids[0]]);
     expect(third.nextCursor).toBeNull();
 
-    expect((await firm.inspect.jobs({ state: "ready", queue: "mail" })).jobs.map((job) => job.id)).toEqual([ids[4], ids[2], ids[0]]);
+    expect((await firm.inspect.jobs({ state: "ready", queue: "mail" })).jobs.map((job) => job.id)).toEqual([
+      ids[4],
+      ids[2],
+      ids[0],
+    ]);
     const reports = await firm.inspect.jobs({ state: "ready", name: "report" });
     expect(reports.jobs).toHaveLength(1);
-    expect(reports.jobs[0]).toMatchObject({ id: reportId, name: "report", queue: "default", state: "ready", arguments: { big: 10n, at: new Date("2026-01-02T03:04:05Z") } });
+    expect(reports.jobs[0]).toMatchObject({
+      id: reportId,
+      name: "report",
+      queue: "default",
+      state: "ready",
+      arguments: { big: 10n, at: new Date("2026-01-02T03:04:05Z") },
+    });
     const scheduled = await firm.inspect.jobs({ state: "scheduled" });
     expect(scheduled.jobs).toHaveLength(1);
     expect(scheduled.jobs[0]!.since.getTime()).toBeGreaterThan(Date.now() + 50 * 60_000);
-    expect((await firm.inspect.jobs({ state: "scheduled", to: new Date(Date.now() + 30 * 60_000) })).jobs).toHaveLength(0);
+    expect((await firm.inspect.jobs({ state: "scheduled", to: new Date(Date.now() + 30 * 60_000) })).jobs).toHaveLength(
+      0,
+    );
     expect((await firm.inspect.jobs({ state: "ready", from: new Date(Date.now() + 60_000) })).jobs).toHaveLength(0);
   });
 
@@ -54,19 +67,33 @@ describeEachDatabase("firm.inspect", (env) => {
     expect(page1.jobs[0]!.finishedAt).toEqual(page1.jobs[0]!.since);
 
     const failed = await firm.inspect.jobs({ state: "failed" });
-    expect(failed.jobs).toEqual([expect.objectContaining({ id: failedId, state: "failed", error: expect.objectContaining({ name: "TypeError", message: "<b>no</b>" }) })]);
+    expect(failed.jobs).toEqual([
+      expect.objectContaining({
+        id: failedId,
+        state: "failed",
+        error: expect.objectContaining({ name: "TypeError", message: "<b>no</b>" }),
+      }),
+    ]);
 
     expect(await firm.inspect.count({ state: "finished" })).toEqual({ count: 3, exact: true });
     expect(await firm.inspect.count({ state: "finished", upTo: 2 })).toEqual({ count: 2, exact: false });
     expect(await firm.inspect.count({ state: "finished", name: "bad" })).toEqual({ count: 0, exact: true });
-    expect(await firm.inspect.count({ state: "failed", name: "bad", queue: "default" })).toEqual({ count: 1, exact: true });
+    expect(await firm.inspect.count({ state: "failed", name: "bad", queue: "default" })).toEqual({
+      count: 1,
+      exact: true,
+    });
     expect(await firm.inspect.count({ state: "failed", queue: "other" })).toEqual({ count: 0, exact: true });
-    expect(await firm.inspect.count({ state: "failed", from: new Date(Date.now() + 60_000) })).toEqual({ count: 0, exact: true });
+    expect(await firm.inspect.count({ state: "failed", from: new Date(Date.now() + 60_000) })).toEqual({
+      count: 0,
+      exact: true,
+    });
     await expect(firm.inspect.count({ state: "failed", upTo: 0 })).rejects.toThrow(ConfigurationError);
     await expect(firm.inspect.jobs({ state: "finished", cursor: "nonsense" })).rejects.toThrow(InvalidCursorError);
     await expect(firm.inspect.jobs({ state: "done" as never })).rejects.toThrow(ConfigurationError);
     await expect(firm.inspect.jobs({ state: "ready", limit: 501 })).rejects.toThrow(/at most 500/);
-    await expect(firm.inspect.jobs({ state: "ready", colour: "red" } as never)).rejects.toThrow(/Unknown inspect.jobs option "colour"/);
+    await expect(firm.inspect.jobs({ state: "ready", colour: "red" } as never)).rejects.toThrow(
+      /Unknown inspect.jobs option "colour"/,
+    );
     await expect(firm.inspect.job(0)).rejects.toThrow(ConfigurationError);
   });
 
@@ -84,7 +111,16 @@ describeEachDatabase("firm.inspect", (env) => {
     await firm.queues.pause("c");
     const counts = await firm.inspect.queues();
     expect(counts).toEqual([
-      { name: "a", ready: 2, scheduled: 0, blocked: 0, claimed: 0, failed: 0, latency: expect.any(Number), paused: false },
+      {
+        name: "a",
+        ready: 2,
+        scheduled: 0,
+        blocked: 0,
+        claimed: 0,
+        failed: 0,
+        latency: expect.any(Number),
+        paused: false,
+      },
       { name: "b", ready: 0, scheduled: 1, blocked: 0, claimed: 0, failed: 1, latency: 0, paused: false },
       { name: "c", ready: 0, scheduled: 0, blocked: 0, claimed: 0, failed: 0, latency: 0, paused: true },
     ]);
@@ -129,7 +165,15 @@ describeEachDatabase("firm.inspect", (env) => {
 
       const semaphores = await firm.inspect.semaphores();
       expect(semaphores).toEqual([
-        expect.objectContaining({ key: "slow/A", limit: 1, available: 0, inUse: 1, blockedCount: 1, running: [expect.objectContaining({ id: running, state: "claimed", processId: worker.id })], blocked: [expect.objectContaining({ id: waiting, state: "blocked" })] }),
+        expect.objectContaining({
+          key: "slow/A",
+          limit: 1,
+          available: 0,
+          inUse: 1,
+          blockedCount: 1,
+          running: [expect.objectContaining({ id: running, state: "claimed", processId: worker.id })],
+          blocked: [expect.objectContaining({ id: waiting, state: "blocked" })],
+        }),
       ]);
       // Another instance without the definition does not know the limit.
       expect((await env.firm().inspect.semaphores())[0]).toMatchObject({ limit: null, inUse: null, available: 0 });
@@ -143,10 +187,20 @@ describeEachDatabase("firm.inspect", (env) => {
   test("recurring tasks show their latest runs; runNow enqueues one outside the schedule; throughput counts per minute", async () => {
     const firm = env.firm();
     firm.defineJob("report", async () => {});
-    await firm.recurring.schedule("nightly", { job: "report", schedule: "0 3 * * *", args: { depth: 2 }, queue: "reports" });
+    await firm.recurring.schedule("nightly", {
+      job: "report",
+      schedule: "0 3 * * *",
+      args: { depth: 2 },
+      queue: "reports",
+    });
     const jobId = await firm.recurring.runNow("nightly");
     expect(jobId).toEqual(expect.any(Number));
-    expect(await firm.getJob(jobId!)).toMatchObject({ name: "report", queue: "reports", arguments: { depth: 2 }, state: "ready" });
+    expect(await firm.getJob(jobId!)).toMatchObject({
+      name: "report",
+      queue: "reports",
+      arguments: { depth: 2 },
+      state: "ready",
+    });
     let [task] = await firm.inspect.recurringTasks();
     expect(task).toMatchObject({ key: "nightly", static: false, lastRunAt: null, runs: [{ jobId, state: "ready" }] });
     await firm.drain();

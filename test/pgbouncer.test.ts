@@ -51,7 +51,10 @@ describe.skipIf(!underTest || missing)("PgBouncer in transaction mode [postgres]
   it("migrates through the pooler, two migrators at once, and leaves no lock held", async () => {
     // Several server connections behind the pooler, so consecutive statements land on different ones.
     await Promise.all([...Array(4)].map(() => query(pooled, "SELECT pg_sleep(0.2)")));
-    const [first, second] = await Promise.all([firm({ databaseUrl: pooled }).migrate(), firm({ databaseUrl: pooled }).migrate()]);
+    const [first, second] = await Promise.all([
+      firm({ databaseUrl: pooled }).migrate(),
+      firm({ databaseUrl: pooled }).migrate(),
+    ]);
     expect([first.length, second.length].sort()).toEqual([0, first.length + second.length]);
     expect(first.length + second.length).toBeGreaterThan(0);
     // A session-level advisory lock taken on one server connection and "released" on another
@@ -78,7 +81,10 @@ describe.skipIf(!underTest || missing)("PgBouncer in transaction mode [postgres]
     }
     await worker.migrate();
     // A minute between polls: only a notification can wake the worker within the test's time.
-    const supervisor = await worker.start({ workers: [{ concurrency: 4, pollingInterval: "60s" }], dispatchers: [{ pollingInterval: "200ms" }] });
+    const supervisor = await worker.start({
+      workers: [{ concurrency: 4, pollingInterval: "60s" }],
+      dispatchers: [{ pollingInterval: "200ms" }],
+    });
     await waitFor(async () => (await listeners(direct)) === 1, 10_000, "the LISTEN connection to the server");
     const ids = [
       ...(await Promise.all([...Array(20)].map((_, n) => enqueuer.enqueue("plain", { n })))),
@@ -88,7 +94,15 @@ describe.skipIf(!underTest || missing)("PgBouncer in transaction mode [postgres]
     ] as number[];
     const db = (await enqueuer.database()).db;
     await waitFor(
-      async () => (await db.selectFrom("firm_queue_jobs").select("id").where("id", "in", ids).where("finished_at", "is not", null).execute()).length === ids.length,
+      async () =>
+        (
+          await db
+            .selectFrom("firm_queue_jobs")
+            .select("id")
+            .where("id", "in", ids)
+            .where("finished_at", "is not", null)
+            .execute()
+        ).length === ids.length,
       20_000,
       "every job finished",
     );
@@ -103,7 +117,19 @@ describe.skipIf(!underTest || missing)("PgBouncer in transaction mode [postgres]
     enqueuer.defineJob("noop", () => undefined);
     await enqueuer.migrate();
     const host = spawnCli(
-      ["start", "--require", `${ROOT}/test/fixtures/multi-host-jobs.ts`, "--database-url", pooled, "--listen-url", direct, "--mode", "fork", "--polling-interval", "60s"],
+      [
+        "start",
+        "--require",
+        `${ROOT}/test/fixtures/multi-host-jobs.ts`,
+        "--database-url",
+        pooled,
+        "--listen-url",
+        direct,
+        "--mode",
+        "fork",
+        "--polling-interval",
+        "60s",
+      ],
       { FIRM_QUEUE_LOG_LEVEL: "warn" },
     );
     try {
@@ -112,7 +138,15 @@ describe.skipIf(!underTest || missing)("PgBouncer in transaction mode [postgres]
       const ids = (await Promise.all([...Array(10)].map(() => enqueuer.enqueue("noop", null)))) as number[];
       const db = (await enqueuer.database()).db;
       await waitFor(
-        async () => (await db.selectFrom("firm_queue_jobs").select("id").where("id", "in", ids).where("finished_at", "is not", null).execute()).length === ids.length,
+        async () =>
+          (
+            await db
+              .selectFrom("firm_queue_jobs")
+              .select("id")
+              .where("id", "in", ids)
+              .where("finished_at", "is not", null)
+              .execute()
+          ).length === ids.length,
         20_000,
         "every job finished",
       );
@@ -137,6 +171,9 @@ async function query(url: string, text: string): Promise<Array<Record<string, nu
 /** Connections to this test's database that sit in LISTEN (seen on the server itself). */
 async function listeners(direct: string): Promise<number> {
   const name = new URL(direct).pathname.slice(1);
-  const rows = await query(direct, `SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = '${name}' AND query LIKE 'LISTEN %'`);
+  const rows = await query(
+    direct,
+    `SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = '${name}' AND query LIKE 'LISTEN %'`,
+  );
   return Number(rows[0]!.n);
 }

@@ -27,33 +27,29 @@ const restartable = testDialects().flatMap((dialect) => {
 });
 
 describe.runIf(restartable.length > 0).each(restartable)("a test server restart [%s]", (dialect, start) => {
-  it(
-    "comes back on the same port with its data, and connections from before it are dropped",
-    async () => {
-      const server = await start();
+  it("comes back on the same port with its data, and connections from before it are dropped", async () => {
+    const server = await start();
+    try {
+      const database = await createDatabaseOn(dialect, server.url);
       try {
-        const database = await createDatabaseOn(dialect, server.url);
+        const firm = new FirmQueue({ databaseUrl: database.url, logger: silentLogger });
+        await firm.migrate();
+        const id = await firm.enqueue("kept", { n: 1 });
+        await firm.close();
+        const { dropped } = await holders[dialect](database.url);
+        await server.restart();
+        expect(await Promise.race([dropped, new Promise((resolve) => setTimeout(resolve, 10_000, false))])).toBe(true);
+        const after = new FirmQueue({ databaseUrl: database.url, logger: silentLogger });
         try {
-          const firm = new FirmQueue({ databaseUrl: database.url, logger: silentLogger });
-          await firm.migrate();
-          const id = await firm.enqueue("kept", { n: 1 });
-          await firm.close();
-          const { dropped } = await holders[dialect](database.url);
-          await server.restart();
-          expect(await Promise.race([dropped, new Promise((resolve) => setTimeout(resolve, 10_000, false))])).toBe(true);
-          const after = new FirmQueue({ databaseUrl: database.url, logger: silentLogger });
-          try {
-            expect(await after.getJob(id!)).toMatchObject({ id, name: "kept", arguments: { n: 1 } });
-          } finally {
-            await after.close();
-          }
+          expect(await after.getJob(id!)).toMatchObject({ id, name: "kept", arguments: { n: 1 } });
         } finally {
-          await database.drop();
+          await after.close();
         }
       } finally {
-        await server.stop();
+        await database.drop();
       }
-    },
-    120_000,
-  );
+    } finally {
+      await server.stop();
+    }
+  }, 120_000);
 });

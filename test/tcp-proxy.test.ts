@@ -48,7 +48,9 @@ describe("TcpProxy (test support)", () => {
     const c = client(proxy.port);
     c.socket.write("hello");
     await waitFor(() => c.received() === "HELLO", 5000, "the echo");
-    expect(proxy.rewrite("postgres://user@10.0.0.1:5432/db?x=1")).toBe(`postgres://user@127.0.0.1:${proxy.port}/db?x=1`);
+    expect(proxy.rewrite("postgres://user@10.0.0.1:5432/db?x=1")).toBe(
+      `postgres://user@127.0.0.1:${proxy.port}/db?x=1`,
+    );
     expect(proxy.connections).toBe(1);
     c.socket.destroy();
   });

@@ -20,11 +20,17 @@ export function firmQueueAdapter(dialect, { preserveFinishedJobs = true } = {}) 
     retains: true,
     async open({ url, concurrency, pollingInterval, queues, attach, retained = 0 }) {
       const { FirmQueue, silentLogger } = await importPeer("firm-queue");
-      const firm = new FirmQueue({ databaseUrl: url, logger: silentLogger, poolSize: concurrency + 2, preserveFinishedJobs });
+      const firm = new FirmQueue({
+        databaseUrl: url,
+        logger: silentLogger,
+        poolSize: concurrency + 2,
+        preserveFinishedJobs,
+      });
       try {
         if (!attach) await firm.migrate();
         // Finished jobs of the queue and job the throughput phase uses, as if it had run before.
-        if (!attach && retained > 0) await fillRetainedJobs(dialect, url, retained, { queue: queues[0], jobName: queues[0] });
+        if (!attach && retained > 0)
+          await fillRetainedJobs(dialect, url, retained, { queue: queues[0], jobName: queues[0] });
       } catch (error) {
         await firm.close();
         throw error;
@@ -33,7 +39,9 @@ export function firmQueueAdapter(dialect, { preserveFinishedJobs = true } = {}) 
       const handlers = new Map();
       // Jobs are defined up front: one job name per queue, each calling whatever handler the
       // current phase installed.
-      const jobs = new Map(queues.map((queue) => [queue, firm.defineJob(queue, (payload) => handlers.get(queue)?.(payload), { queue })]));
+      const jobs = new Map(
+        queues.map((queue) => [queue, firm.defineJob(queue, (payload) => handlers.get(queue)?.(payload), { queue })]),
+      );
       return {
         version: firmQueueVersion(),
         settings: `one worker: queues "*", concurrency ${concurrency}, pollingInterval ${pollingInterval} ms; poolSize ${concurrency + 2}; no dispatcher; preserveFinishedJobs ${preserveFinishedJobs}${preserveFinishedJobs ? " (default)" : " (finished jobs deleted at once)"}${retained > 0 ? `; ${retained} finished jobs in the table before the run` : ""}`,
@@ -46,7 +54,10 @@ export function firmQueueAdapter(dialect, { preserveFinishedJobs = true } = {}) 
         },
         startWorker: async (queue, handler) => {
           handlers.set(queue, handler);
-          const supervisor = await firm.start({ workers: [{ queues: "*", concurrency, pollingInterval }], dispatchers: [] });
+          const supervisor = await firm.start({
+            workers: [{ queues: "*", concurrency, pollingInterval }],
+            dispatchers: [],
+          });
           return { stop: () => supervisor.stop() };
         },
         clear: async (queue) => {
@@ -63,8 +74,16 @@ export function firmQueueAdapter(dialect, { preserveFinishedJobs = true } = {}) 
 function firmQueueVersion() {
   const { version } = JSON.parse(readFileSync(new URL("../../package.json", import.meta.url), "utf8"));
   try {
-    const commit = execFileSync("git", ["rev-parse", "--short", "HEAD"], { cwd: new URL("..", import.meta.url), encoding: "utf8", stdio: ["ignore", "pipe", "ignore"] }).trim();
-    const dirty = execFileSync("git", ["status", "--porcelain", "--", "src"], { cwd: new URL("..", import.meta.url), encoding: "utf8", stdio: ["ignore", "pipe", "ignore"] }).trim();
+    const commit = execFileSync("git", ["rev-parse", "--short", "HEAD"], {
+      cwd: new URL("..", import.meta.url),
+      encoding: "utf8",
+      stdio: ["ignore", "pipe", "ignore"],
+    }).trim();
+    const dirty = execFileSync("git", ["status", "--porcelain", "--", "src"], {
+      cwd: new URL("..", import.meta.url),
+      encoding: "utf8",
+      stdio: ["ignore", "pipe", "ignore"],
+    }).trim();
     return `${version} (${commit}${dirty ? ", src modified" : ""})`;
   } catch {
     return version;

@@ -28,7 +28,9 @@ export function graphileWorkerAdapter({ batched }) {
         throw error;
       }
       // Options graphile-worker 0.17 takes only through a preset.
-      const preset = batched ? { worker: { localQueue: { size: LOCAL_QUEUE_SIZE }, completeJobBatchDelay: 0, failJobBatchDelay: 0 } } : undefined;
+      const preset = batched
+        ? { worker: { localQueue: { size: LOCAL_QUEUE_SIZE }, completeJobBatchDelay: 0, failJobBatchDelay: 0 } }
+        : undefined;
       const batching = batched
         ? `localQueue size ${LOCAL_QUEUE_SIZE}, completeJobBatchDelay 0, failJobBatchDelay 0 (set through \`preset.worker\`)`
         : "no localQueue batching, no completeJobBatchDelay";

@@ -46,7 +46,11 @@ export function pgBossAdapter({ batched }) {
         throw error;
       }
       const failIfErrored = () => {
-        if (errors.length > 0) throw new Error(`pg-boss reported an error: ${String(/** @type {Error} */ (errors[0])?.message ?? errors[0])}`, { cause: errors[0] });
+        if (errors.length > 0)
+          throw new Error(
+            `pg-boss reported an error: ${String(/** @type {Error} */ (errors[0])?.message ?? errors[0])}`,
+            { cause: errors[0] },
+          );
       };
       const inFlight = batched
         ? `${workers} work() calls with batchSize ${batchSize} each (up to ${workers * batchSize} jobs fetched and in flight at once; concurrency ${concurrency} does not apply)`
@@ -66,9 +70,11 @@ export function pgBossAdapter({ batched }) {
           // Each work() call is one polling worker.
           const ids = [];
           for (let i = 0; i < workers; i++) {
-            ids.push(await boss.work(queue, options, async (jobs) => {
-              for (const job of jobs) handler(job.data);
-            }));
+            ids.push(
+              await boss.work(queue, options, async (jobs) => {
+                for (const job of jobs) handler(job.data);
+              }),
+            );
           }
           return {
             stop: async () => {
@@ -105,7 +111,8 @@ const IDLE_TIMEOUT_MS = 30_000;
 async function untilIdle(pool) {
   const deadline = Date.now() + IDLE_TIMEOUT_MS;
   for (let idle = 0; idle < IDLE_CHECKS; ) {
-    if (Date.now() > deadline) throw new Error(`pg-boss still had queries in flight ${IDLE_TIMEOUT_MS / 1000} s after its workers were stopped`);
+    if (Date.now() > deadline)
+      throw new Error(`pg-boss still had queries in flight ${IDLE_TIMEOUT_MS / 1000} s after its workers were stopped`);
     await new Promise((resolve) => setTimeout(resolve, IDLE_CHECK_MS));
     idle = pool.totalCount - pool.idleCount + pool.waitingCount === 0 ? idle + 1 : 0;
   }

@@ -8,7 +8,8 @@
 export function printReport({ headings, rounds, jobs, latencySamples, referenceId }) {
   console.log(`\n${headings.join("\n")}\n`);
   if (rounds.length > 1) {
-    for (const round of rounds) console.log(`Round ${round.round}:\n\n${absoluteTable([round], jobs, latencySamples)}\n`);
+    for (const round of rounds)
+      console.log(`Round ${round.round}:\n\n${absoluteTable([round], jobs, latencySamples)}\n`);
     console.log(`Median of the ${rounds.length} rounds:\n`);
   }
   console.log(absoluteTable(rounds, jobs, latencySamples));
@@ -21,7 +22,10 @@ export function printReport({ headings, rounds, jobs, latencySamples, referenceI
     console.log(`\nNo ratios: the reference, ${referenceId}, was not measured.`);
   }
   console.log("\nSettings:");
-  for (const result of rounds[0]?.results ?? []) console.log(`- ${result.label}: ${result.settings || (result.skipped ? `skipped: ${result.skipped}` : `failed: ${result.error}`)}`);
+  for (const result of rounds[0]?.results ?? [])
+    console.log(
+      `- ${result.label}: ${result.settings || (result.skipped ? `skipped: ${result.skipped}` : `failed: ${result.error}`)}`,
+    );
   console.log("\nServers:");
   for (const [kind, note] of Object.entries(rounds[0]?.notes ?? {})) console.log(`- ${kind}: ${note}`);
 }
@@ -36,14 +40,22 @@ const METRICS = [
   { key: "processing", title: "processing (jobs/s)", higher: true, digits: 0 },
   { key: "median", title: "latency median, other process (ms)", higher: false, digits: 1, samples: "samples" },
   { key: "p99", title: "latency p99, other process (ms)", higher: false, digits: 1 },
-  { key: "medianInProcess", title: "latency median, same process (ms)", higher: false, digits: 1, samples: "samplesInProcess" },
+  {
+    key: "medianInProcess",
+    title: "latency median, same process (ms)",
+    higher: false,
+    digits: 1,
+    samples: "samplesInProcess",
+  },
   { key: "p99InProcess", title: "latency p99, same process (ms)", higher: false, digits: 1 },
   { key: "rss", title: "worker RSS (MB)", higher: false, digits: 0 },
 ];
 
 /** The metrics at least one result of these rounds has. @param {Round[]} rounds */
 function metricsOf(rounds) {
-  return METRICS.filter((metric) => rounds.some((round) => round.results.some((result) => Number.isFinite(result.measurement?.[metric.key]))));
+  return METRICS.filter((metric) =>
+    rounds.some((round) => round.results.some((result) => Number.isFinite(result.measurement?.[metric.key]))),
+  );
 }
 
 /**
@@ -54,13 +66,18 @@ function metricsOf(rounds) {
 /** Absolute numbers of one round, or the median of several. @param {Round[]} rounds */
 export function absoluteTable(rounds, jobs, latencySamples) {
   const metrics = metricsOf(rounds);
-  const lines = [`| system | version | ${metrics.map((metric) => metric.title).join(" | ")} |`, `|---|---|${metrics.map(() => "---:").join("|")}|`];
+  const lines = [
+    `| system | version | ${metrics.map((metric) => metric.title).join(" | ")} |`,
+    `|---|---|${metrics.map(() => "---:").join("|")}|`,
+  ];
   for (const id of systemIds(rounds)) {
     const entries = rounds.map((round) => round.results.find((result) => result.id === id)).filter(Boolean);
     const first = entries[0];
     const measured = entries.map((entry) => entry.measurement).filter(Boolean);
     if (measured.length === 0) {
-      lines.push(`| ${first.label} | ${first.version || "–"} | ${first.skipped ? `skipped: ${first.skipped}` : `failed: ${first.error}`} |`);
+      lines.push(
+        `| ${first.label} | ${first.version || "–"} | ${first.skipped ? `skipped: ${first.skipped}` : `failed: ${first.error}`} |`,
+      );
       continue;
     }
     const cells = metrics.map((metric) => {
@@ -68,7 +85,8 @@ export function absoluteTable(rounds, jobs, latencySamples) {
       if (values.length === 0) return "–";
       let cell = median(values).toFixed(metric.digits);
       // Mark numbers measured on less than the full workload (time budget reached).
-      if (metric.key === "processing" && measured.some((m) => m.processed < jobs)) cell += ` (${Math.round(median(measured.map((m) => m.processed)))} jobs)`;
+      if (metric.key === "processing" && measured.some((m) => m.processed < jobs))
+        cell += ` (${Math.round(median(measured.map((m) => m.processed)))} jobs)`;
       const samples = metric.samples && measured.map((m) => m[metric.samples]).filter(Number.isFinite);
       if (samples?.some((n) => n < latencySamples)) cell += ` (${Math.round(median(samples))} samples)`;
       return cell;
@@ -99,7 +117,9 @@ export function ratioTable(rounds, referenceId) {
     const cells = perMetric.map((ratios) => {
       if (ratios.length === 0) return "–";
       const cell = `${formatRatio(median(ratios))}×`;
-      return ratios.length > 1 && id !== referenceId ? `${cell} (${formatRatio(Math.min(...ratios))}–${formatRatio(Math.max(...ratios))})` : cell;
+      return ratios.length > 1 && id !== referenceId
+        ? `${cell} (${formatRatio(Math.min(...ratios))}–${formatRatio(Math.max(...ratios))})`
+        : cell;
     });
     lines.push(`| ${label} | ${cells.join(" | ")} |`);
   }
@@ -129,7 +149,9 @@ function roundRatios(rounds, id, referenceId, key) {
   return rounds.flatMap((round) => {
     const mine = round.results.find((result) => result.id === id)?.measurement;
     const reference = round.results.find((result) => result.id === referenceId)?.measurement;
-    return mine && reference && Number.isFinite(mine[key]) && Number.isFinite(reference[key]) ? [mine[key] / reference[key]] : [];
+    return mine && reference && Number.isFinite(mine[key]) && Number.isFinite(reference[key])
+      ? [mine[key] / reference[key]]
+      : [];
   });
 }
 

@@ -39,7 +39,11 @@ export function mergeResults(files) {
       }
     }
   }
-  return [...byMode.values()].map((report) => ({ ...report, heading: report.headings.join("\n"), rounds: report.rounds.map((round, index) => ({ ...round, round: index + 1 })) }));
+  return [...byMode.values()].map((report) => ({
+    ...report,
+    heading: report.headings.join("\n"),
+    rounds: report.rounds.map((round, index) => ({ ...round, round: index + 1 })),
+  }));
 }
 
 /** @param {string} file @returns {Report[]} */
@@ -57,7 +61,10 @@ function sameProcessLatency(round) {
     results: round.results.map((result) => {
       if (!result.measurement) return result;
       const { median, p99, samples, ...rest } = result.measurement;
-      return { ...result, measurement: { ...rest, medianInProcess: median, p99InProcess: p99, samplesInProcess: samples } };
+      return {
+        ...result,
+        measurement: { ...rest, medianInProcess: median, p99InProcess: p99, samplesInProcess: samples },
+      };
     }),
   };
 }

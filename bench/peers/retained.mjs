@@ -11,7 +11,8 @@
  * @param {{ queue: string, jobName: string }} as which queue and job the rows belong to
  */
 export async function fillRetainedJobs(dialect, url, count, { queue, jobName }) {
-  if (!Number.isInteger(count) || count <= 0) throw new Error(`retained job count must be a positive integer, got ${count}`);
+  if (!Number.isInteger(count) || count <= 0)
+    throw new Error(`retained job count must be a positive integer, got ${count}`);
   if (dialect === "postgres") return fillPostgres(url, count, queue, jobName);
   if (dialect === "mysql") return fillMariadb(url, count, queue, jobName);
   return fillSqlite(url, count, queue, jobName);

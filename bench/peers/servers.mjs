@@ -12,16 +12,20 @@ const DISCONNECT_WAIT_MS = 5000;
 /** What each throwaway server was, for the report. */
 const SERVER_NOTES = {
   postgres: {
-    relaxed: "throwaway PostgreSQL on loopback, durability off as in the test suite (fsync, synchronous_commit, full_page_writes off)",
-    durable: "throwaway PostgreSQL on loopback, durable commits (fsync, synchronous_commit, full_page_writes on: PostgreSQL's defaults)",
+    relaxed:
+      "throwaway PostgreSQL on loopback, durability off as in the test suite (fsync, synchronous_commit, full_page_writes off)",
+    durable:
+      "throwaway PostgreSQL on loopback, durable commits (fsync, synchronous_commit, full_page_writes on: PostgreSQL's defaults)",
   },
   mysql: {
-    relaxed: "throwaway MariaDB on loopback, durability off as in the test suite (innodb_flush_log_at_trx_commit=2, doublewrite off)",
-    durable: "throwaway MariaDB on loopback, durable commits (innodb_flush_log_at_trx_commit=1, doublewrite on: MariaDB's defaults)",
+    relaxed:
+      "throwaway MariaDB on loopback, durability off as in the test suite (innodb_flush_log_at_trx_commit=2, doublewrite off)",
+    durable:
+      "throwaway MariaDB on loopback, durable commits (innodb_flush_log_at_trx_commit=1, doublewrite on: MariaDB's defaults)",
   },
   redis: {
-    relaxed: "throwaway Redis on loopback, no persistence (save \"\", appendonly no)",
-    durable: "throwaway Redis on loopback, no persistence (save \"\", appendonly no) in both modes",
+    relaxed: 'throwaway Redis on loopback, no persistence (save "", appendonly no)',
+    durable: 'throwaway Redis on loopback, no persistence (save "", appendonly no) in both modes',
   },
 };
 
@@ -43,7 +47,8 @@ export class RoundServers {
 
   /** Why a kind of server cannot be had here, or null when it can. @param {string} kind */
   unavailable(kind) {
-    if (kind === "redis" && !redisServerBinary()) return "redis-server is not installed (Debian: apt-get install redis-server)";
+    if (kind === "redis" && !redisServerBinary())
+      return "redis-server is not installed (Debian: apt-get install redis-server)";
     return null;
   }
 
@@ -93,7 +98,12 @@ export class RoundServers {
     }
     this.progress(`starting a throwaway ${kind} server…`);
     const durable = this.durable;
-    const server = kind === "postgres" ? await startPostgres({ durable }) : kind === "mysql" ? await startMariadb({ durable }) : await startRedis();
+    const server =
+      kind === "postgres"
+        ? await startPostgres({ durable })
+        : kind === "mysql"
+          ? await startMariadb({ durable })
+          : await startRedis();
     this.progress(`  ${kind} server up at ${server.url}`);
     this.notes.set(kind, SERVER_NOTES[kind][durable ? "durable" : "relaxed"]);
     return server;
@@ -104,8 +114,16 @@ export class RoundServers {
     const servers = [...this.started.values()];
     this.started.clear();
     // A server that failed to start has cleaned up after itself already.
-    const results = await Promise.allSettled(servers.map((server) => server.then((running) => running.stop(), () => undefined)));
-    for (const result of results) if (result.status === "rejected") this.progress(`could not stop a server: ${String(result.reason)}`);
+    const results = await Promise.allSettled(
+      servers.map((server) =>
+        server.then(
+          (running) => running.stop(),
+          () => undefined,
+        ),
+      ),
+    );
+    for (const result of results)
+      if (result.status === "rejected") this.progress(`could not stop a server: ${String(result.reason)}`);
   }
 }
 
@@ -120,7 +138,10 @@ async function waitForDisconnects(adminUrl, name, progress) {
   try {
     const deadline = Date.now() + DISCONNECT_WAIT_MS;
     for (;;) {
-      const { rows } = await client.query("SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = $1 AND pid <> pg_backend_pid()", [name]);
+      const { rows } = await client.query(
+        "SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = $1 AND pid <> pg_backend_pid()",
+        [name],
+      );
       const open = rows[0].n;
       if (open === 0) return;
       if (Date.now() > deadline) {

@@ -25,7 +25,9 @@ export class WorkerProcess {
   }
 
   constructor() {
-    this.child = fork(new URL("./worker-process.mjs", import.meta.url), [], { stdio: ["ignore", "inherit", "inherit", "ipc"] });
+    this.child = fork(new URL("./worker-process.mjs", import.meta.url), [], {
+      stdio: ["ignore", "inherit", "inherit", "ipc"],
+    });
     /** @type {Map<number, { resolve: (value: any) => void, reject: (error: Error) => void }>} */
     this.pending = new Map();
     this.nextId = 1;

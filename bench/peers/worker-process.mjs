@@ -57,7 +57,8 @@ const methods = {
     }
     rss = Math.max(rss, process.memoryUsage.rss());
     const processed = Math.min(count, jobs);
-    if (processed < 2) throw new Error(`only ${processed} job(s) started within ${maxSeconds} s: the worker is not picking up jobs`);
+    if (processed < 2)
+      throw new Error(`only ${processed} job(s) started within ${maxSeconds} s: the worker is not picking up jobs`);
     // Rate over the intervals between starts: worker start-up is left out for every system alike.
     return { processing: (processed - 1) / ((last - first) / 1000), processed, rss };
   },
@@ -69,7 +70,9 @@ const methods = {
    */
   async startLatencyWorker({ queue }) {
     if (worker) throw new Error("a latency worker is running already");
-    worker = await opened().startWorker(queue, (payload) => send({ event: "started", latency: hrNow() - payload.sentAt }));
+    worker = await opened().startWorker(queue, (payload) =>
+      send({ event: "started", latency: hrNow() - payload.sentAt }),
+    );
     await sleep(SETTLE_MS);
   },
 
@@ -96,7 +99,11 @@ const methods = {
       while (latencies.length < samples && performance.now() < deadline) {
         await sleep(Math.random() * own.pollingIntervalMs);
         const started = new Promise((resolve) => (onStart = resolve));
-        const within = withTimeout(started, SAMPLE_TIMEOUT_MS, `a job enqueued on an idle worker did not start within ${SAMPLE_TIMEOUT_MS / 1000} s`);
+        const within = withTimeout(
+          started,
+          SAMPLE_TIMEOUT_MS,
+          `a job enqueued on an idle worker did not start within ${SAMPLE_TIMEOUT_MS / 1000} s`,
+        );
         // Marked handled now: it may reject while the enqueue is still being awaited.
         within.catch(() => {});
         await own.enqueue(queue, { sentAt: hrNow() });
@@ -140,16 +147,19 @@ function send(message, then) {
   else then?.();
 }
 
-process.on("message", async (/** @type {{ id: number, method: keyof typeof methods, args: any }} */ { id, method, args }) => {
-  // After "close", exit once the answer has left (the parent waits for the exit too).
-  const then = method === "close" ? () => process.exit(0) : undefined;
-  try {
-    const result = await methods[method](args);
-    send({ id, result }, then);
-  } catch (error) {
-    send({ id, error: /** @type {Error} */ (error)?.stack ?? String(error) }, then);
-  }
-});
+process.on(
+  "message",
+  async (/** @type {{ id: number, method: keyof typeof methods, args: any }} */ { id, method, args }) => {
+    // After "close", exit once the answer has left (the parent waits for the exit too).
+    const then = method === "close" ? () => process.exit(0) : undefined;
+    try {
+      const result = await methods[method](args);
+      send({ id, result }, then);
+    } catch (error) {
+      send({ id, error: /** @type {Error} */ (error)?.stack ?? String(error) }, then);
+    }
+  },
+);
 
 // The benchmark went away (a crash, a kill) or asks us to stop: leave no connection behind.
 const leave = () => void shutDown().finally(() => process.exit(1));

@@ -43,14 +43,21 @@ const SAMPLE_TIMEOUT_MS = 15_000;
  * @param {WorkloadOptions} options
  * @returns {Promise<Measurement>}
  */
-export async function runWorkload(system, worker, { jobs, backlog, latencySamples, inProcessLatency, maxSeconds, progress }) {
+export async function runWorkload(
+  system,
+  worker,
+  { jobs, backlog, latencySamples, inProcessLatency, maxSeconds, progress },
+) {
   const singles = Math.max(1, Math.floor(jobs / 5));
   const batched = jobs - singles;
 
   // Untimed: the first system of a run would otherwise pay for a cold server and cold JIT.
   progress(`warm-up: ${WARM_UP_JOBS} jobs enqueued and processed, untimed`);
   for (let i = 0; i < WARM_UP_JOBS / 2; i++) await system.enqueue(THROUGHPUT_QUEUE, { i });
-  await system.enqueueBatch(THROUGHPUT_QUEUE, Array.from({ length: WARM_UP_JOBS / 2 }, (_, i) => ({ i })));
+  await system.enqueueBatch(
+    THROUGHPUT_QUEUE,
+    Array.from({ length: WARM_UP_JOBS / 2 }, (_, i) => ({ i })),
+  );
   await worker.call("processBacklog", { queue: THROUGHPUT_QUEUE, jobs: WARM_UP_JOBS, maxSeconds: WARM_UP_SECONDS });
   await system.clear(THROUGHPUT_QUEUE);
 
@@ -70,17 +77,37 @@ export async function runWorkload(system, worker, { jobs, backlog, latencySample
   }
 
   progress(`processing: ${jobs} jobs of a ${backlog}-job backlog in the worker process (at most ${maxSeconds} s)`);
-  const { processing, processed, rss } = await worker.call("processBacklog", { queue: THROUGHPUT_QUEUE, jobs, maxSeconds });
+  const { processing, processed, rss } = await worker.call("processBacklog", {
+    queue: THROUGHPUT_QUEUE,
+    jobs,
+    maxSeconds,
+  });
   await system.clear(THROUGHPUT_QUEUE);
 
   progress(`latency: ${latencySamples} samples, enqueued here, run in the worker process (at most ${maxSeconds} s)`);
   const latencies = sorted(await sampleLatency(system, worker, latencySamples, maxSeconds));
-  const measurement = { enqueueOne, enqueueBatch, processing, processed, rss: rss / 2 ** 20, median: percentile(latencies, 0.5), p99: percentile(latencies, 0.99), samples: latencies.length };
+  const measurement = {
+    enqueueOne,
+    enqueueBatch,
+    processing,
+    processed,
+    rss: rss / 2 ** 20,
+    median: percentile(latencies, 0.5),
+    p99: percentile(latencies, 0.99),
+    samples: latencies.length,
+  };
   if (!inProcessLatency) return measurement;
 
   progress(`latency: ${latencySamples} samples, enqueued in the worker process itself (at most ${maxSeconds} s)`);
-  const own = sorted(await worker.call("inProcessLatency", { queue: LATENCY_QUEUE, samples: latencySamples, maxSeconds }));
-  return { ...measurement, medianInProcess: percentile(own, 0.5), p99InProcess: percentile(own, 0.99), samplesInProcess: own.length };
+  const own = sorted(
+    await worker.call("inProcessLatency", { queue: LATENCY_QUEUE, samples: latencySamples, maxSeconds }),
+  );
+  return {
+    ...measurement,
+    medianInProcess: percentile(own, 0.5),
+    p99InProcess: percentile(own, 0.99),
+    samplesInProcess: own.length,
+  };
 }
 
 /** `count` jobs through the bulk API, numbered from `from`. */

@@ -17,7 +17,12 @@ export function mariadbBinaries() {
   const server = findExecutable("mariadbd", [...pathDirs(), ...SBIN_DIRS]);
   if (!server) return null;
   // mariadb-install-db sits in bin/ (packages) or scripts/ (tarballs).
-  const installDb = findExecutable("mariadb-install-db", [...pathDirs(), "/usr/bin", dirname(server), join(dirname(dirname(server)), "scripts")]);
+  const installDb = findExecutable("mariadb-install-db", [
+    ...pathDirs(),
+    "/usr/bin",
+    dirname(server),
+    join(dirname(dirname(server)), "scripts"),
+  ]);
   return installDb ? { server, installDb } : null;
 }
 
@@ -87,7 +92,10 @@ function rootFrom(network) {
  */
 export async function startMariadb(options) {
   const binaries = mariadbBinaries();
-  if (!binaries) throw new Error("MariaDB not found: need mariadbd (PATH or /usr/sbin) and mariadb-install-db (Debian: apt-get install mariadb-server).");
+  if (!binaries)
+    throw new Error(
+      "MariaDB not found: need mariadbd (PATH or /usr/sbin) and mariadb-install-db (Debian: apt-get install mariadb-server).",
+    );
 
   return launch(
     {
@@ -95,7 +103,10 @@ export async function startMariadb(options) {
       prefix: "firm-queue-mariadb-",
       user: "mysql",
       init: async (dir, tool) => {
-        writeFileSync(join(dir, "root-over-tcp.sql"), ROOT_OVER_TCP + (options?.clientNetworks ?? []).map(rootFrom).join(""));
+        writeFileSync(
+          join(dir, "root-over-tcp.sql"),
+          ROOT_OVER_TCP + (options?.clientNetworks ?? []).map(rootFrom).join(""),
+        );
         await tool(binaries.installDb, [
           ...COMMON_OPTIONS,
           `--datadir=${join(dir, "data")}`,

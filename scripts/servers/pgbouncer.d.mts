@@ -6,4 +6,9 @@ export type { RunningServer };
 /** Path of the pgbouncer binary, or null if not installed. */
 export declare function pgbouncerBinary(): string | null;
 /** Starts PgBouncer (transaction pooling) in front of `serverUrl`; url is postgres://postgres@127.0.0.1:PORT/. */
-export declare function startPgbouncer(options: { serverUrl: string; poolSize?: number; roundRobin?: boolean; timeoutMs?: number }): Promise<RunningServer>;
+export declare function startPgbouncer(options: {
+  serverUrl: string;
+  poolSize?: number;
+  roundRobin?: boolean;
+  timeoutMs?: number;
+}): Promise<RunningServer>;

@@ -42,7 +42,10 @@ export function postgresAvailable() {
  */
 export async function startPostgres(options) {
   const bin = postgresBinDir();
-  if (!bin) throw new Error(`PostgreSQL not found: need ${TOOLS.join(", ")} on PATH or in /usr/lib/postgresql/<version>/bin (Debian: apt-get install postgresql).`);
+  if (!bin)
+    throw new Error(
+      `PostgreSQL not found: need ${TOOLS.join(", ")} on PATH or in /usr/lib/postgresql/<version>/bin (Debian: apt-get install postgresql).`,
+    );
 
   return launch(
     {
@@ -52,28 +55,51 @@ export async function startPostgres(options) {
       init: async (dir, tool) => {
         // --no-sync: the cluster lives for one run, no point flushing it. This only skips
         // initdb's final flush; a durable server fsyncs everything it writes from then on.
-        await tool(join(bin, "initdb"), ["-D", join(dir, "data"), "-U", "postgres", "--auth=trust", "--encoding=UTF8", "--locale=C", "--no-sync"]);
+        await tool(join(bin, "initdb"), [
+          "-D",
+          join(dir, "data"),
+          "-U",
+          "postgres",
+          "--auth=trust",
+          "--encoding=UTF8",
+          "--locale=C",
+          "--no-sync",
+        ]);
         const networks = options?.clientNetworks ?? [];
-        if (networks.length > 0) appendFileSync(join(dir, "data", "pg_hba.conf"), networks.map((network) => `host all all ${network} trust\n`).join(""));
+        if (networks.length > 0)
+          appendFileSync(
+            join(dir, "data", "pg_hba.conf"),
+            networks.map((network) => `host all all ${network} trust\n`).join(""),
+          );
       },
       command: join(bin, "postgres"),
       args: (port) => [
-        "-D", "data",
-        "-p", String(port),
-        "-c", `listen_addresses=${["127.0.0.1", ...(options?.extraListenAddresses ?? [])].join(",")}`,
+        "-D",
+        "data",
+        "-p",
+        String(port),
+        "-c",
+        `listen_addresses=${["127.0.0.1", ...(options?.extraListenAddresses ?? [])].join(",")}`,
         // No Unix socket: nothing to collide with other runs, and socket
         // paths have a length limit that deep temp dirs can exceed.
-        "-c", "unix_socket_directories=",
+        "-c",
+        "unix_socket_directories=",
         ...durabilityArgs(options?.durable ?? false),
         // Each test file opens pools of its own; the default 100 runs out.
-        "-c", "max_connections=200",
+        "-c",
+        "max_connections=200",
         // JIT compilation only slows down the many tiny queries tests run.
-        "-c", "jit=off",
+        "-c",
+        "jit=off",
         ...Object.entries(options?.settings ?? {}).flatMap(([name, value]) => ["-c", `${name}=${value}`]),
       ],
       isReady: (port) =>
         new Promise((resolve) => {
-          execFile(join(bin, "pg_isready"), ["-q", "-h", "127.0.0.1", "-p", String(port), "-U", "postgres", "-d", "postgres", "-t", "1"], (error) => resolve(!error));
+          execFile(
+            join(bin, "pg_isready"),
+            ["-q", "-h", "127.0.0.1", "-p", String(port), "-U", "postgres", "-d", "postgres", "-t", "1"],
+            (error) => resolve(!error),
+          );
         }),
       // SIGINT is PostgreSQL's "fast" shutdown: disconnects clients at once.
       shutdownSignal: "SIGINT",

@@ -10,11 +10,18 @@ import type { CliConfig } from "./config.js";
  * may open (per process and in all), times `hosts`, against the server's `max_connections` when
  * the database answers. Returns the lines and whether the budget exceeds the server's limit.
  */
-export async function describeConnections(config: CliConfig, firm: FirmQueue, recurring: readonly RecurringTask[], hosts: number): Promise<{ lines: string[]; exceeds: boolean }> {
+export async function describeConnections(
+  config: CliConfig,
+  firm: FirmQueue,
+  recurring: readonly RecurringTask[],
+  hosts: number,
+): Promise<{ lines: string[]; exceeds: boolean }> {
   const roles = planRoles(config.start, recurring);
   const listens = await keepsListenConnection(firm.options.databaseUrl);
   const budget = connectionBudget(config.start, roles, firm.options.poolSize, listens);
-  const parts = budget.processes.map((process) => `${process.label} ${process.pool}${process.listener ? `+${process.listener} listen` : ""}`);
+  const parts = budget.processes.map(
+    (process) => `${process.label} ${process.pool}${process.listener ? `+${process.listener} listen` : ""}`,
+  );
   const all = budget.total * hosts;
   const lines = [
     `connections:  at most ${budget.total} per host (${parts.join(", ")}; pool sizes ${firm.options.poolSize === null ? "derived from the roles" : "fixed by poolSize"})` +
@@ -25,7 +32,9 @@ export async function describeConnections(config: CliConfig, firm: FirmQueue, re
     const database = await firm.database();
     const limit = await database.adapter.connectionLimit?.(database.db);
     if (limit) {
-      lines.push(`server:       ${limit.max} connections allowed (max_connections, less reserved), ${limit.inUse} open now`);
+      lines.push(
+        `server:       ${limit.max} connections allowed (max_connections, less reserved), ${limit.inUse} open now`,
+      );
       if (all > limit.max) {
         exceeds = true;
         lines.push(

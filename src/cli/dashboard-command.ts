@@ -28,12 +28,17 @@ export function registerDashboardCommand(program: Command, helpers: CliHelpers):
     .addOption(new Option("--host <address>", "address to listen on").default("127.0.0.1"))
     .addOption(new Option("--base-path <path>", 'serve under this path, e.g. "/jobs" behind a proxy'))
     .addOption(new Option("--read-only", "hide and refuse every action (retry, discard, pause, clear, run now)"))
-    .addOption(new Option("--refresh <duration>", 'how often pages refresh their figures, e.g. "5s"; "0" turns it off'));
+    .addOption(
+      new Option("--refresh <duration>", 'how often pages refresh their figures, e.g. "5s"; "0" turns it off'),
+    );
   for (const option of helpers.commonOptions()) command.addOption(option);
   command.action(async (flags: DashboardFlags) => {
     const firm = await helpers.firmFor(flags as never);
     try {
-      const refresh = flags.refresh === undefined ? {} : { refreshInterval: /^\d+$/.test(flags.refresh) ? Number(flags.refresh) : flags.refresh };
+      const refresh =
+        flags.refresh === undefined
+          ? {}
+          : { refreshInterval: /^\d+$/.test(flags.refresh) ? Number(flags.refresh) : flags.refresh };
       const server = await startDashboardServer({
         firm,
         port: flags.port,
@@ -57,6 +62,7 @@ export function registerDashboardCommand(program: Command, helpers: CliHelpers):
 
 function port(value: string): number {
   const parsed = Number(value);
-  if (!Number.isInteger(parsed) || parsed < 0 || parsed > 65535) throw new InvalidArgumentError("must be a port number, 0-65535");
+  if (!Number.isInteger(parsed) || parsed < 0 || parsed > 65535)
+    throw new InvalidArgumentError("must be a port number, 0-65535");
   return parsed;
 }

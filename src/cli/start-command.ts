@@ -64,7 +64,12 @@ function loadFirm(config: CliConfig): Promise<FirmQueue> {
   );
 }
 
-function summarize(config: CliConfig, firm: FirmQueue, recurring: readonly RecurringTask[], connections: readonly string[]): string {
+function summarize(
+  config: CliConfig,
+  firm: FirmQueue,
+  recurring: readonly RecurringTask[],
+  connections: readonly string[],
+): string {
   const start: ResolvedStartOptions = config.start;
   const lines = [
     `config file:  ${config.file ? relative(process.cwd(), config.file) : "(none: defaults, environment and flags)"}`,
@@ -78,10 +83,13 @@ function summarize(config: CliConfig, firm: FirmQueue, recurring: readonly Recur
         `processes=${worker.processes} pollingInterval=${worker.pollingInterval}ms`,
     ),
     ...start.dispatchers.map(
-      (dispatcher, index) => `dispatcher ${index + 1}: pollingInterval=${dispatcher.pollingInterval}ms batchSize=${dispatcher.batchSize}`,
+      (dispatcher, index) =>
+        `dispatcher ${index + 1}: pollingInterval=${dispatcher.pollingInterval}ms batchSize=${dispatcher.batchSize}`,
     ),
     ...(start.scheduler
-      ? [`scheduler:    dynamicTasks=${start.scheduler.dynamicTasks} pollingInterval=${start.scheduler.pollingInterval}ms`]
+      ? [
+          `scheduler:    dynamicTasks=${start.scheduler.dynamicTasks} pollingInterval=${start.scheduler.pollingInterval}ms`,
+        ]
       : []),
     ...recurring.map((task) => `recurring:    ${task.key}: ${task.job} "${task.schedule}" (${task.timezone})`),
     `timings:      processHeartbeatInterval=${start.processHeartbeatInterval}ms processAliveThreshold=${start.processAliveThreshold}ms ` +

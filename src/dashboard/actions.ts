@@ -17,48 +17,82 @@ const segment = (match: RegExpExecArray, index: number) => decodeURIComponent(ma
  * the stale-worker guard those operations keep hold here too.
  */
 const ACTIONS: ReadonlyArray<readonly [RegExp, Action]> = [
-  [/^\/queues\/([^/]+)\/pause$/, async (context, _form, match) => {
-    await context.firm.queues.pause(segment(match, 1));
-    return back(context, `/queues/${match[1]}`, { notice: "paused" });
-  }],
-  [/^\/queues\/([^/]+)\/resume$/, async (context, _form, match) => {
-    await context.firm.queues.resume(segment(match, 1));
-    return back(context, `/queues/${match[1]}`, { notice: "resumed" });
-  }],
-  [/^\/queues\/([^/]+)\/clear$/, async (context, form, match) => {
-    confirmed(form);
-    const cleared = await context.firm.queues.clear(segment(match, 1));
-    return back(context, `/queues/${match[1]}`, { notice: "cleared", n: cleared });
-  }],
-  [/^\/jobs\/(\d+)\/retry$/, async (context, _form, match) => {
-    const count = await context.firm.failedJobs.retry(Number(match[1]));
-    return back(context, `/jobs/${match[1]}`, { notice: "retried", n: count });
-  }],
-  [/^\/jobs\/(\d+)\/discard$/, async (context, _form, match) => {
-    const count = await context.firm.failedJobs.discard(Number(match[1]));
-    return back(context, "/failed", { notice: "discarded", n: count });
-  }],
-  [/^\/failed\/retry$/, async (context, form) => {
-    const count = await context.firm.failedJobs.retry(selectedIds(form));
-    return back(context, "/failed", { ...filterOf(form), notice: "retried", n: count });
-  }],
-  [/^\/failed\/discard$/, async (context, form) => {
-    const count = await context.firm.failedJobs.discard(selectedIds(form));
-    return back(context, "/failed", { ...filterOf(form), notice: "discarded", n: count });
-  }],
-  [/^\/failed\/retry-all$/, async (context, form) => {
-    const count = await context.firm.failedJobs.retryAll(filterOf(form));
-    return back(context, "/failed", { ...filterOf(form), notice: "retried", n: count });
-  }],
-  [/^\/failed\/discard-all$/, async (context, form) => {
-    confirmed(form);
-    const count = await context.firm.failedJobs.discardAll(filterOf(form));
-    return back(context, "/failed", { ...filterOf(form), notice: "discarded", n: count });
-  }],
-  [/^\/recurring\/([^/]+)\/run$/, async (context, _form, match) => {
-    const jobId = await context.firm.recurring.runNow(segment(match, 1));
-    return back(context, "/recurring", jobId === null ? { notice: "not-enqueued" } : { notice: "enqueued", n: jobId });
-  }],
+  [
+    /^\/queues\/([^/]+)\/pause$/,
+    async (context, _form, match) => {
+      await context.firm.queues.pause(segment(match, 1));
+      return back(context, `/queues/${match[1]}`, { notice: "paused" });
+    },
+  ],
+  [
+    /^\/queues\/([^/]+)\/resume$/,
+    async (context, _form, match) => {
+      await context.firm.queues.resume(segment(match, 1));
+      return back(context, `/queues/${match[1]}`, { notice: "resumed" });
+    },
+  ],
+  [
+    /^\/queues\/([^/]+)\/clear$/,
+    async (context, form, match) => {
+      confirmed(form);
+      const cleared = await context.firm.queues.clear(segment(match, 1));
+      return back(context, `/queues/${match[1]}`, { notice: "cleared", n: cleared });
+    },
+  ],
+  [
+    /^\/jobs\/(\d+)\/retry$/,
+    async (context, _form, match) => {
+      const count = await context.firm.failedJobs.retry(Number(match[1]));
+      return back(context, `/jobs/${match[1]}`, { notice: "retried", n: count });
+    },
+  ],
+  [
+    /^\/jobs\/(\d+)\/discard$/,
+    async (context, _form, match) => {
+      const count = await context.firm.failedJobs.discard(Number(match[1]));
+      return back(context, "/failed", { notice: "discarded", n: count });
+    },
+  ],
+  [
+    /^\/failed\/retry$/,
+    async (context, form) => {
+      const count = await context.firm.failedJobs.retry(selectedIds(form));
+      return back(context, "/failed", { ...filterOf(form), notice: "retried", n: count });
+    },
+  ],
+  [
+    /^\/failed\/discard$/,
+    async (context, form) => {
+      const count = await context.firm.failedJobs.discard(selectedIds(form));
+      return back(context, "/failed", { ...filterOf(form), notice: "discarded", n: count });
+    },
+  ],
+  [
+    /^\/failed\/retry-all$/,
+    async (context, form) => {
+      const count = await context.firm.failedJobs.retryAll(filterOf(form));
+      return back(context, "/failed", { ...filterOf(form), notice: "retried", n: count });
+    },
+  ],
+  [
+    /^\/failed\/discard-all$/,
+    async (context, form) => {
+      confirmed(form);
+      const count = await context.firm.failedJobs.discardAll(filterOf(form));
+      return back(context, "/failed", { ...filterOf(form), notice: "discarded", n: count });
+    },
+  ],
+  [
+    /^\/recurring\/([^/]+)\/run$/,
+    async (context, _form, match) => {
+      const jobId = await context.firm.recurring.runNow(segment(match, 1));
+      return back(
+        context,
+        "/recurring",
+        jobId === null ? { notice: "not-enqueued" } : { notice: "enqueued", n: jobId },
+      );
+    },
+  ],
 ];
 
 /** Run the action at `path`; null when no action has that path. Refusals of the operations become 409 pages. */

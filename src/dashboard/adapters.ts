@@ -42,17 +42,29 @@ export function createDashboard(options: DashboardOptions): Dashboard {
       })
       .catch((error: unknown) => {
         if (next) return next(error);
-        resolved.firm.options.logger.error("dashboard request failed", { error: error instanceof Error ? error.message : String(error) });
-        if (!response.headersSent) response.writeHead(error instanceof PageError ? error.status : 500, { "content-type": "text/plain; charset=utf-8" });
+        resolved.firm.options.logger.error("dashboard request failed", {
+          error: error instanceof Error ? error.message : String(error),
+        });
+        if (!response.headersSent)
+          response.writeHead(error instanceof PageError ? error.status : 500, {
+            "content-type": "text/plain; charset=utf-8",
+          });
         response.end(error instanceof PageError ? error.message : "Internal error");
       });
   };
   const fetchHandler: FetchDashboardHandler = async (request) => {
     try {
       const result = await handleDashboardRequest(resolved, fromFetch(request));
-      return new Response(request.method === "HEAD" ? null : result.body, { status: result.status, headers: result.headers });
+      return new Response(request.method === "HEAD" ? null : result.body, {
+        status: result.status,
+        headers: result.headers,
+      });
     } catch (error) {
-      if (error instanceof PageError) return new Response(error.message, { status: error.status, headers: { "content-type": "text/plain; charset=utf-8" } });
+      if (error instanceof PageError)
+        return new Response(error.message, {
+          status: error.status,
+          headers: { "content-type": "text/plain; charset=utf-8" },
+        });
       throw error;
     }
   };
@@ -98,7 +110,9 @@ function fromFetch(request: Request): CoreRequest {
  * loopback, but the request came from elsewhere, so it does not count as a local one.
  */
 function proxied(request: IncomingMessage): boolean {
-  return ["forwarded", "x-forwarded-for", "x-real-ip", "x-forwarded-host"].some((name) => request.headers[name] !== undefined);
+  return ["forwarded", "x-forwarded-for", "x-real-ip", "x-forwarded-host"].some(
+    (name) => request.headers[name] !== undefined,
+  );
 }
 
 /** Whether an address is a loopback one (IPv4 127/8, IPv6 ::1, or IPv4-mapped 127/8). */
@@ -129,5 +143,6 @@ async function readNodeForm(request: IncomingMessage): Promise<URLSearchParams> 
 }
 
 function checkFormType(type: string | null): void {
-  if (!type?.toLowerCase().startsWith("application/x-www-form-urlencoded")) throw new PageError(415, "Expected a form (application/x-www-form-urlencoded).");
+  if (!type?.toLowerCase().startsWith("application/x-www-form-urlencoded"))
+    throw new PageError(415, "Expected a form (application/x-www-form-urlencoded).");
 }

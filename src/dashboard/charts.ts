@@ -22,11 +22,11 @@ export function throughputChart(buckets: readonly ThroughputBucket[]): SafeHtml 
 <svg viewBox="0 0 ${WIDTH} ${HEIGHT}" preserveAspectRatio="none" role="img" aria-label="${summary}">
 <line class="axis" x1="0" y1="${HEIGHT - 0.5}" x2="${WIDTH}" y2="${HEIGHT - 0.5}"></line>
 ${buckets.map((bucket, index) => {
-    const x = (index * step).toFixed(1);
-    const done = scale(bucket.finished);
-    const bad = scale(bucket.failed);
-    return html`<g><title>${utc(bucket.start)}: ${bucket.finished} finished, ${bucket.failed} failed</title><rect class="bar-finished" x="${x}" y="${(HEIGHT - done).toFixed(1)}" width="${bar.toFixed(1)}" height="${done.toFixed(1)}"></rect><rect class="bar-failed" x="${x}" y="${(HEIGHT - done - bad).toFixed(1)}" width="${bar.toFixed(1)}" height="${bad.toFixed(1)}"></rect></g>`;
-  })}
+  const x = (index * step).toFixed(1);
+  const done = scale(bucket.finished);
+  const bad = scale(bucket.failed);
+  return html`<g><title>${utc(bucket.start)}: ${bucket.finished} finished, ${bucket.failed} failed</title><rect class="bar-finished" x="${x}" y="${(HEIGHT - done).toFixed(1)}" width="${bar.toFixed(1)}" height="${done.toFixed(1)}"></rect><rect class="bar-failed" x="${x}" y="${(HEIGHT - done - bad).toFixed(1)}" width="${bar.toFixed(1)}" height="${bad.toFixed(1)}"></rect></g>`;
+})}
 </svg>
 <figcaption>${summary}. <span class="key key-finished">finished</span> <span class="key key-failed">failed</span></figcaption>
 </figure>`;

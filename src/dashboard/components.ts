@@ -23,13 +23,23 @@ export function stateBadge(state: string): SafeHtml {
 }
 
 /** A POST form with the CSRF token; nothing at all in read-only mode. */
-export function postForm(context: PageContext, action: string, content: HtmlValue, attributes: { class?: string; id?: string } = {}): SafeHtml {
+export function postForm(
+  context: PageContext,
+  action: string,
+  content: HtmlValue,
+  attributes: { class?: string; id?: string } = {},
+): SafeHtml {
   if (context.readOnly) return html``;
   return html`<form method="post" action="${href(context, action)}"${attributes.class ? html` class="${attributes.class}"` : ""}${attributes.id ? html` id="${attributes.id}"` : ""}><input type="hidden" name="_csrf" value="${context.csrfToken}">${content}</form>`;
 }
 
 /** A table of jobs in one state, each linking to its page. */
-export function jobTable(context: PageContext, jobs: readonly JobSummary[], state: JobState, options: { select?: boolean; empty?: string } = {}): SafeHtml {
+export function jobTable(
+  context: PageContext,
+  jobs: readonly JobSummary[],
+  state: JobState,
+  options: { select?: boolean; empty?: string } = {},
+): SafeHtml {
   if (jobs.length === 0) return html`<p class="empty">${options.empty ?? `No ${state} jobs.`}</p>`;
   return html`<div class="table-wrap"><table class="jobs">
 <thead><tr>${options.select ? html`<th scope="col"><span class="sr-only">Select</span></th>` : ""}<th scope="col">Job</th><th scope="col">Name</th><th scope="col">Queue</th><th scope="col">Arguments</th><th scope="col">${SINCE_LABEL[state]}</th><th scope="col">${state === "failed" ? "Error" : "Attempts"}</th>${options.select ? html`<th scope="col">Actions</th>` : ""}</tr></thead>
@@ -48,8 +58,14 @@ ${options.select ? html`<td class="row-actions"><button type="submit" name="only
 }
 
 /** Tabs linking to each state of a job listing. */
-export function stateTabs(context: PageContext, path: string, current: JobState, params: Record<string, string | undefined>): SafeHtml {
+export function stateTabs(
+  context: PageContext,
+  path: string,
+  current: JobState,
+  params: Record<string, string | undefined>,
+): SafeHtml {
   return html`<nav class="tabs" aria-label="Job states"><ul>${STATES.map(
-    (state) => html`<li><a href="${href(context, path, { ...params, state })}"${state === current ? html` aria-current="page"` : ""}>${stateBadge(state)}</a></li>`,
+    (state) =>
+      html`<li><a href="${href(context, path, { ...params, state })}"${state === current ? html` aria-current="page"` : ""}>${stateBadge(state)}</a></li>`,
   )}</ul></nav>`;
 }

@@ -18,9 +18,14 @@ export interface PageContext {
 }
 
 /** A dashboard URL: `base + path`, plus the non-empty `params` as a query string. */
-export function href(context: Pick<PageContext, "base">, path: string, params: Record<string, string | number | null | undefined> = {}): string {
+export function href(
+  context: Pick<PageContext, "base">,
+  path: string,
+  params: Record<string, string | number | null | undefined> = {},
+): string {
   const search = new URLSearchParams();
-  for (const [key, value] of Object.entries(params)) if (value !== undefined && value !== null && value !== "") search.set(key, String(value));
+  for (const [key, value] of Object.entries(params))
+    if (value !== undefined && value !== null && value !== "") search.set(key, String(value));
   const query = search.toString();
   return `${context.base}${path}${query ? `?${query}` : ""}`;
 }

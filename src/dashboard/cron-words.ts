@@ -31,7 +31,8 @@ export function scheduleInWords(schedule: string): string | null {
   const step = /^\*\/(\d+)$/.exec(minute);
   if (step && hour === "*" && day === "*" && weekday === "*") return `every ${step[1]} minutes`;
   if (!number.test(minute)) return null;
-  if (hour === "*" && day === "*" && weekday === "*") return minute === "0" ? "every hour, on the hour" : `every hour at minute ${Number(minute)}`;
+  if (hour === "*" && day === "*" && weekday === "*")
+    return minute === "0" ? "every hour, on the hour" : `every hour at minute ${Number(minute)}`;
   if (!number.test(hour)) return null;
   const at = `at ${pad(hour)}:${pad(minute)}`;
   if (day === "*" && weekday === "*") return `every day ${at}`;

@@ -7,7 +7,15 @@ import { layout } from "./layout.js";
 import { hasAuthentication, type DashboardAuthRequest, type ResolvedDashboardOptions } from "./options.js";
 import { PageError } from "./pages/page-error.js";
 import { renderPage } from "./router.js";
-import { CSRF_COOKIE, csrfTokenFor, hasCredentials, isSameOriginPost, newCsrfCookie, readCookie, SECURITY_HEADERS } from "./security.js";
+import {
+  CSRF_COOKIE,
+  csrfTokenFor,
+  hasCredentials,
+  isSameOriginPost,
+  newCsrfCookie,
+  readCookie,
+  SECURITY_HEADERS,
+} from "./security.js";
 
 /** A request as the adapters (Node `http`, Fetch) hand it to the dashboard. */
 export interface CoreRequest extends DashboardAuthRequest {
@@ -34,7 +42,10 @@ const ASSETS: Record<string, { type: string; body: string }> = {
  * Answer one request: authenticate, serve an asset, render a page, or run an action (POST,
  * CSRF-checked). Every response carries the security headers.
  */
-export async function handleDashboardRequest(options: ResolvedDashboardOptions, request: CoreRequest): Promise<CoreResponse> {
+export async function handleDashboardRequest(
+  options: ResolvedDashboardOptions,
+  request: CoreRequest,
+): Promise<CoreResponse> {
   const url = new URL(request.url);
   const path = relativePath(url.pathname, options.basePath);
   const refused = await authenticate(options, request);
@@ -42,14 +53,19 @@ export async function handleDashboardRequest(options: ResolvedDashboardOptions, 
   const method = request.method.toUpperCase();
   const asset = ASSETS[path];
   if (asset && (method === "GET" || method === "HEAD")) {
-    return { status: 200, headers: { ...SECURITY_HEADERS, "content-type": asset.type, "cache-control": "private, max-age=300" }, body: asset.body };
+    return {
+      status: 200,
+      headers: { ...SECURITY_HEADERS, "content-type": asset.type, "cache-control": "private, max-age=300" },
+      body: asset.body,
+    };
   }
   const existing = readCookie(request.header("cookie"), CSRF_COOKIE);
   const cookie = existing && /^[A-Za-z0-9_-]{32}$/.test(existing) ? existing : newCsrfCookie();
   const headers: Record<string, string> = { ...SECURITY_HEADERS };
   if (cookie !== existing) {
     const secure = url.protocol === "https:" || request.header("x-forwarded-proto") === "https" ? "; Secure" : "";
-    headers["set-cookie"] = `${CSRF_COOKIE}=${cookie}; Path=${options.basePath || "/"}; HttpOnly; SameSite=Strict${secure}`;
+    headers["set-cookie"] =
+      `${CSRF_COOKIE}=${cookie}; Path=${options.basePath || "/"}; HttpOnly; SameSite=Strict${secure}`;
   }
   const context: PageContext = {
     firm: options.firm,
@@ -63,25 +79,52 @@ export async function handleDashboardRequest(options: ResolvedDashboardOptions, 
   };
   try {
     if (method === "GET" || method === "HEAD") {
-      if (path === "/jobs/lookup") return redirect(headers, href(context, `/jobs/${encodeURIComponent(url.searchParams.get("id")?.trim() ?? "")}`));
+      if (path === "/jobs/lookup")
+        return redirect(
+          headers,
+          href(context, `/jobs/${encodeURIComponent(url.searchParams.get("id")?.trim() ?? "")}`),
+        );
       const page = await renderPage(context, path);
       if (!page) throw new PageError(404, "There is no such page.");
-      return { status: 200, headers: { ...headers, "content-type": "text/html; charset=utf-8" }, body: layout(context, page) };
+      return {
+        status: 200,
+        headers: { ...headers, "content-type": "text/html; charset=utf-8" },
+        body: layout(context, page),
+      };
     }
-    if (method !== "POST") return { status: 405, headers: { ...headers, allow: "GET, HEAD, POST", "content-type": "text/plain; charset=utf-8" }, body: "Method not allowed" };
+    if (method !== "POST")
+      return {
+        status: 405,
+        headers: { ...headers, allow: "GET, HEAD, POST", "content-type": "text/plain; charset=utf-8" },
+        body: "Method not allowed",
+      };
     if (options.readOnly) throw new PageError(403, "This dashboard is read-only.");
     const form = await request.readForm();
     if (!isSameOriginPost(request, options.csrfSecret, form.get("_csrf"))) {
-      throw new PageError(403, "The form's security token is missing or stale, or the request came from another site. Reload the page and try again.");
+      throw new PageError(
+        403,
+        "The form's security token is missing or stale, or the request came from another site. Reload the page and try again.",
+      );
     }
     const done = await runAction(context, path, form);
     if (!done) throw new PageError(404, "There is no such action.");
     return redirect(headers, done.location);
   } catch (error) {
     const status = error instanceof PageError ? error.status : 500;
-    if (!(error instanceof PageError)) options.firm.options.logger.error("dashboard request failed", { path, error: error instanceof Error ? error.message : String(error) });
-    const message = error instanceof PageError ? error.message : "Something went wrong while reading the queue; the error is in the server's log.";
-    const body = layout(context, { title: status === 404 ? "Not found" : status === 403 ? "Refused" : "Could not do that", section: "", body: html`<p class="notice error" role="alert">${message}</p><p><a href="${href(context, "/")}">Back to the overview</a></p>` });
+    if (!(error instanceof PageError))
+      options.firm.options.logger.error("dashboard request failed", {
+        path,
+        error: error instanceof Error ? error.message : String(error),
+      });
+    const message =
+      error instanceof PageError
+        ? error.message
+        : "Something went wrong while reading the queue; the error is in the server's log.";
+    const body = layout(context, {
+      title: status === 404 ? "Not found" : status === 403 ? "Refused" : "Could not do that",
+      section: "",
+      body: html`<p class="notice error" role="alert">${message}</p><p><a href="${href(context, "/")}">Back to the overview</a></p>`,
+    });
     return { status, headers: { ...headers, "content-type": "text/html; charset=utf-8" }, body };
   }
 }
@@ -108,12 +151,20 @@ async function authenticate(options: ResolvedDashboardOptions, request: CoreRequ
     );
   }
   if (!hasCredentials(request, options)) {
-    return text(401, "Authentication required.", options.basicAuth ? { "www-authenticate": 'Basic realm="firm-queue", charset="UTF-8"' } : {});
+    return text(
+      401,
+      "Authentication required.",
+      options.basicAuth ? { "www-authenticate": 'Basic realm="firm-queue", charset="UTF-8"' } : {},
+    );
   }
   if (options.authorize && !(await options.authorize(request))) return text(403, "Not allowed.");
   return null;
 }
 
 function redirect(headers: Record<string, string>, location: string): CoreResponse {
-  return { status: 303, headers: { ...headers, location, "content-type": "text/plain; charset=utf-8" }, body: `See ${location}` };
+  return {
+    status: 303,
+    headers: { ...headers, location, "content-type": "text/plain; charset=utf-8" },
+    body: `See ${location}`,
+  };
 }

@@ -35,7 +35,8 @@ const NOTICES: Record<string, (n: number) => string> = {
  */
 export function layout(context: PageContext, page: Page): string {
   const notice = context.query.get("notice");
-  const noticeText = notice && Object.hasOwn(NOTICES, notice) ? NOTICES[notice]!(Number(context.query.get("n")) || 0) : null;
+  const noticeText =
+    notice && Object.hasOwn(NOTICES, notice) ? NOTICES[notice]!(Number(context.query.get("n")) || 0) : null;
   return html`<!doctype html>
 <html lang="en">
 <head>
@@ -52,7 +53,8 @@ export function layout(context: PageContext, page: Page): string {
 <header class="top">
   <a class="brand" href="${href(context, "/")}">firm-queue</a>
   <nav aria-label="Sections"><ul>${NAV.map(
-    ([path, label]) => html`<li><a href="${href(context, path)}"${page.section === path ? html` aria-current="page"` : ""}>${label}</a></li>`,
+    ([path, label]) =>
+      html`<li><a href="${href(context, path)}"${page.section === path ? html` aria-current="page"` : ""}>${label}</a></li>`,
   )}</ul></nav>
   <span class="status">${context.readOnly ? html`<span class="badge">read-only</span>` : ""}<span class="live" data-live-status>${context.refreshMs > 0 ? "live" : ""}</span></span>
 </header>

@@ -59,30 +59,61 @@ export interface ResolvedDashboardOptions {
   readonly csrfSecret: string;
 }
 
-const KEYS = new Set(["firm", "basePath", "readOnly", "authorize", "basicAuth", "bearerToken", "allowUnauthenticated", "refreshInterval", "processAliveThreshold", "csrfSecret"]);
+const KEYS = new Set([
+  "firm",
+  "basePath",
+  "readOnly",
+  "authorize",
+  "basicAuth",
+  "bearerToken",
+  "allowUnauthenticated",
+  "refreshInterval",
+  "processAliveThreshold",
+  "csrfSecret",
+]);
 
 /** Check dashboard options; bad ones throw ConfigurationError naming the option. */
 export function resolveDashboardOptions(options: DashboardOptions): ResolvedDashboardOptions {
-  if (typeof options !== "object" || options === null) throw new ConfigurationError("createDashboard needs options such as { firm }");
+  if (typeof options !== "object" || options === null)
+    throw new ConfigurationError("createDashboard needs options such as { firm }");
   rejectUnknownKeys(options, KEYS, "dashboard option");
   const firm = options.firm as FirmQueue | undefined;
-  if (!firm || typeof firm !== "object" || !("inspect" in firm)) throw new ConfigurationError("dashboard option firm must be a FirmQueue");
+  if (!firm || typeof firm !== "object" || !("inspect" in firm))
+    throw new ConfigurationError("dashboard option firm must be a FirmQueue");
   const basePath = (options.basePath ?? "").replace(/\/+$/, "");
   if (basePath !== "" && !/^\/[A-Za-z0-9._~\-/]*$/.test(basePath)) {
-    throw new ConfigurationError(`dashboard option basePath must be a path such as "/admin/jobs", got ${JSON.stringify(options.basePath)}`);
+    throw new ConfigurationError(
+      `dashboard option basePath must be a path such as "/admin/jobs", got ${JSON.stringify(options.basePath)}`,
+    );
   }
-  if (options.authorize !== undefined && typeof options.authorize !== "function") throw new ConfigurationError("dashboard option authorize must be a function");
+  if (options.authorize !== undefined && typeof options.authorize !== "function")
+    throw new ConfigurationError("dashboard option authorize must be a function");
   const basic = options.basicAuth;
-  if (basic !== undefined && (typeof basic?.username !== "string" || basic.username === "" || basic.username.includes(":") || typeof basic.password !== "string" || basic.password === "")) {
-    throw new ConfigurationError("dashboard option basicAuth needs a non-empty username (without ':') and a non-empty password");
+  if (
+    basic !== undefined &&
+    (typeof basic?.username !== "string" ||
+      basic.username === "" ||
+      basic.username.includes(":") ||
+      typeof basic.password !== "string" ||
+      basic.password === "")
+  ) {
+    throw new ConfigurationError(
+      "dashboard option basicAuth needs a non-empty username (without ':') and a non-empty password",
+    );
   }
-  if (options.bearerToken !== undefined && (typeof options.bearerToken !== "string" || options.bearerToken.length < 16)) {
+  if (
+    options.bearerToken !== undefined &&
+    (typeof options.bearerToken !== "string" || options.bearerToken.length < 16)
+  ) {
     throw new ConfigurationError("dashboard option bearerToken must be a string of at least 16 characters");
   }
   if (options.csrfSecret !== undefined && (typeof options.csrfSecret !== "string" || options.csrfSecret.length < 16)) {
     throw new ConfigurationError("dashboard option csrfSecret must be a string of at least 16 characters");
   }
-  const refreshMs = options.refreshInterval === 0 ? 0 : toMilliseconds(options.refreshInterval ?? 5000, "dashboard option refreshInterval");
+  const refreshMs =
+    options.refreshInterval === 0
+      ? 0
+      : toMilliseconds(options.refreshInterval ?? 5000, "dashboard option refreshInterval");
   return {
     firm,
     basePath,
@@ -92,7 +123,10 @@ export function resolveDashboardOptions(options: DashboardOptions): ResolvedDash
     bearerToken: options.bearerToken ?? null,
     allowUnauthenticated: options.allowUnauthenticated === true,
     refreshMs: refreshMs > 0 ? Math.max(1000, refreshMs) : 0,
-    aliveThresholdMs: toMilliseconds(options.processAliveThreshold ?? 300_000, "dashboard option processAliveThreshold"),
+    aliveThresholdMs: toMilliseconds(
+      options.processAliveThreshold ?? 300_000,
+      "dashboard option processAliveThreshold",
+    ),
     csrfSecret: options.csrfSecret ?? randomBytes(32).toString("base64url"),
   };
 }
@@ -107,12 +141,19 @@ export function hasAuthentication(options: ResolvedDashboardOptions): boolean {
  * `FIRM_QUEUE_DASHBOARD_PASSWORD` (basic), and `FIRM_QUEUE_DASHBOARD_TOKEN` (bearer). Spread the
  * result into the options: `createDashboard({ firm, ...dashboardAuthFromEnv() })`.
  */
-export function dashboardAuthFromEnv(env: Readonly<Record<string, string | undefined>> = process.env): Pick<DashboardOptions, "basicAuth" | "bearerToken"> {
+export function dashboardAuthFromEnv(
+  env: Readonly<Record<string, string | undefined>> = process.env,
+): Pick<DashboardOptions, "basicAuth" | "bearerToken"> {
   const username = env.FIRM_QUEUE_DASHBOARD_USERNAME;
   const password = env.FIRM_QUEUE_DASHBOARD_PASSWORD;
   const token = env.FIRM_QUEUE_DASHBOARD_TOKEN;
   if ((username && !password) || (!username && password)) {
-    throw new ConfigurationError("Set both FIRM_QUEUE_DASHBOARD_USERNAME and FIRM_QUEUE_DASHBOARD_PASSWORD, or neither");
+    throw new ConfigurationError(
+      "Set both FIRM_QUEUE_DASHBOARD_USERNAME and FIRM_QUEUE_DASHBOARD_PASSWORD, or neither",
+    );
   }
-  return { ...(username && password ? { basicAuth: { username, password } } : {}), ...(token ? { bearerToken: token } : {}) };
+  return {
+    ...(username && password ? { basicAuth: { username, password } } : {}),
+    ...(token ? { bearerToken: token } : {}),
+  };
 }

@@ -30,8 +30,12 @@ const LOOPBACK_NAMES = new Set(["localhost", "127.0.0.1", "::1"]);
  */
 export async function startDashboardServer(options: DashboardServerOptions): Promise<DashboardServer> {
   const { port = 9000, host = "127.0.0.1", ...dashboardOptions } = options;
-  if (!Number.isInteger(port) || port < 0 || port > 65535) throw new ConfigurationError(`dashboard port must be 0-65535, got ${JSON.stringify(port)}`);
-  const authenticated = dashboardOptions.basicAuth !== undefined || dashboardOptions.bearerToken !== undefined || dashboardOptions.authorize !== undefined;
+  if (!Number.isInteger(port) || port < 0 || port > 65535)
+    throw new ConfigurationError(`dashboard port must be 0-65535, got ${JSON.stringify(port)}`);
+  const authenticated =
+    dashboardOptions.basicAuth !== undefined ||
+    dashboardOptions.bearerToken !== undefined ||
+    dashboardOptions.authorize !== undefined;
   if (!authenticated && !LOOPBACK_NAMES.has(host) && !isLoopback(host)) {
     throw new ConfigurationError(
       `The dashboard will not listen on ${host} without authentication: set FIRM_QUEUE_DASHBOARD_USERNAME and FIRM_QUEUE_DASHBOARD_PASSWORD (or FIRM_QUEUE_DASHBOARD_TOKEN), or pass basicAuth, bearerToken or authorize`,

@@ -34,7 +34,12 @@ export interface DatabaseAdapter {
    * by a trigger on ready executions): listen on a connection of its own, reconnecting when it is
    * lost. Absent elsewhere: workers rely on polling.
    */
-  listenForReadyJobs?(url: ParsedDatabaseUrl & { readonly clientConfig?: object }, settings: OpenOptions, onReady: () => void, onError: (error: unknown) => void): Promise<() => Promise<void>>;
+  listenForReadyJobs?(
+    url: ParsedDatabaseUrl & { readonly clientConfig?: object },
+    settings: OpenOptions,
+    onReady: () => void,
+    onError: (error: unknown) => void,
+  ): Promise<() => Promise<void>>;
   /**
    * How many connections the server lets ordinary clients open in all (its `max_connections`
    * less any reserved for superusers), and how many are open now; for `firm-queue check`. Absent

@@ -53,14 +53,27 @@ export function singleConnection(connection: SqlConnection): SqlSource {
   return { acquire: async () => connection };
 }
 
+/** Kysely's introspectors take an instance of any schema. */
+// biome-ignore lint/suspicious/noExplicitAny: see above
+type AnyKysely = Kysely<any>;
+
 function bridgeDialect(dialect: DialectName, source: SqlSource): KyselyDialect {
   const parts = {
-    // biome-ignore lint/suspicious/noExplicitAny: Kysely introspectors take an instance of any schema
-    postgres: { adapter: () => new PostgresAdapter(), compiler: () => new PostgresQueryCompiler(), introspector: (db: Kysely<any>) => new PostgresIntrospector(db) },
-    // biome-ignore lint/suspicious/noExplicitAny: Kysely introspectors take an instance of any schema
-    mysql: { adapter: () => new MariadbAdapter(), compiler: () => new MysqlQueryCompiler(), introspector: (db: Kysely<any>) => new MysqlIntrospector(db) },
-    // biome-ignore lint/suspicious/noExplicitAny: Kysely introspectors take an instance of any schema
-    sqlite: { adapter: () => new SqliteAdapter(), compiler: () => new SqliteQueryCompiler(), introspector: (db: Kysely<any>) => new SqliteIntrospector(db) },
+    postgres: {
+      adapter: () => new PostgresAdapter(),
+      compiler: () => new PostgresQueryCompiler(),
+      introspector: (db: AnyKysely) => new PostgresIntrospector(db),
+    },
+    mysql: {
+      adapter: () => new MariadbAdapter(),
+      compiler: () => new MysqlQueryCompiler(),
+      introspector: (db: AnyKysely) => new MysqlIntrospector(db),
+    },
+    sqlite: {
+      adapter: () => new SqliteAdapter(),
+      compiler: () => new SqliteQueryCompiler(),
+      introspector: (db: AnyKysely) => new SqliteIntrospector(db),
+    },
   }[dialect];
   return {
     createAdapter: parts.adapter,
@@ -77,7 +90,10 @@ class BridgeConnection implements DatabaseConnection {
   ) {}
 
   executeQuery<R>(compiledQuery: CompiledQuery): Promise<QueryResult<R>> {
-    return this.connection.query(compiledQuery.sql, bindableParameters(this.dialect, compiledQuery.parameters)) as Promise<QueryResult<R>>;
+    return this.connection.query(
+      compiledQuery.sql,
+      bindableParameters(this.dialect, compiledQuery.parameters),
+    ) as Promise<QueryResult<R>>;
   }
 
   streamQuery<R>(): AsyncIterableIterator<QueryResult<R>> {
@@ -101,7 +117,11 @@ class BridgeDriver implements Driver {
     // A pool firm-queue did not configure runs MySQL's default REPEATABLE READ, whose gap locks
     // make concurrent claimers deadlock: ask for READ COMMITTED per transaction instead.
     if (this.dialect === "mysql") {
-      await connection.executeQuery(CompiledQuery.raw(`SET TRANSACTION ISOLATION LEVEL ${(settings.isolationLevel ?? "read committed").toUpperCase()}`));
+      await connection.executeQuery(
+        CompiledQuery.raw(
+          `SET TRANSACTION ISOLATION LEVEL ${(settings.isolationLevel ?? "read committed").toUpperCase()}`,
+        ),
+      );
     }
     await connection.executeQuery(CompiledQuery.raw(this.dialect === "mysql" ? "START TRANSACTION" : "BEGIN"));
   }

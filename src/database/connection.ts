@@ -50,7 +50,10 @@ export const ADAPTERS: Record<DialectName, () => Promise<DatabaseAdapter>> = {
  * connections to one file in one process would deadlock: better-sqlite3 waits for the write
  * lock synchronously, so the connection holding it could never get to commit.
  */
-const sharedSqlite = new Map<string, { database: Promise<Kysely<Schema>>; jobsReady: JobsReadySignal; users: number }>();
+const sharedSqlite = new Map<
+  string,
+  { database: Promise<Kysely<Schema>>; jobsReady: JobsReadySignal; users: number }
+>();
 
 /** Whether processes on `url` keep a LISTEN connection beside their pool (PostgreSQL). */
 export async function keepsListenConnection(url: string): Promise<boolean> {
@@ -78,20 +81,29 @@ export async function openDatabase(url: string, openOptions: OpenDatabaseOptions
   }
   // Behind a transaction-mode pooler the pool's URL cannot hold a LISTEN: listenUrl can.
   const listenTo = openOptions.listenUrl === undefined ? parsed : parseDatabaseUrl(openOptions.listenUrl);
-  if (listenTo.dialect !== parsed.dialect) throw new DatabaseUrlError(openOptions.listenUrl!, `listenUrl must name the same kind of database as the databaseUrl (${parsed.dialect})`);
+  if (listenTo.dialect !== parsed.dialect)
+    throw new DatabaseUrlError(
+      openOptions.listenUrl!,
+      `listenUrl must name the same kind of database as the databaseUrl (${parsed.dialect})`,
+    );
   const options: OpenOptions = {
     poolSize: openOptions.poolSize,
-    queryTimeout: openOptions.queryTimeout === undefined ? DEFAULT_CONNECTION_SETTINGS.queryTimeout : openOptions.queryTimeout,
+    queryTimeout:
+      openOptions.queryTimeout === undefined ? DEFAULT_CONNECTION_SETTINGS.queryTimeout : openOptions.queryTimeout,
     connectTimeout: openOptions.connectTimeout ?? DEFAULT_CONNECTION_SETTINGS.connectTimeout,
     keepAliveDelay: openOptions.keepAliveDelay ?? DEFAULT_CONNECTION_SETTINGS.keepAliveDelay,
     ...(openOptions.schema === undefined ? {} : { schema: openOptions.schema }),
   };
   const adapter = await ADAPTERS[parsed.dialect]();
-  const shareKey = parsed.dialect === "sqlite" && parsed.filename !== ":memory:" ? resolve(parsed.filename!) : undefined;
+  const shareKey =
+    parsed.dialect === "sqlite" && parsed.filename !== ":memory:" ? resolve(parsed.filename!) : undefined;
   let db: Kysely<Schema>;
   let jobsReady: JobsReadySignal;
   let release: () => Promise<void>;
-  const listen = adapter.listenForReadyJobs ? (onReady: () => void, onError: (error: unknown) => void) => adapter.listenForReadyJobs!(listenTo, options, onReady, onError) : undefined;
+  const listen = adapter.listenForReadyJobs
+    ? (onReady: () => void, onError: (error: unknown) => void) =>
+        adapter.listenForReadyJobs!(listenTo, options, onReady, onError)
+    : undefined;
   if (shareKey === undefined) {
     db = await adapter.open(parsed, options);
     jobsReady = new JobsReadySignal(listen);

@@ -55,7 +55,10 @@ export interface Dialect {
    * failed INSERT would abort a PostgreSQL transaction): `ON CONFLICT DO NOTHING`, or
    * `INSERT IGNORE` on MariaDB.
    */
-  ignoringConflicts<DB, TB extends keyof DB, O>(query: InsertQueryBuilder<DB, TB, O>, column: string): InsertQueryBuilder<DB, TB, O>;
+  ignoringConflicts<DB, TB extends keyof DB, O>(
+    query: InsertQueryBuilder<DB, TB, O>,
+    column: string,
+  ): InsertQueryBuilder<DB, TB, O>;
   /** Whether `error` is a duplicate-key error on exactly `index` (see `isUniqueViolation`). */
   isUniqueViolation(error: unknown, index: UniqueIndex): boolean;
   /**

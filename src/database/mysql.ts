@@ -36,9 +36,11 @@ const TYPES: Record<ColumnSpec["kind"], string> = {
 };
 
 function createTable(table: TableSpec): string[] {
-  const columns = renderColumns(table, (column) =>
-    column.kind === "string" && column.length ? `VARCHAR(${column.length})` : TYPES[column.kind],
-  backtick);
+  const columns = renderColumns(
+    table,
+    (column) => (column.kind === "string" && column.length ? `VARCHAR(${column.length})` : TYPES[column.kind]),
+    backtick,
+  );
   // MySQL 8 has no CREATE INDEX IF NOT EXISTS, so indexes go inside CREATE TABLE.
   const indexes = table.indexes.map(
     (index) => `${index.unique ? "UNIQUE " : ""}INDEX ${index.name} (${index.columns.map(backtick).join(", ")})`,
@@ -85,7 +87,10 @@ export const mysqlAdapter: DatabaseAdapter = {
       // server drops the connection (wait_timeout: 8 hours by default), and SKIP LOCKED claimers
       // would pass over those jobs all that time. firm-queue's transactions never sit idle, and a
       // client that waited longer than queryTimeout has given the connection up already.
-      if (options.queryTimeout !== null) connection.query(`SET SESSION idle_transaction_timeout = ${Math.max(1, Math.ceil(options.queryTimeout / 1000))}`);
+      if (options.queryTimeout !== null)
+        connection.query(
+          `SET SESSION idle_transaction_timeout = ${Math.max(1, Math.ceil(options.queryTimeout / 1000))}`,
+        );
     });
     const db = new Kysely<Schema>({ dialect: new MariadbDialect({ pool: guardedPool(pool, options.queryTimeout) }) });
     await requireMariadb(db);
@@ -112,7 +117,9 @@ export const mysqlAdapter: DatabaseAdapter = {
   async connectionLimit(db) {
     // One connection beyond max_connections is kept for a SUPER user.
     const { rows } = await sql<{ max: number; in_use: number }>`
-      SELECT @@max_connections AS max, (SELECT COUNT(*) FROM information_schema.PROCESSLIST WHERE COMMAND <> 'Daemon') AS in_use`.execute(db);
+      SELECT @@max_connections AS max, (SELECT COUNT(*) FROM information_schema.PROCESSLIST WHERE COMMAND <> 'Daemon') AS in_use`.execute(
+      db,
+    );
     const row = rows[0]!;
     return { max: Number(row.max), inUse: Number(row.in_use) };
   },

@@ -23,7 +23,8 @@ export function guardedPool(pool: pg.Pool, queryTimeout: number | null): Postgre
       let lost: Error | undefined;
       return {
         query: ((text: unknown, parameters?: readonly unknown[]) => {
-          if (typeof text !== "string" || queryTimeout === null) return client.query(text as string, parameters as unknown[]);
+          if (typeof text !== "string" || queryTimeout === null)
+            return client.query(text as string, parameters as unknown[]);
           return withTimeout(client.query(text, parameters as unknown[]), queryTimeout, () => {
             lost = new DatabaseTimeoutError(queryTimeout);
             destroySocket(client);

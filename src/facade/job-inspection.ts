@@ -88,7 +88,8 @@ export class JobInspection {
     const query = checkListing(options, JOBS_KEYS, "jobs");
     const limit = positiveInteger(options.limit ?? 50, "inspect.jobs option limit");
     if (limit > 500) throw new ConfigurationError(`inspect.jobs option limit must be at most 500, got ${limit}`);
-    const cursor = options.cursor === undefined || options.cursor === null ? null : decodeCursor(String(options.cursor));
+    const cursor =
+      options.cursor === undefined || options.cursor === null ? null : decodeCursor(String(options.cursor));
     return listJobsPage(await this.db(), query, limit, cursor);
   }
 
@@ -100,13 +101,17 @@ export class JobInspection {
   async count(options: CountJobsOptions): Promise<BoundedCount> {
     const query = checkListing(options, COUNT_KEYS, "count");
     const upTo = positiveInteger(options.upTo ?? 10_000, "inspect.count option upTo");
-    if (upTo > 1_000_000) throw new ConfigurationError(`inspect.count option upTo must be at most 1000000, got ${upTo}`);
+    if (upTo > 1_000_000)
+      throw new ConfigurationError(`inspect.count option upTo must be at most 1000000, got ${upTo}`);
     return countJobsUpTo(await this.db(), query, upTo);
   }
 
   /** A job with its timeline, the process running it and the recurring task that made it; null when there is no such job. */
   async job(id: number): Promise<JobDetail | null> {
-    if (typeof id !== "number" || !Number.isSafeInteger(id) || id < 1) throw new ConfigurationError(`inspect.job needs a job id (a whole number of at least 1), got ${JSON.stringify(id)}`);
+    if (typeof id !== "number" || !Number.isSafeInteger(id) || id < 1)
+      throw new ConfigurationError(
+        `inspect.job needs a job id (a whole number of at least 1), got ${JSON.stringify(id)}`,
+      );
     return findJobDetail(await this.db(), id);
   }
 
@@ -126,7 +131,11 @@ export class JobInspection {
     rejectUnknownKeys(options, new Set(["runs"]), "inspect.recurringTasks option");
     const count = positiveInteger(options.runs ?? 5, "inspect.recurringTasks option runs");
     const tasks = await this.recurring.list();
-    const runs = await latestRecurringRuns(await this.db(), tasks.map((task) => task.key), count);
+    const runs = await latestRecurringRuns(
+      await this.db(),
+      tasks.map((task) => task.key),
+      count,
+    );
     return tasks.map((task) => ({ ...task, runs: runs.get(task.key) ?? [] }));
   }
 
@@ -140,8 +149,10 @@ export class JobInspection {
     rejectUnknownKeys(options, THROUGHPUT_KEYS, "inspect.throughput option");
     const buckets = positiveInteger(options.buckets ?? 60, "inspect.throughput option buckets");
     const bucketMs = positiveInteger(options.bucketMs ?? 60_000, "inspect.throughput option bucketMs");
-    if (buckets > 240) throw new ConfigurationError(`inspect.throughput option buckets must be at most 240, got ${buckets}`);
-    if (bucketMs < 1000) throw new ConfigurationError(`inspect.throughput option bucketMs must be at least 1000, got ${bucketMs}`);
+    if (buckets > 240)
+      throw new ConfigurationError(`inspect.throughput option buckets must be at most 240, got ${buckets}`);
+    if (bucketMs < 1000)
+      throw new ConfigurationError(`inspect.throughput option bucketMs must be at least 1000, got ${bucketMs}`);
     return throughputBuckets(await this.db(), new Date(), buckets, bucketMs);
   }
 
@@ -151,12 +162,19 @@ export class JobInspection {
 }
 
 /** The state and filters shared by `jobs()` and `count()`, checked. */
-function checkListing(options: ListJobsOptions | CountJobsOptions, keys: ReadonlySet<string>, method: string): JobListingQuery {
-  if (typeof options !== "object" || options === null) throw new ConfigurationError(`inspect.${method} needs options such as { state: "failed" }`);
+function checkListing(
+  options: ListJobsOptions | CountJobsOptions,
+  keys: ReadonlySet<string>,
+  method: string,
+): JobListingQuery {
+  if (typeof options !== "object" || options === null)
+    throw new ConfigurationError(`inspect.${method} needs options such as { state: "failed" }`);
   const what = `inspect.${method} option`;
   rejectUnknownKeys(options, keys, what);
   if (typeof options.state !== "string" || !JOB_STATES.has(options.state)) {
-    throw new ConfigurationError(`${what} state must be one of ${[...JOB_STATES].join(", ")}, got ${JSON.stringify(options.state)}`);
+    throw new ConfigurationError(
+      `${what} state must be one of ${[...JOB_STATES].join(", ")}, got ${JSON.stringify(options.state)}`,
+    );
   }
   return {
     state: options.state,
@@ -168,6 +186,7 @@ function checkListing(options: ListJobsOptions | CountJobsOptions, keys: Readonl
 }
 
 function checkDate(value: unknown, what: string): Date {
-  if (!(value instanceof Date) || Number.isNaN(value.getTime())) throw new ConfigurationError(`${what} must be a valid Date, got ${JSON.stringify(value)}`);
+  if (!(value instanceof Date) || Number.isNaN(value.getTime()))
+    throw new ConfigurationError(`${what} must be a valid Date, got ${JSON.stringify(value)}`);
   return value;
 }

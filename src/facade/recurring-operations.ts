@@ -10,7 +10,12 @@ import {
   taskFromRow,
 } from "../models/recurring-task.js";
 import { readableArguments } from "../serialization.js";
-import { resolveRecurringTask, scheduleOf, type RecurringTask, type RecurringTaskOptions } from "../definitions/recurring-task.js";
+import {
+  resolveRecurringTask,
+  scheduleOf,
+  type RecurringTask,
+  type RecurringTaskOptions,
+} from "../definitions/recurring-task.js";
 import { RecurringTaskNotFoundError } from "../errors.js";
 import { runRecurringTaskNow, type RunNowContext } from "./run-now.js";
 
@@ -96,4 +101,3 @@ export class RecurringOperations {
     });
   }
 }
-

@@ -20,7 +20,11 @@ export interface RunNowContext {
  * not move, so the next scheduled tick still runs. Returns the job id, or null when the job's
  * concurrency controls discarded it.
  */
-export async function runRecurringTaskNow(database: Database, context: RunNowContext, key: string): Promise<number | null> {
+export async function runRecurringTaskNow(
+  database: Database,
+  context: RunNowContext,
+  key: string,
+): Promise<number | null> {
   const row = (await listRecurringTaskRows(database.db)).find((candidate) => candidate.key === key);
   if (!row) throw new RecurringTaskNotFoundError(key);
   const task = taskFieldsOf(row);
@@ -29,7 +33,10 @@ export async function runRecurringTaskNow(database: Database, context: RunNowCon
     name: task.job,
     args: deserializeArguments(row.arguments ?? "null"),
     defaults: context.defaultsOf(task.job),
-    options: { ...(task.queue !== null ? { queue: task.queue } : {}), ...(task.priority !== null ? { priority: task.priority } : {}) },
+    options: {
+      ...(task.queue !== null ? { queue: task.queue } : {}),
+      ...(task.priority !== null ? { priority: task.priority } : {}),
+    },
   };
   return database.dialect.beginClaimTx(database.db, async (trx) => {
     const now = new Date();

@@ -42,9 +42,13 @@ function executionRows(db: Db, query: JobListingQuery, upTo: number) {
   // turn EXISTS or a join into a hash join over every job of the queue or name, which on a big
   // table costs far more than looking up each execution row's job.
   const jobColumn = (column: "queue_name" | "class_name") =>
-    db.selectFrom("firm_queue_jobs as j").select(`j.${column}` as "j.queue_name").where("j.id", "=", sql.ref<number>("e.job_id"));
+    db
+      .selectFrom("firm_queue_jobs as j")
+      .select(`j.${column}` as "j.queue_name")
+      .where("j.id", "=", sql.ref<number>("e.job_id"));
   if (query.name !== undefined) builder = builder.where((eb) => eb(jobColumn("class_name"), "=", query.name!));
-  if (query.queue !== undefined && !spec.hasQueue) builder = builder.where((eb) => eb(jobColumn("queue_name"), "=", query.queue!));
+  if (query.queue !== undefined && !spec.hasQueue)
+    builder = builder.where((eb) => eb(jobColumn("queue_name"), "=", query.queue!));
   if (query.queue !== undefined && spec.hasQueue) builder = builder.where("e.queue_name", "=", query.queue);
   if (query.from !== undefined) builder = builder.where(since, ">=", query.from);
   if (query.to !== undefined) builder = builder.where(since, "<", query.to);

@@ -31,7 +31,12 @@ export function decodeCursor(text: string): JobCursor {
   } catch {
     throw new InvalidCursorError(text);
   }
-  if (!Array.isArray(parts) || parts.length < 1 || parts.length > 2 || !parts.every((part) => Number.isSafeInteger(part))) {
+  if (
+    !Array.isArray(parts) ||
+    parts.length < 1 ||
+    parts.length > 2 ||
+    !parts.every((part) => Number.isSafeInteger(part))
+  ) {
     throw new InvalidCursorError(text);
   }
   const [id, at] = parts as number[];

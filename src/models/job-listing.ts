@@ -52,7 +52,11 @@ export const EXECUTIONS: Record<ExecutionState, { table: string; time: string; h
 };
 
 /** A job row with its state's time and, when the state has them, its error and process. */
-export type ListedRow = Selectable<JobsTable> & { since: Date | string; failure: string | null; process_id: number | null };
+export type ListedRow = Selectable<JobsTable> & {
+  since: Date | string;
+  failure: string | null;
+  process_id: number | null;
+};
 
 /**
  * A page of jobs in one state, newest first, `limit` at most, after `cursor`. Keyset
@@ -61,16 +65,31 @@ export type ListedRow = Selectable<JobsTable> & { since: Date | string; failure:
  * finished jobs on `finished_at` (newest finish first, ties by id), which the
  * `(finished_at)` and `(queue_name, finished_at)` indexes serve.
  */
-export async function listJobsPage(db: Db, query: JobListingQuery, limit: number, cursor: JobCursor | null): Promise<JobPage> {
-  const rows = query.state === "finished" ? await finishedRows(db, query, limit + 1, cursor) : await executionRows(db, query.state, query, limit + 1, cursor);
+export async function listJobsPage(
+  db: Db,
+  query: JobListingQuery,
+  limit: number,
+  cursor: JobCursor | null,
+): Promise<JobPage> {
+  const rows =
+    query.state === "finished"
+      ? await finishedRows(db, query, limit + 1, cursor)
+      : await executionRows(db, query.state, query, limit + 1, cursor);
   const more = rows.length > limit;
   const jobs = rows.slice(0, limit).map((row) => toSummary(row, query.state));
   const last = jobs.at(-1);
-  const nextCursor = more && last ? encodeCursor(query.state === "finished" ? { id: last.id, at: last.since } : { id: last.id }) : null;
+  const nextCursor =
+    more && last ? encodeCursor(query.state === "finished" ? { id: last.id, at: last.since } : { id: last.id }) : null;
   return { jobs, nextCursor };
 }
 
-async function executionRows(db: Db, state: ExecutionState, query: JobListingQuery, limit: number, cursor: JobCursor | null): Promise<ListedRow[]> {
+async function executionRows(
+  db: Db,
+  state: ExecutionState,
+  query: JobListingQuery,
+  limit: number,
+  cursor: JobCursor | null,
+): Promise<ListedRow[]> {
   const spec = EXECUTIONS[state];
   const since = sql.ref(`e.${spec.time}`);
   let builder = db
@@ -82,7 +101,8 @@ async function executionRows(db: Db, state: ExecutionState, query: JobListingQue
       (state === "failed" ? sql<string | null>`e.error` : sql<string | null>`NULL`).as("failure"),
       (state === "claimed" ? sql<number | null>`e.process_id` : sql<number | null>`NULL`).as("process_id"),
     ]);
-  if (query.queue !== undefined) builder = builder.where(spec.hasQueue ? "e.queue_name" : "j.queue_name", "=", query.queue);
+  if (query.queue !== undefined)
+    builder = builder.where(spec.hasQueue ? "e.queue_name" : "j.queue_name", "=", query.queue);
   if (query.name !== undefined) builder = builder.where("j.class_name", "=", query.name);
   if (query.from !== undefined) builder = builder.where(since, ">=", query.from);
   if (query.to !== undefined) builder = builder.where(since, "<", query.to);
@@ -90,11 +110,20 @@ async function executionRows(db: Db, state: ExecutionState, query: JobListingQue
   return (await builder.orderBy("e.job_id", "desc").limit(limit).execute()) as ListedRow[];
 }
 
-async function finishedRows(db: Db, query: JobListingQuery, limit: number, cursor: JobCursor | null): Promise<ListedRow[]> {
+async function finishedRows(
+  db: Db,
+  query: JobListingQuery,
+  limit: number,
+  cursor: JobCursor | null,
+): Promise<ListedRow[]> {
   let builder = db
     .selectFrom("firm_queue_jobs as j")
     .selectAll("j")
-    .select([sql<Date | string>`j.finished_at`.as("since"), sql<string | null>`NULL`.as("failure"), sql<number | null>`NULL`.as("process_id")])
+    .select([
+      sql<Date | string>`j.finished_at`.as("since"),
+      sql<string | null>`NULL`.as("failure"),
+      sql<number | null>`NULL`.as("process_id"),
+    ])
     .where("j.finished_at", "is not", null);
   if (query.queue !== undefined) builder = builder.where("j.queue_name", "=", query.queue);
   if (query.name !== undefined) builder = builder.where("j.class_name", "=", query.name);
@@ -102,14 +131,19 @@ async function finishedRows(db: Db, query: JobListingQuery, limit: number, curso
   if (query.to !== undefined) builder = builder.where("j.finished_at", "<", query.to);
   if (cursor) {
     const at = cursor.at ?? new Date(8.64e15);
-    builder = builder.where((eb) => eb.or([eb("j.finished_at", "<", at), eb.and([eb("j.finished_at", "=", at), eb("j.id", "<", cursor.id)])]));
+    builder = builder.where((eb) =>
+      eb.or([eb("j.finished_at", "<", at), eb.and([eb("j.finished_at", "=", at), eb("j.id", "<", cursor.id)])]),
+    );
   }
   return (await builder.orderBy("j.finished_at", "desc").orderBy("j.id", "desc").limit(limit).execute()) as ListedRow[];
 }
 
 /** A listed row as a {@link JobSummary} of state `state`. */
 export function toSummary(row: ListedRow, state: JobState): JobSummary {
-  const error = state === "failed" ? (parseStoredError(row.failure) ?? { name: "Error", message: "(no error was recorded)" }) : undefined;
+  const error =
+    state === "failed"
+      ? (parseStoredError(row.failure) ?? { name: "Error", message: "(no error was recorded)" })
+      : undefined;
   return {
     ...jobBasics(row),
     state,

@@ -17,7 +17,13 @@ export async function jobStates(db: Db, ids: readonly number[]): Promise<Map<num
   const states = new Map<number, JobState>();
   if (ids.length === 0) return states;
   const found = await Promise.all(
-    TABLES.map(([, table]) => db.selectFrom(table as "firm_queue_ready_executions").select("job_id").where("job_id", "in", ids).execute()),
+    TABLES.map(([, table]) =>
+      db
+        .selectFrom(table as "firm_queue_ready_executions")
+        .select("job_id")
+        .where("job_id", "in", ids)
+        .execute(),
+    ),
   );
   found.forEach((rows, index) => {
     for (const row of rows) if (!states.has(Number(row.job_id))) states.set(Number(row.job_id), TABLES[index]![0]);

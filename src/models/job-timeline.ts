@@ -30,10 +30,25 @@ export interface JobDetail extends JobInfo {
 export async function findJobDetail(db: Db, jobId: number): Promise<JobDetail | null> {
   const info = await findJobInfo(db, jobId);
   if (!info) return null;
-  const [state, recurring] = await Promise.all([stateRow(db, info), db.selectFrom("firm_queue_recurring_executions").select(["task_key", "run_at"]).where("job_id", "=", jobId).executeTakeFirst()]);
-  const timeline: TimelineEvent[] = [{ kind: "enqueued", at: info.createdAt, detail: `queue ${info.queue}, priority ${info.priority}` }];
-  if (recurring) timeline.push({ kind: "recurring", at: toDate(recurring.run_at), detail: `tick of recurring task ${recurring.task_key}` });
-  if (info.scheduledAt && info.scheduledAt.getTime() - info.createdAt.getTime() > 1000) timeline.push({ kind: "scheduled", at: info.scheduledAt, detail: "due" });
+  const [state, recurring] = await Promise.all([
+    stateRow(db, info),
+    db
+      .selectFrom("firm_queue_recurring_executions")
+      .select(["task_key", "run_at"])
+      .where("job_id", "=", jobId)
+      .executeTakeFirst(),
+  ]);
+  const timeline: TimelineEvent[] = [
+    { kind: "enqueued", at: info.createdAt, detail: `queue ${info.queue}, priority ${info.priority}` },
+  ];
+  if (recurring)
+    timeline.push({
+      kind: "recurring",
+      at: toDate(recurring.run_at),
+      detail: `tick of recurring task ${recurring.task_key}`,
+    });
+  if (info.scheduledAt && info.scheduledAt.getTime() - info.createdAt.getTime() > 1000)
+    timeline.push({ kind: "scheduled", at: info.scheduledAt, detail: "due" });
   if (state.event) timeline.push(state.event);
   if (info.finishedAt) timeline.push({ kind: "finished", at: info.finishedAt });
   timeline.sort((a, b) => a.at.getTime() - b.at.getTime());
@@ -46,16 +61,30 @@ export async function findJobDetail(db: Db, jobId: number): Promise<JobDetail | 
   };
 }
 
-async function stateRow(db: Db, info: JobInfo): Promise<{ event?: TimelineEvent; process?: ProcessRow; blockedUntil?: Date }> {
+async function stateRow(
+  db: Db,
+  info: JobInfo,
+): Promise<{ event?: TimelineEvent; process?: ProcessRow; blockedUntil?: Date }> {
   switch (info.state) {
     case "ready": {
-      const row = await db.selectFrom("firm_queue_ready_executions").select("created_at").where("job_id", "=", info.id).executeTakeFirst();
+      const row = await db
+        .selectFrom("firm_queue_ready_executions")
+        .select("created_at")
+        .where("job_id", "=", info.id)
+        .executeTakeFirst();
       return row ? { event: { kind: "ready", at: toDate(row.created_at), detail: "waiting for a worker" } } : {};
     }
     case "blocked": {
-      const row = await db.selectFrom("firm_queue_blocked_executions").select(["created_at", "expires_at", "concurrency_key"]).where("job_id", "=", info.id).executeTakeFirst();
+      const row = await db
+        .selectFrom("firm_queue_blocked_executions")
+        .select(["created_at", "expires_at", "concurrency_key"])
+        .where("job_id", "=", info.id)
+        .executeTakeFirst();
       if (!row) return {};
-      return { event: { kind: "blocked", at: toDate(row.created_at), detail: `waiting for a slot of ${row.concurrency_key}` }, blockedUntil: toDate(row.expires_at) };
+      return {
+        event: { kind: "blocked", at: toDate(row.created_at), detail: `waiting for a slot of ${row.concurrency_key}` },
+        blockedUntil: toDate(row.expires_at),
+      };
     }
     case "claimed": {
       const row = await db
@@ -66,13 +95,28 @@ async function stateRow(db: Db, info: JobInfo): Promise<{ event?: TimelineEvent;
         .where("c.job_id", "=", info.id)
         .executeTakeFirst();
       if (!row) return {};
-      const process = row.id === null || row.id === undefined ? undefined : toProcessRow(row as Parameters<typeof toProcessRow>[0]);
-      const detail = process ? `by ${process.kind} ${process.name} (pid ${process.pid} on ${process.hostname})` : `by process ${row.process_id ?? "?"} (gone)`;
+      const process =
+        row.id === null || row.id === undefined ? undefined : toProcessRow(row as Parameters<typeof toProcessRow>[0]);
+      const detail = process
+        ? `by ${process.kind} ${process.name} (pid ${process.pid} on ${process.hostname})`
+        : `by process ${row.process_id ?? "?"} (gone)`;
       return { event: { kind: "claimed", at: toDate(row.claimed_at), detail }, ...(process ? { process } : {}) };
     }
     case "failed": {
-      const row = await db.selectFrom("firm_queue_failed_executions").select("created_at").where("job_id", "=", info.id).executeTakeFirst();
-      return row ? { event: { kind: "failed", at: toDate(row.created_at), detail: info.error ? `${info.error.name}: ${info.error.message}` : "" } } : {};
+      const row = await db
+        .selectFrom("firm_queue_failed_executions")
+        .select("created_at")
+        .where("job_id", "=", info.id)
+        .executeTakeFirst();
+      return row
+        ? {
+            event: {
+              kind: "failed",
+              at: toDate(row.created_at),
+              detail: info.error ? `${info.error.name}: ${info.error.message}` : "",
+            },
+          }
+        : {};
     }
     default:
       return {};

@@ -61,7 +61,10 @@ export async function countJobsByQueue(db: Db, now: Date): Promise<QueueCounts[]
   return [...queues.values()].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
 }
 
-async function grouped(db: Db, table: "firm_queue_scheduled_executions" | "firm_queue_blocked_executions"): Promise<Counted[]> {
+async function grouped(
+  db: Db,
+  table: "firm_queue_scheduled_executions" | "firm_queue_blocked_executions",
+): Promise<Counted[]> {
   return db
     .selectFrom(table as "firm_queue_scheduled_executions")
     .select(["queue_name", sql<number>`COUNT(*)`.as("count")])
@@ -74,10 +77,16 @@ async function grouped(db: Db, table: "firm_queue_scheduled_executions" | "firm_
  * as a scalar subquery, not a join, because a planner facing a join of a few thousand rows with
  * a million-row jobs table may choose to scan the whole jobs table.
  */
-async function joinedCount(db: Db, table: "firm_queue_claimed_executions" | "firm_queue_failed_executions"): Promise<Counted[]> {
+async function joinedCount(
+  db: Db,
+  table: "firm_queue_claimed_executions" | "firm_queue_failed_executions",
+): Promise<Counted[]> {
   const rows = await db
     .selectFrom(`${table} as e` as "firm_queue_claimed_executions as e")
-    .select((eb) => [eb.selectFrom("firm_queue_jobs as j").select("j.queue_name").whereRef("j.id", "=", "e.job_id").as("queue_name"), sql<number>`COUNT(*)`.as("count")])
+    .select((eb) => [
+      eb.selectFrom("firm_queue_jobs as j").select("j.queue_name").whereRef("j.id", "=", "e.job_id").as("queue_name"),
+      sql<number>`COUNT(*)`.as("count"),
+    ])
     .groupBy(sql.ref("queue_name"))
     .execute();
   return rows.flatMap((row) => (row.queue_name === null ? [] : [{ queue_name: row.queue_name, count: row.count }]));

@@ -15,18 +15,35 @@ export interface RecurringRun {
  * The latest `limit` runs of each task in `keys`, newest first: one read per task on the unique
  * `(task_key, run_at)` index, then the jobs' states.
  */
-export async function latestRecurringRuns(db: Db, keys: readonly string[], limit: number): Promise<Map<string, RecurringRun[]>> {
+export async function latestRecurringRuns(
+  db: Db,
+  keys: readonly string[],
+  limit: number,
+): Promise<Map<string, RecurringRun[]>> {
   const perTask = await Promise.all(
     keys.map((key) =>
-      db.selectFrom("firm_queue_recurring_executions").select(["task_key", "job_id", "run_at"]).where("task_key", "=", key).orderBy("run_at", "desc").limit(limit).execute(),
+      db
+        .selectFrom("firm_queue_recurring_executions")
+        .select(["task_key", "job_id", "run_at"])
+        .where("task_key", "=", key)
+        .orderBy("run_at", "desc")
+        .limit(limit)
+        .execute(),
     ),
   );
-  const states = await jobStates(db, perTask.flat().map((row) => Number(row.job_id)));
+  const states = await jobStates(
+    db,
+    perTask.flat().map((row) => Number(row.job_id)),
+  );
   const runs = new Map<string, RecurringRun[]>();
   keys.forEach((key, index) => {
     runs.set(
       key,
-      perTask[index]!.map((row) => ({ runAt: toDate(row.run_at), jobId: Number(row.job_id), state: states.get(Number(row.job_id)) ?? "deleted" })),
+      perTask[index]!.map((row) => ({
+        runAt: toDate(row.run_at),
+        jobId: Number(row.job_id),
+        state: states.get(Number(row.job_id)) ?? "deleted",
+      })),
     );
   });
   return runs;

@@ -44,11 +44,20 @@ export interface SemaphoreUsageOptions {
 export async function listSemaphoreUsage(db: Db, options: SemaphoreUsageOptions): Promise<SemaphoreUsage[]> {
   const [semaphores, blockedCounts] = await Promise.all([
     db.selectFrom("firm_queue_semaphores").select(["key", "value", "expires_at"]).execute(),
-    db.selectFrom("firm_queue_blocked_executions").select(["concurrency_key", sql<number>`COUNT(*)`.as("count")]).groupBy("concurrency_key").execute(),
+    db
+      .selectFrom("firm_queue_blocked_executions")
+      .select(["concurrency_key", sql<number>`COUNT(*)`.as("count")])
+      .groupBy("concurrency_key")
+      .execute(),
   ]);
-  const keys = [...new Set([...semaphores.map((row) => row.key), ...blockedCounts.map((row) => row.concurrency_key)])].sort();
+  const keys = [
+    ...new Set([...semaphores.map((row) => row.key), ...blockedCounts.map((row) => row.concurrency_key)]),
+  ].sort();
   if (keys.length === 0) return [];
-  const [running, firstBlocked] = await Promise.all([runningWithKeys(db, keys, options.runningLimit), firstBlockedPerKey(db, options.blockedPerKey)]);
+  const [running, firstBlocked] = await Promise.all([
+    runningWithKeys(db, keys, options.runningLimit),
+    firstBlockedPerKey(db, options.blockedPerKey),
+  ]);
   const blocked = keys.map((key) => firstBlocked.filter((job) => job.concurrencyKey === key));
   return keys.map((key, index) => {
     const semaphore = semaphores.find((row) => row.key === key);
@@ -72,19 +81,31 @@ export async function listSemaphoreUsage(db: Db, options: SemaphoreUsageOptions)
 
 /** Claimed jobs with one of `keys`: the claimed ids first (a small table), then their job rows by id. */
 async function runningWithKeys(db: Db, keys: readonly string[], limit: number): Promise<JobSummary[]> {
-  const claims = await db.selectFrom("firm_queue_claimed_executions").select(["job_id", "process_id", "created_at"]).orderBy("job_id").limit(limit).execute();
+  const claims = await db
+    .selectFrom("firm_queue_claimed_executions")
+    .select(["job_id", "process_id", "created_at"])
+    .orderBy("job_id")
+    .limit(limit)
+    .execute();
   if (claims.length === 0) return [];
   const jobs = await db
     .selectFrom("firm_queue_jobs as j")
     .selectAll("j")
-    .where("j.id", "in", claims.map((claim) => Number(claim.job_id)))
+    .where(
+      "j.id",
+      "in",
+      claims.map((claim) => Number(claim.job_id)),
+    )
     .where("j.concurrency_key", "in", keys)
     .execute();
   const byId = new Map(claims.map((claim) => [Number(claim.job_id), claim]));
   return jobs
     .map((job) => {
       const claim = byId.get(Number(job.id))!;
-      return toSummary({ ...job, since: claim.created_at, failure: null, process_id: claim.process_id } as ListedRow, "claimed");
+      return toSummary(
+        { ...job, since: claim.created_at, failure: null, process_id: claim.process_id } as ListedRow,
+        "claimed",
+      );
     })
     .sort((a, b) => a.id - b.id);
 }
@@ -96,18 +117,29 @@ async function runningWithKeys(db: Db, keys: readonly string[], limit: number): 
 async function firstBlockedPerKey(db: Db, limit: number): Promise<JobSummary[]> {
   const ranked = db
     .selectFrom("firm_queue_blocked_executions")
-    .select(["job_id", "created_at", "priority", sql<number>`ROW_NUMBER() OVER (PARTITION BY concurrency_key ORDER BY priority, job_id)`.as("position")]);
+    .select([
+      "job_id",
+      "created_at",
+      "priority",
+      sql<number>`ROW_NUMBER() OVER (PARTITION BY concurrency_key ORDER BY priority, job_id)`.as("position"),
+    ]);
   const chosen = await db.selectFrom(ranked.as("b")).selectAll("b").where("b.position", "<=", limit).execute();
   if (chosen.length === 0) return [];
   const jobs = new Map<number, Awaited<ReturnType<typeof jobsById>>[number]>();
   for (let start = 0; start < chosen.length; start += 500) {
-    for (const job of await jobsById(db, chosen.slice(start, start + 500).map((row) => Number(row.job_id)))) jobs.set(Number(job.id), job);
+    for (const job of await jobsById(
+      db,
+      chosen.slice(start, start + 500).map((row) => Number(row.job_id)),
+    ))
+      jobs.set(Number(job.id), job);
   }
   return chosen
     .sort((a, b) => a.priority - b.priority || Number(a.job_id) - Number(b.job_id))
     .flatMap((row) => {
       const job = jobs.get(Number(row.job_id));
-      return job ? [toSummary({ ...job, since: row.created_at, failure: null, process_id: null } as ListedRow, "blocked")] : [];
+      return job
+        ? [toSummary({ ...job, since: row.created_at, failure: null, process_id: null } as ListedRow, "blocked")]
+        : [];
     });
 }
 

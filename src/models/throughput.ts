@@ -19,16 +19,33 @@ export interface ThroughputBucket {
  * against every bucket). Failed jobs have no index on their time, so their rows of the window
  * are read once and summed per bucket with CASE.
  */
-export async function throughputBuckets(db: Db, now: Date, buckets: number, bucketMs: number): Promise<ThroughputBucket[]> {
+export async function throughputBuckets(
+  db: Db,
+  now: Date,
+  buckets: number,
+  bucketMs: number,
+): Promise<ThroughputBucket[]> {
   const end = Math.floor(now.getTime() / bucketMs) * bucketMs + bucketMs;
   const edges = Array.from({ length: buckets + 1 }, (_, index) => new Date(end - (buckets - index) * bucketMs));
   const sums = (column: RawBuilder<unknown>) =>
-    edges.slice(0, -1).map((edge, index) => sql<number>`SUM(CASE WHEN ${column} >= ${edge} AND ${column} < ${edges[index + 1]!} THEN 1 ELSE 0 END)`.as(`b${index}`));
+    edges
+      .slice(0, -1)
+      .map((edge, index) =>
+        sql<number>`SUM(CASE WHEN ${column} >= ${edge} AND ${column} < ${edges[index + 1]!} THEN 1 ELSE 0 END)`.as(
+          `b${index}`,
+        ),
+      );
   const finishedCounts = edges
     .slice(0, -1)
-    .map((edge, index) => sql`SELECT ${sql.lit(index)} AS bucket, COUNT(*) AS count FROM firm_queue_jobs WHERE finished_at >= ${edge} AND finished_at < ${edges[index + 1]!}`);
+    .map(
+      (edge, index) =>
+        sql`SELECT ${sql.lit(index)} AS bucket, COUNT(*) AS count FROM firm_queue_jobs WHERE finished_at >= ${edge} AND finished_at < ${edges[index + 1]!}`,
+    );
   const [finishedRows, failed] = await Promise.all([
-    sql<{ bucket: number | string; count: number | string | bigint }>`${sql.join(finishedCounts, sql` UNION ALL `)}`.execute(db),
+    sql<{
+      bucket: number | string;
+      count: number | string | bigint;
+    }>`${sql.join(finishedCounts, sql` UNION ALL `)}`.execute(db),
     db
       .selectFrom("firm_queue_failed_executions")
       .select(sums(sql`created_at`))

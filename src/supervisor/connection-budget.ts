@@ -59,19 +59,30 @@ export interface ConnectionBudget {
  * The connections one host running `start` with these settings may open. `explicitPoolSize` is
  * the `poolSize` option (null when derived); `listens` whether the database has LISTEN/NOTIFY.
  */
-export function connectionBudget(start: ResolvedStartOptions, roles: readonly RoleSpec[], explicitPoolSize: number | null, listens: boolean): ConnectionBudget {
+export function connectionBudget(
+  start: ResolvedStartOptions,
+  roles: readonly RoleSpec[],
+  explicitPoolSize: number | null,
+  listens: boolean,
+): ConnectionBudget {
   const listenerFor = (runsWorkers: boolean) => (listens && runsWorkers ? 1 : 0);
   let processes: ProcessBudget[];
   if (start.mode === "async") {
     const pool = explicitPoolSize ?? roles.reduce((sum, spec) => sum + rolePoolSize(spec), SUPERVISOR_POOL_SIZE);
-    processes = [{ label: "all roles (async mode)", pool, listener: listenerFor(roles.some((spec) => spec.role === "worker")) }];
+    processes = [
+      { label: "all roles (async mode)", pool, listener: listenerFor(roles.some((spec) => spec.role === "worker")) },
+    ];
   } else {
     const counts = new Map<string, number>();
     processes = [{ label: "supervisor", pool: explicitPoolSize ?? SUPERVISOR_POOL_SIZE, listener: 0 }];
     for (const spec of roles) {
       const seen = (counts.get(spec.role) ?? 0) + 1;
       counts.set(spec.role, seen);
-      processes.push({ label: `${spec.role} ${seen}`, pool: explicitPoolSize ?? rolePoolSize(spec), listener: listenerFor(spec.role === "worker") });
+      processes.push({
+        label: `${spec.role} ${seen}`,
+        pool: explicitPoolSize ?? rolePoolSize(spec),
+        listener: listenerFor(spec.role === "worker"),
+      });
     }
   }
   return { processes, total: processes.reduce((sum, process) => sum + process.pool + process.listener, 0) };

@@ -14,8 +14,11 @@ const inCi = process.env.CI !== undefined && process.env.CI !== "false" && proce
  */
 export function browserAvailable(): boolean {
   if (existsSync(CHROMIUM)) return true;
-  if (inCi) throw new Error(`Chromium is missing at ${CHROMIUM}: CI must run the browser tests (apt-get install chromium)`);
-  console.warn(`\n[firm-queue] !!! browser tests SKIPPED: no Chromium at ${CHROMIUM} (apt-get install chromium, or set FIRM_QUEUE_CHROMIUM) !!!\n`);
+  if (inCi)
+    throw new Error(`Chromium is missing at ${CHROMIUM}: CI must run the browser tests (apt-get install chromium)`);
+  console.warn(
+    `\n[firm-queue] !!! browser tests SKIPPED: no Chromium at ${CHROMIUM} (apt-get install chromium, or set FIRM_QUEUE_CHROMIUM) !!!\n`,
+  );
   return false;
 }
 

@@ -16,7 +16,11 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** Jobs of the run not finished yet. */
 async function unfinished(db: Db): Promise<number> {
-  const row = await db.selectFrom("firm_queue_jobs").select((eb) => eb.fn.countAll<number>().as("count")).where("finished_at", "is", null).executeTakeFirstOrThrow();
+  const row = await db
+    .selectFrom("firm_queue_jobs")
+    .select((eb) => eb.fn.countAll<number>().as("count"))
+    .where("finished_at", "is", null)
+    .executeTakeFirstOrThrow();
   return Number(row.count);
 }
 
@@ -26,7 +30,12 @@ async function unfinished(db: Db): Promise<number> {
  * `stallMs` (longer than the alive threshold, after which even a dead process's claims are
  * recovered), are lost or stranded.
  */
-export async function waitForAllFinished(db: Db, total: number, timeoutMs: number, stallMs: number): Promise<string | null> {
+export async function waitForAllFinished(
+  db: Db,
+  total: number,
+  timeoutMs: number,
+  stallMs: number,
+): Promise<string | null> {
   const deadline = Date.now() + timeoutMs;
   let progressAt = Date.now();
   let last = Number.POSITIVE_INFINITY;
@@ -36,7 +45,8 @@ export async function waitForAllFinished(db: Db, total: number, timeoutMs: numbe
     if (left < last) [last, progressAt] = [left, Date.now()];
     const now = Date.now();
     if (now > deadline || now - progressAt > stallMs) {
-      const why = now > deadline ? `${timeoutMs / 1000} s after the faults stopped` : `and none finished for ${stallMs / 1000} s`;
+      const why =
+        now > deadline ? `${timeoutMs / 1000} s after the faults stopped` : `and none finished for ${stallMs / 1000} s`;
       return `${left} of ${jobs} jobs (${total} enqueued) not finished ${why}: ${await whereStuck(db)}`;
     }
     await sleep(500);
@@ -45,16 +55,25 @@ export async function waitForAllFinished(db: Db, total: number, timeoutMs: numbe
 
 /** Counts per execution table, and which processes (alive or not) hold the claims. */
 async function whereStuck(db: Db): Promise<string> {
-  const counts = await Promise.all(EXECUTION_TABLES.map(async (table) => `${table.replace("firm_queue_", "")}=${await countRows(db, table)}`));
+  const counts = await Promise.all(
+    EXECUTION_TABLES.map(async (table) => `${table.replace("firm_queue_", "")}=${await countRows(db, table)}`),
+  );
   const claims = await db
     .selectFrom("firm_queue_claimed_executions as c")
     .leftJoin("firm_queue_processes as p", "p.id", "c.process_id")
     .select(["c.job_id", "c.process_id", "p.pid", "p.kind"])
     .limit(20)
     .execute();
-  const holders = claims.map((claim) => `job ${claim.job_id} by process ${claim.process_id} (${claim.pid === null ? "no row" : `pid ${claim.pid}, ${isAlive(Number(claim.pid)) ? "alive" : "dead"}`})`);
+  const holders = claims.map(
+    (claim) =>
+      `job ${claim.job_id} by process ${claim.process_id} (${claim.pid === null ? "no row" : `pid ${claim.pid}, ${isAlive(Number(claim.pid)) ? "alive" : "dead"}`})`,
+  );
   const failed = await db.selectFrom("firm_queue_failed_executions").select(["job_id", "error"]).limit(5).execute();
-  return [counts.join(" "), ...holders, ...failed.map((row) => `failed job ${row.job_id}: ${String(row.error).slice(0, 200)}`)].join("; ");
+  return [
+    counts.join(" "),
+    ...holders,
+    ...failed.map((row) => `failed job ${row.job_id}: ${String(row.error).slice(0, 200)}`),
+  ].join("; ");
 }
 
 /**
@@ -67,7 +86,8 @@ export async function waitForOnlyLiveProcessRows(db: Db, timeoutMs: number): Pro
     const rows = await db.selectFrom("firm_queue_processes").select(["id", "kind", "pid"]).execute();
     const dead = rows.filter((row) => !isAlive(Number(row.pid)));
     if (dead.length === 0) return null;
-    if (Date.now() > deadline) return `rows of dead processes left ${timeoutMs / 1000} s after the faults stopped: ${dead.map((row) => `${row.kind} pid ${row.pid} (id ${row.id})`).join(", ")}`;
+    if (Date.now() > deadline)
+      return `rows of dead processes left ${timeoutMs / 1000} s after the faults stopped: ${dead.map((row) => `${row.kind} pid ${row.pid} (id ${row.id})`).join(", ")}`;
     await sleep(500);
   }
 }
@@ -86,7 +106,8 @@ export async function endStateViolations(db: Db, total: number): Promise<string[
   // Every key's slots are back: a semaphore below its limit is a slot held by nobody.
   const semaphores = await db.selectFrom("firm_queue_semaphores").select(["key", "value"]).execute();
   for (const row of semaphores) {
-    if (Number(row.value) !== KEY_LIMIT) violations.push(`semaphore ${row.key} has ${row.value} free slots of ${KEY_LIMIT}`);
+    if (Number(row.value) !== KEY_LIMIT)
+      violations.push(`semaphore ${row.key} has ${row.value} free slots of ${KEY_LIMIT}`);
   }
   return violations;
 }

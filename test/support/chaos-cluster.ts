@@ -68,19 +68,31 @@ export class ChaosCluster {
 
   /** Start a supervisor and wait until it and its two workers and dispatcher are registered. */
   async startSupervisor(): Promise<ChaosSupervisor> {
-    const spawned = spawnCli(["start", "--config", CHAOS_CONFIG], { FIRM_QUEUE_DATABASE_URL: this.databaseUrl, CHAOS_LOG: this.logFile }, { detached: true });
+    const spawned = spawnCli(
+      ["start", "--config", CHAOS_CONFIG],
+      { FIRM_QUEUE_DATABASE_URL: this.databaseUrl, CHAOS_LOG: this.logFile },
+      { detached: true },
+    );
     const supervisor: ChaosSupervisor = { pid: spawned.child.pid!, spawned, exit: null, endedBy: null };
     this.supervisors.push(supervisor);
     spawned.child.once("exit", (code, signal) => {
       supervisor.exit = { code, signal };
-      if (supervisor.endedBy === null) this.unexpectedExits.push({ pid: supervisor.pid, code, signal, output: () => spawned.output() });
+      if (supervisor.endedBy === null)
+        this.unexpectedExits.push({ pid: supervisor.pid, code, signal, output: () => spawned.output() });
     });
     try {
       await waitFor(
         () => {
-          if (supervisor.exit) throw new Error(`firm-queue start (pid ${supervisor.pid}) exited during boot: ${JSON.stringify(supervisor.exit)}\n${spawned.output()}`);
+          if (supervisor.exit)
+            throw new Error(
+              `firm-queue start (pid ${supervisor.pid}) exited during boot: ${JSON.stringify(supervisor.exit)}\n${spawned.output()}`,
+            );
           const children = this.registeredChildren(supervisor.pid);
-          return this.lines().includes(`up ${supervisor.pid}`) && (children.Worker ?? 0) >= 2 && (children.Dispatcher ?? 0) >= 1;
+          return (
+            this.lines().includes(`up ${supervisor.pid}`) &&
+            (children.Worker ?? 0) >= 2 &&
+            (children.Dispatcher ?? 0) >= 1
+          );
         },
         60_000,
         `supervisor ${supervisor.pid} and its children registered`,
@@ -97,7 +109,11 @@ export class ChaosCluster {
     const parents = new Set(this.running.map((supervisor) => supervisor.pid));
     for (const line of this.lines()) {
       const [event, pid, kind, ppid] = line.split(" ");
-      if (event === "ready" && (supervisorPid === undefined ? parents.has(Number(ppid)) : Number(ppid) === supervisorPid)) children.set(Number(pid), kind!);
+      if (
+        event === "ready" &&
+        (supervisorPid === undefined ? parents.has(Number(ppid)) : Number(ppid) === supervisorPid)
+      )
+        children.set(Number(pid), kind!);
       else if (event === "kill" || event === "exit") children.delete(Number(pid));
     }
     for (const pid of children.keys()) if (!isAlive(pid)) children.delete(pid);
@@ -130,7 +146,9 @@ export class ChaosCluster {
       supervisor.endedBy = "term";
       supervisor.spawned.child.kill("SIGTERM");
     }
-    return Promise.all(stopping.map(async (supervisor) => ({ pid: supervisor.pid, finished: await supervisor.spawned.finished })));
+    return Promise.all(
+      stopping.map(async (supervisor) => ({ pid: supervisor.pid, finished: await supervisor.spawned.finished })),
+    );
   }
 
   /** Everything every supervisor (and its children, which share its pipes) printed. */

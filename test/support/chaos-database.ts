@@ -33,7 +33,14 @@ export function ownServerStarter(dialect: Dialect): (() => Promise<RunningServer
 export async function openChaosDatabase(dialect: Dialect): Promise<ChaosDatabase> {
   if (dialect === "sqlite") {
     const database = await createTestDatabase(dialect);
-    return { processUrl: database.url, directUrl: database.url, proxy: null, restart: null, note: null, close: () => database.drop() };
+    return {
+      processUrl: database.url,
+      directUrl: database.url,
+      proxy: null,
+      restart: null,
+      note: null,
+      close: () => database.drop(),
+    };
   }
   const starter = ownServerStarter(dialect);
   let server: RunningServer | null = null;

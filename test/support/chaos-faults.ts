@@ -31,7 +31,16 @@ export function faultMenu(database: ChaosDatabase): FaultKind[] {
 
 /** Injects one fault at a time and counts them. Outages last 1–3 s, far below the alive threshold. */
 export class FaultInjector {
-  readonly counts: FaultCounts = { workerKills: 0, dispatcherKills: 0, supervisorKills: 0, serverRestarts: 0, connectionDrops: 0, droppedConnections: 0, stalls: 0, refusals: 0 };
+  readonly counts: FaultCounts = {
+    workerKills: 0,
+    dispatcherKills: 0,
+    supervisorKills: 0,
+    serverRestarts: 0,
+    connectionDrops: 0,
+    droppedConnections: 0,
+    stalls: 0,
+    refusals: 0,
+  };
 
   constructor(
     private readonly cluster: ChaosCluster,
@@ -107,7 +116,9 @@ export class FaultInjector {
   }
 
   private killDispatcher(): void {
-    const dispatchers = [...this.cluster.liveChildren()].filter(([, kind]) => kind === "Dispatcher").map(([pid]) => pid);
+    const dispatchers = [...this.cluster.liveChildren()]
+      .filter(([, kind]) => kind === "Dispatcher")
+      .map(([pid]) => pid);
     if (dispatchers.length === 0) return;
     this.cluster.kill(this.random.pick(dispatchers), "dispatcher");
     this.counts.dispatcherKills++;

@@ -31,7 +31,15 @@ export interface ChaosLogReport {
   readonly succeeded: Set<number>;
   /** Every job id that started at least once. */
   readonly started: Set<number>;
-  readonly counts: { starts: number; ends: number; fails: number; aborts: number; kills: number; exits: number; reruns: number };
+  readonly counts: {
+    starts: number;
+    ends: number;
+    fails: number;
+    aborts: number;
+    kills: number;
+    exits: number;
+    reruns: number;
+  };
 }
 
 type RunState = "running" | "ended" | "failed" | "aborted" | "died";
@@ -92,9 +100,17 @@ export function analyseChaosLog(lines: readonly string[], limit: number): ChaosL
         if (previous) {
           counts.reruns++;
           if (previous.state === "running") {
-            violations.push({ kind: "rerun-while-running", line, detail: `job ${job} started in pid ${pid} while its run in pid ${previous.pid} (line ${previous.line}) was still going, and that process had not died` });
+            violations.push({
+              kind: "rerun-while-running",
+              line,
+              detail: `job ${job} started in pid ${pid} while its run in pid ${previous.pid} (line ${previous.line}) was still going, and that process had not died`,
+            });
           } else if (previous.state === "ended" && !previous.diedAfterEnd) {
-            violations.push({ kind: "rerun-after-success", line, detail: `job ${job} started again in pid ${pid} after it succeeded in pid ${previous.pid} (line ${previous.line}), which was neither killed nor crashed` });
+            violations.push({
+              kind: "rerun-after-success",
+              line,
+              detail: `job ${job} started again in pid ${pid} after it succeeded in pid ${previous.pid} (line ${previous.line}), which was neither killed nor crashed`,
+            });
           }
         }
         if (key !== null) {
@@ -102,7 +118,11 @@ export function analyseChaosLog(lines: readonly string[], limit: number): ChaosL
           running.set(key, holders);
           if (holders.size >= limit) {
             const others = [...holders].map((run) => `job ${run.job} in pid ${run.pid} (line ${run.line})`).join(", ");
-            violations.push({ kind: "over-limit", line, detail: `job ${job} of key ${key} started in pid ${pid} while ${others} held the key (limit ${limit})` });
+            violations.push({
+              kind: "over-limit",
+              line,
+              detail: `job ${job} of key ${key} started in pid ${pid} while ${others} held the key (limit ${limit})`,
+            });
           }
         }
         const run: Run = { job, pid, key, line, state: "running", diedAfterEnd: false };
@@ -119,7 +139,11 @@ export function analyseChaosLog(lines: readonly string[], limit: number): ChaosL
         const pid = Number(b);
         const run = last.get(job);
         if (!run || run.pid !== pid || run.state !== "running") {
-          violations.push({ kind: "unmatched", line, detail: `"${text}" matches no running run of job ${job} in pid ${pid}` });
+          violations.push({
+            kind: "unmatched",
+            line,
+            detail: `"${text}" matches no running run of job ${job} in pid ${pid}`,
+          });
           break;
         }
         if (event === "end") {
@@ -148,7 +172,11 @@ export function analyseChaosLog(lines: readonly string[], limit: number): ChaosL
         counts.exits++;
         if (code !== 0 && registered.has(pid)) {
           const why = uncaught.get(pid);
-          violations.push({ kind: "crash", line, detail: `registered process ${pid} exited with code ${code} without being killed${why ? `: ${why}` : ""}` });
+          violations.push({
+            kind: "crash",
+            line,
+            detail: `registered process ${pid} exited with code ${code} without being killed${why ? `: ${why}` : ""}`,
+          });
         }
         die(pid, code !== 0);
         uncaught.delete(pid);

@@ -4,7 +4,12 @@ import { join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { FirmQueue, silentLogger } from "../../src/index.js";
 import { KEY_LIMIT } from "../fixtures/chaos-jobs.js";
-import { endStateViolations, outputViolations, waitForAllFinished, waitForOnlyLiveProcessRows } from "./chaos-checks.js";
+import {
+  endStateViolations,
+  outputViolations,
+  waitForAllFinished,
+  waitForOnlyLiveProcessRows,
+} from "./chaos-checks.js";
 import { ChaosCluster } from "./chaos-cluster.js";
 import { openChaosDatabase } from "./chaos-database.js";
 import { FaultInjector, faultMenu, type FaultCounts, type FaultKind } from "./chaos-faults.js";
@@ -65,7 +70,10 @@ export async function runChaos(dialect: Dialect, settings: ChaosSettings): Promi
     await migrator.close();
 
     const perRound = Math.floor(settings.jobs / settings.rounds);
-    const ids = await enqueueJobs(database.directUrl, planJobs(random, settings.jobs - perRound * (settings.rounds - 1)));
+    const ids = await enqueueJobs(
+      database.directUrl,
+      planJobs(random, settings.jobs - perRound * (settings.rounds - 1)),
+    );
     for (let i = 0; i < SUPERVISORS; i++) await cluster.startSupervisor();
 
     const menu = faultMenu(database);
@@ -89,32 +97,50 @@ export async function runChaos(dialect: Dialect, settings: ChaosSettings): Promi
     if (stale) violate("process-rows-left", stale);
 
     for (const { pid, finished } of await cluster.stop()) {
-      if (finished.code !== 0) violate("term-exit-code", `supervisor ${pid} exited with ${finished.code ?? finished.signal} on TERM: ${tail(finished.stdout + finished.stderr)}`);
+      if (finished.code !== 0)
+        violate(
+          "term-exit-code",
+          `supervisor ${pid} exited with ${finished.code ?? finished.signal} on TERM: ${tail(finished.stdout + finished.stderr)}`,
+        );
     }
-    const registered = cluster.lines().flatMap((line) => (line.startsWith("ready ") ? [Number(line.split(" ")[1])] : []));
+    const registered = cluster
+      .lines()
+      .flatMap((line) => (line.startsWith("ready ") ? [Number(line.split(" ")[1])] : []));
     try {
       await waitFor(() => registered.every((pid) => !isAlive(pid)), 30_000, "every role process gone");
     } catch {
-      violate("alive-after-stop", `role processes still alive after the final stop: ${registered.filter(isAlive).join(", ")}`);
+      violate(
+        "alive-after-stop",
+        `role processes still alive after the final stop: ${registered.filter(isAlive).join(", ")}`,
+      );
     }
     for (const left of await endStateViolations(db, ids.length)) violate("left-behind", left);
     enqueued = ids;
   } catch (error) {
-    violate("run-failed", `the run itself failed: ${(error as Error).stack ?? String(error)}\n--- output ---\n${tail(cluster.output(), 60)}`);
+    violate(
+      "run-failed",
+      `the run itself failed: ${(error as Error).stack ?? String(error)}\n--- output ---\n${tail(cluster.output(), 60)}`,
+    );
   }
   // What the log and the output show, also after a run that could not finish.
   try {
     const analysis = analyseChaosLog(cluster.lines(), KEY_LIMIT);
     runs = analysis.counts;
     analysis.violations.forEach((violation, index) => {
-      if (index < 25) violate(violation.kind, `${violation.kind} (run log line ${violation.line}): ${violation.detail}`);
+      if (index < 25)
+        violate(violation.kind, `${violation.kind} (run log line ${violation.line}): ${violation.detail}`);
       else kinds[violation.kind] = (kinds[violation.kind] ?? 0) + 1;
     });
-    if (analysis.violations.length > 25) violations.push(`… and ${analysis.violations.length - 25} more violations in the run log`);
+    if (analysis.violations.length > 25)
+      violations.push(`… and ${analysis.violations.length - 25} more violations in the run log`);
     const lost = enqueued.filter((id) => !analysis.succeeded.has(id));
-    if (lost.length > 0) violate("lost", `${lost.length} jobs never ran to the end: ${lost.slice(0, 20).join(", ")}`, lost.length);
+    if (lost.length > 0)
+      violate("lost", `${lost.length} jobs never ran to the end: ${lost.slice(0, 20).join(", ")}`, lost.length);
     for (const exit of cluster.unexpectedExits) {
-      violate("supervisor-exit", `supervisor ${exit.pid} exited on its own (${exit.signal ?? `code ${exit.code}`}): ${tail(exit.output())}`);
+      violate(
+        "supervisor-exit",
+        `supervisor ${exit.pid} exited on its own (${exit.signal ?? `code ${exit.code}`}): ${tail(exit.output())}`,
+      );
     }
     for (const line of outputViolations(cluster.output())) violate("database-locked", line);
   } finally {

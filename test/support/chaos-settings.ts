@@ -26,7 +26,8 @@ function wholeNumber(env: NodeJS.ProcessEnv, name: string, fallback: number, min
   const text = env[name];
   if (text === undefined || text.trim() === "") return fallback;
   const value = Number(text);
-  if (!Number.isSafeInteger(value) || value < minimum) throw new Error(`${name} must be a whole number of at least ${minimum}, got ${JSON.stringify(text)}`);
+  if (!Number.isSafeInteger(value) || value < minimum)
+    throw new Error(`${name} must be a whole number of at least ${minimum}, got ${JSON.stringify(text)}`);
   return value;
 }
 

@@ -19,9 +19,17 @@ interface PlannedJob {
 export function planJobs(random: Random, count: number): PlannedJob[] {
   return Array.from({ length: count }, () => {
     const keyed = random.next() < 0.35;
-    const args: ChaosArgs = { key: keyed ? `k${random.int(KEYS)}` : null, ms: random.int(26), failFirst: random.next() < 0.04 };
+    const args: ChaosArgs = {
+      key: keyed ? `k${random.int(KEYS)}` : null,
+      ms: random.int(26),
+      failFirst: random.next() < 0.04,
+    };
     const wait = random.next() < 0.1 ? random.between(100, 1500) : undefined;
-    const options = { priority: random.int(3), ...(keyed ? {} : { queue: random.pick(CHAOS_QUEUES.slice(0, 2)) }), ...(wait ? { wait } : {}) };
+    const options = {
+      priority: random.int(3),
+      ...(keyed ? {} : { queue: random.pick(CHAOS_QUEUES.slice(0, 2)) }),
+      ...(wait ? { wait } : {}),
+    };
     return { name: keyed ? KEYED_JOB : PLAIN_JOB, args, options };
   });
 }
@@ -40,7 +48,8 @@ export async function enqueueJobs(databaseUrl: string, jobs: readonly PlannedJob
       const chunk = jobs.slice(start, start + 25);
       const enqueued = await Promise.all(chunk.map((job) => firm.enqueue(job.name, job.args, job.options)));
       for (const id of enqueued) {
-        if (id === null) throw new Error("a chaos job was discarded at enqueue; the keyed job blocks, it never discards");
+        if (id === null)
+          throw new Error("a chaos job was discarded at enqueue; the keyed job blocks, it never discards");
         ids.push(id);
       }
     }

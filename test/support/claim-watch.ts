@@ -29,7 +29,13 @@ export class ClaimWatch {
   /** How many claims the given processes hold now. */
   async claimsOf(processIds: readonly number[]): Promise<number> {
     if (processIds.length === 0) return 0;
-    return (await this.db.selectFrom("firm_queue_claimed_executions").select("job_id").where("process_id", "in", processIds).execute()).length;
+    return (
+      await this.db
+        .selectFrom("firm_queue_claimed_executions")
+        .select("job_id")
+        .where("process_id", "in", processIds)
+        .execute()
+    ).length;
   }
 
   /** Sample every 100 ms; `watched`: the process ids of the host about to be cut off. */
@@ -69,9 +75,11 @@ export class ClaimWatch {
     for (const claim of claims) {
       const owner = claim.process_id === null ? null : Number(claim.process_id);
       if (claim.live === null) this.found.push(`job ${claim.job_id} claimed by process ${owner}, which has no row`);
-      if (this.pruned && owner !== null && this.watched.includes(owner)) this.found.push(`job ${claim.job_id} claimed by pruned process ${owner}`);
+      if (this.pruned && owner !== null && this.watched.includes(owner))
+        this.found.push(`job ${claim.job_id} claimed by pruned process ${owner}`);
       if (claim.live !== null && claim.class_name === this.limits.limitedJob) limited++;
     }
-    if (limited > this.limits.limit) this.found.push(`${limited} live claims of ${this.limits.limitedJob}, limit ${this.limits.limit}`);
+    if (limited > this.limits.limit)
+      this.found.push(`${limited} live claims of ${this.limits.limitedJob}, limit ${this.limits.limit}`);
   }
 }

@@ -3,9 +3,13 @@ import type { AddressInfo } from "node:net";
 import type { Dashboard } from "../../src/index.js";
 
 /** A plain `http` server that hands `prefix` to the dashboard's Node handler and answers everything else itself. */
-export async function serveUnderPrefix(dashboard: Dashboard, prefix: string): Promise<{ url: string; server: Server; close(): Promise<void> }> {
+export async function serveUnderPrefix(
+  dashboard: Dashboard,
+  prefix: string,
+): Promise<{ url: string; server: Server; close(): Promise<void> }> {
   const server = createServer((request, response) => {
-    if (request.url === prefix || request.url?.startsWith(`${prefix}/`) || request.url?.startsWith(`${prefix}?`)) return dashboard.node(request, response);
+    if (request.url === prefix || request.url?.startsWith(`${prefix}/`) || request.url?.startsWith(`${prefix}?`))
+      return dashboard.node(request, response);
     response.writeHead(200, { "content-type": "text/plain" }).end("the application");
   });
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
@@ -31,8 +35,18 @@ export async function csrfOf(response: Response): Promise<{ cookie: string; toke
 }
 
 /** POST a form the way a browser does. */
-export function postForm(url: string, fields: Record<string, string | string[]>, headers: Record<string, string> = {}): Promise<Response> {
+export function postForm(
+  url: string,
+  fields: Record<string, string | string[]>,
+  headers: Record<string, string> = {},
+): Promise<Response> {
   const form = new URLSearchParams();
-  for (const [key, value] of Object.entries(fields)) for (const item of Array.isArray(value) ? value : [value]) form.append(key, item);
-  return fetch(url, { method: "POST", body: form, headers: { "content-type": "application/x-www-form-urlencoded", ...headers }, redirect: "manual" });
+  for (const [key, value] of Object.entries(fields))
+    for (const item of Array.isArray(value) ? value : [value]) form.append(key, item);
+  return fetch(url, {
+    method: "POST",
+    body: form,
+    headers: { "content-type": "application/x-www-form-urlencoded", ...headers },
+    redirect: "manual",
+  });
 }

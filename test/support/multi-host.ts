@@ -79,7 +79,8 @@ export async function startCluster(dialect: ServerDialect, hostCount: number): P
     const keep = process.env.FIRM_QUEUE_MULTI_HOST_DEBUG;
     if (keep && existsSync(jobLogFile)) writeFileSync(join(keep, `${dialect}-jobs.log`), readFileSync(jobLogFile));
     if (keep) {
-      for (const [index, host] of hosts.entries()) writeFileSync(join(keep, `${dialect}-${index}-${host.name}.log`), host.output());
+      for (const [index, host] of hosts.entries())
+        writeFileSync(join(keep, `${dialect}-${index}-${host.name}.log`), host.output());
     }
     for (const cleanup of cleanups.splice(0).reverse()) {
       try {
@@ -129,7 +130,10 @@ export async function startCluster(dialect: ServerDialect, hostCount: number): P
       firm,
       db: async () => (await firm.database()).db,
       startHost(index, args = [], env = {}) {
-        const host = spawnHost(`host${index + 1}`, network.hosts[index]!, hostUrl.href, args, { MULTI_HOST_LOG: jobLog, ...env });
+        const host = spawnHost(`host${index + 1}`, network.hosts[index]!, hostUrl.href, args, {
+          MULTI_HOST_LOG: jobLog,
+          ...env,
+        });
         hosts.push(host);
         return host;
       },
@@ -142,8 +146,22 @@ export async function startCluster(dialect: ServerDialect, hostCount: number): P
   }
 }
 
-function spawnHost(name: string, network: NetnsHost, databaseUrl: string, args: readonly string[], env: Record<string, string>): HostProcess {
-  const [command, commandArgs] = network.command(process.execPath, [CLI, "start", "--require", FIXTURE, "--database-url", databaseUrl, ...args]);
+function spawnHost(
+  name: string,
+  network: NetnsHost,
+  databaseUrl: string,
+  args: readonly string[],
+  env: Record<string, string>,
+): HostProcess {
+  const [command, commandArgs] = network.command(process.execPath, [
+    CLI,
+    "start",
+    "--require",
+    FIXTURE,
+    "--database-url",
+    databaseUrl,
+    ...args,
+  ]);
   const child = spawn(command, commandArgs, {
     cwd: ROOT,
     env: { ...process.env, FIRM_QUEUE_LOG_LEVEL: "info", MULTI_HOST_NAME: name, ...env },
@@ -157,7 +175,9 @@ function spawnHost(name: string, network: NetnsHost, databaseUrl: string, args: 
   };
   child.stdout!.on("data", append);
   child.stderr!.on("data", append);
-  const exited = new Promise<number | string>((resolve) => child.on("close", (code, signal) => resolve(code ?? signal ?? "unknown")));
+  const exited = new Promise<number | string>((resolve) =>
+    child.on("close", (code, signal) => resolve(code ?? signal ?? "unknown")),
+  );
   let gone = false;
   void exited.then(() => (gone = true));
   return {
@@ -176,7 +196,11 @@ function spawnHost(name: string, network: NetnsHost, databaseUrl: string, args: 
         };
         const timer = setTimeout(() => {
           finish();
-          reject(new Error(`${name} printed nothing matching ${pattern} within ${timeout} ms. Its output:\n${output.slice(-4000)}`));
+          reject(
+            new Error(
+              `${name} printed nothing matching ${pattern} within ${timeout} ms. Its output:\n${output.slice(-4000)}`,
+            ),
+          );
         }, timeout);
         const finish = () => {
           clearTimeout(timer);

@@ -24,13 +24,16 @@ export async function failedPage(context: PageContext): Promise<Page> {
 ${page.jobs.length > 0 ? html`<div class="actions"><button type="submit">Retry selected</button> <button type="submit" class="danger" formaction="${href(context, "/failed/discard")}">Discard selected</button></div>` : ""}`,
         { id: "failed-selection" },
       );
-  const everything = page.jobs.length === 0 ? html`` : html`<div class="actions bulk">
+  const everything =
+    page.jobs.length === 0
+      ? html``
+      : html`<div class="actions bulk">
 ${postForm(context, "/failed/retry-all", html`<input type="hidden" name="queue" value="${filters.queue ?? ""}"><input type="hidden" name="name" value="${filters.name ?? ""}"><button type="submit">Retry all ${shown} matching</button>`)}
 ${postForm(
-    context,
-    "/failed/discard-all",
-    html`<input type="hidden" name="queue" value="${filters.queue ?? ""}"><input type="hidden" name="name" value="${filters.name ?? ""}"><label class="confirm"><input type="checkbox" name="confirm" value="yes" required> I mean it</label> <button type="submit" class="danger">Discard all ${shown} matching</button>`,
-  )}
+  context,
+  "/failed/discard-all",
+  html`<input type="hidden" name="queue" value="${filters.queue ?? ""}"><input type="hidden" name="name" value="${filters.name ?? ""}"><label class="confirm"><input type="checkbox" name="confirm" value="yes" required> I mean it</label> <button type="submit" class="danger">Discard all ${shown} matching</button>`,
+)}
 </div>`;
   const body = html`
 <p class="lead" data-live id="failed-count">${shown} failed job${total === 1 && counted.exact ? "" : "s"}${filters.queue ? html` in queue ${filters.queue}` : ""}${filters.name ? html` named ${filters.name}` : ""}.</p>

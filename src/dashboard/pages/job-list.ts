@@ -33,5 +33,12 @@ export function readFilters(query: URLSearchParams, defaultState: JobState): Lis
   const from = time("from");
   const to = time("to");
   const cursor = text("cursor");
-  return { state, ...(queue ? { queue } : {}), ...(name ? { name } : {}), ...(from ? { from } : {}), ...(to ? { to } : {}), ...(cursor ? { cursor } : {}) };
+  return {
+    state,
+    ...(queue ? { queue } : {}),
+    ...(name ? { name } : {}),
+    ...(from ? { from } : {}),
+    ...(to ? { to } : {}),
+    ...(cursor ? { cursor } : {}),
+  };
 }

@@ -9,7 +9,8 @@ import { PageError } from "./page-error.js";
 /** One job: arguments, options, timeline, attempts, errors; retry or discard when failed. */
 export async function jobPage(context: PageContext, idText: string): Promise<Page> {
   const id = Number(idText);
-  if (!/^\d+$/.test(idText) || !Number.isSafeInteger(id) || id < 1) throw new PageError(400, `Not a job id: ${JSON.stringify(idText)}`);
+  if (!/^\d+$/.test(idText) || !Number.isSafeInteger(id) || id < 1)
+    throw new PageError(400, `Not a job id: ${JSON.stringify(idText)}`);
   const job = await context.firm.inspect.job(id);
   if (!job) throw new PageError(404, `There is no job #${id} (finished jobs may have been cleared).`);
   const body = html`
@@ -27,9 +28,11 @@ ${job.claimedBy ? html`<div><dt>Running on</dt><dd><a href="${href(context, "/pr
 ${job.recurring ? html`<div><dt>Recurring task</dt><dd><a href="${href(context, "/recurring")}">${job.recurring.taskKey}</a> run of ${utc(job.recurring.runAt)}</dd></div>` : ""}
 ${job.blockedUntil ? html`<div><dt>Blocked until</dt><dd>${utc(job.blockedUntil)}</dd></div>` : ""}
 </dl>
-${job.state === "failed"
+${
+  job.state === "failed"
     ? html`<div class="actions">${postForm(context, `/jobs/${job.id}/retry`, html`<button type="submit">Retry</button>`)}${postForm(context, `/jobs/${job.id}/discard`, html`<button type="submit" class="danger">Discard</button>`)}</div>`
-    : ""}
+    : ""
+}
 <h2>Timeline</h2>
 <ol class="timeline">${job.timeline.map((event) => html`<li><span class="event">${event.kind}</span> ${timeAgo(event.at, context.now)} <span class="muted">${utc(event.at)}</span>${event.detail ? html` — ${event.detail}` : ""}</li>`)}</ol>
 ${job.error ? errorBlock("Error that failed the job", job.error) : ""}

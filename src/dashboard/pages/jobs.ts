@@ -44,20 +44,35 @@ export function paramsOf(filters: ListingFilters): Record<string, string | undef
 }
 
 /** The filter form of a listing (queue, name, time range in UTC). */
-export function filterForm(context: PageContext, path: string, filters: ListingFilters, options: { queue?: boolean; times?: boolean } = {}): SafeHtml {
+export function filterForm(
+  context: PageContext,
+  path: string,
+  filters: ListingFilters,
+  options: { queue?: boolean; times?: boolean } = {},
+): SafeHtml {
   const params = paramsOf(filters);
   return html`<form class="filters" method="get" action="${href(context, path)}">
 <input type="hidden" name="state" value="${filters.state}">
 ${options.queue === false ? "" : html`<label>Queue <input name="queue" value="${filters.queue ?? ""}" size="12"></label>`}
 <label>Job name <input name="name" value="${filters.name ?? ""}" size="16"></label>
-${options.times === false ? "" : html`<label>From (UTC) <input type="datetime-local" step="1" name="from" value="${params.from ?? ""}"></label>
-<label>To (UTC) <input type="datetime-local" step="1" name="to" value="${params.to ?? ""}"></label>`}
+${
+  options.times === false
+    ? ""
+    : html`<label>From (UTC) <input type="datetime-local" step="1" name="from" value="${params.from ?? ""}"></label>
+<label>To (UTC) <input type="datetime-local" step="1" name="to" value="${params.to ?? ""}"></label>`
+}
 <button type="submit">Filter</button> <a href="${href(context, path, { state: filters.state })}">Clear filters</a>
 </form>`;
 }
 
 /** Links to the first and the next page; no page numbers, since pages are keyset ranges. */
-export function pager(context: PageContext, path: string, filters: ListingFilters, page: JobPage, extra: Record<string, string | undefined> = {}): SafeHtml {
+export function pager(
+  context: PageContext,
+  path: string,
+  filters: ListingFilters,
+  page: JobPage,
+  extra: Record<string, string | undefined> = {},
+): SafeHtml {
   const params = { ...extra, ...paramsOf(filters), state: filters.state };
   return html`<nav class="pager" aria-label="Pages">
 ${filters.cursor ? html`<a href="${href(context, path, params)}">« Newest</a>` : ""}

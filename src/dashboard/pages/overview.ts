@@ -10,7 +10,9 @@ const COLUMNS = ["ready", "scheduled", "claimed", "blocked", "failed"] as const;
 /** Every queue with its counts, latency and pause; totals; throughput and backlog charts. */
 export async function overviewPage(context: PageContext): Promise<Page> {
   const [queues, throughput] = await Promise.all([context.firm.inspect.queues(), context.firm.inspect.throughput()]);
-  const totals = Object.fromEntries(COLUMNS.map((column) => [column, queues.reduce((sum, queue) => sum + queue[column], 0)])) as Record<(typeof COLUMNS)[number], number>;
+  const totals = Object.fromEntries(
+    COLUMNS.map((column) => [column, queues.reduce((sum, queue) => sum + queue[column], 0)]),
+  ) as Record<(typeof COLUMNS)[number], number>;
   const body = html`
 <section aria-label="Totals" class="totals" data-live id="totals">
 ${COLUMNS.map((column) => html`<a class="total total-${column}" href="${href(context, "/jobs", { state: column })}"><span class="figure">${count(totals[column])}</span><span class="label">${column === "claimed" ? "running" : column}</span></a>`)}

@@ -9,15 +9,17 @@ export async function processesPage(context: PageContext): Promise<Page> {
   const processes = await context.firm.inspect.processes({ aliveThreshold: context.aliveThresholdMs });
   const supervisors = processes.filter((process) => process.kind === "Supervisor");
   const known = new Set(supervisors.map((process) => process.id));
-  const orphans = processes.filter((process) => process.kind !== "Supervisor" && (process.supervisorId === null || !known.has(process.supervisorId)));
+  const orphans = processes.filter(
+    (process) => process.kind !== "Supervisor" && (process.supervisorId === null || !known.has(process.supervisorId)),
+  );
   const body = html`<div data-live id="processes">
 ${processes.length === 0 ? html`<p class="empty">No process is registered: nothing is running jobs.</p>` : ""}
 ${supervisors.map(
-    (supervisor) => html`<section class="supervisor">
+  (supervisor) => html`<section class="supervisor">
 <h2>${supervisor.kind} ${supervisor.name}</h2>
 ${processTable(context, [supervisor, ...processes.filter((process) => process.supervisorId === supervisor.id)])}
 </section>`,
-  )}
+)}
 ${orphans.length > 0 ? html`<section><h2>Without a supervisor</h2>${processTable(context, orphans)}</section>` : ""}
 </div>`;
   return { title: "Processes", section: "/processes", body };

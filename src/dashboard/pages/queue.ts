@@ -10,7 +10,16 @@ import { filterForm, listPage, pager } from "./jobs.js";
 export async function queuePage(context: PageContext, name: string): Promise<Page> {
   const filters = { ...readFilters(context.query, "ready"), queue: name };
   const [queues, page] = await Promise.all([context.firm.inspect.queues(), listPage(context, filters)]);
-  const queue = queues.find((candidate) => candidate.name === name) ?? { name, ready: 0, scheduled: 0, claimed: 0, blocked: 0, failed: 0, latency: 0, paused: false };
+  const queue = queues.find((candidate) => candidate.name === name) ?? {
+    name,
+    ready: 0,
+    scheduled: 0,
+    claimed: 0,
+    blocked: 0,
+    failed: 0,
+    latency: 0,
+    paused: false,
+  };
   const path = `/queues/${encodeURIComponent(name)}`;
   const body = html`
 <section class="queue-summary" data-live id="queue-summary">
@@ -27,11 +36,11 @@ export async function queuePage(context: PageContext, name: string): Promise<Pag
 <div class="actions">
 ${queue.paused ? postForm(context, `${path}/resume`, html`<button type="submit">Resume queue</button>`) : postForm(context, `${path}/pause`, html`<button type="submit">Pause queue</button>`)}
 ${postForm(
-    context,
-    `${path}/clear`,
-    html`<label class="confirm"><input type="checkbox" name="confirm" value="yes" required> I mean it: delete every ready job of ${name}</label> <button type="submit" class="danger">Clear ready jobs</button>`,
-    { class: "clear" },
-  )}
+  context,
+  `${path}/clear`,
+  html`<label class="confirm"><input type="checkbox" name="confirm" value="yes" required> I mean it: delete every ready job of ${name}</label> <button type="submit" class="danger">Clear ready jobs</button>`,
+  { class: "clear" },
+)}
 </div>
 ${stateTabs(context, path, filters.state, { name: filters.name })}
 ${filterForm(context, path, filters, { queue: false })}
