@@ -29,6 +29,12 @@ export interface ReadyClaimResult {
   readonly processGone: boolean;
 }
 
+/** Jobs due now without a concurrency key, to insert and make ready at once. */
+export interface ReadyEnqueue {
+  readonly jobs: readonly { readonly queueName: string; readonly className: string; readonly arguments: string; readonly priority: number }[];
+  readonly now: Date;
+}
+
 /** Successful attempts to record for one process (jobs without a concurrency key). */
 export interface FinishBatch {
   readonly jobIds: readonly number[];
@@ -106,4 +112,9 @@ export interface Dialect {
    * claim the process still holds are recorded; returns their ids.
    */
   readonly finishClaimed?: (db: Db, batch: FinishBatch) => Promise<number[]>;
+  /**
+   * Insert jobs that are due now and have no concurrency key, and make them ready, in one
+   * statement; returns their ids in input order.
+   */
+  readonly enqueueReady?: (db: Db, batch: ReadyEnqueue) => Promise<number[]>;
 }

@@ -8,6 +8,7 @@ import type { Schema } from "./schema.js";
 import { importDriver } from "./driver-import.js";
 import { claimReadyInOneStatement } from "./postgres-claim.js";
 import { finishInOneStatement } from "./postgres-finish.js";
+import { enqueueReadyInOneStatement } from "./postgres-enqueue.js";
 import { retryTransient } from "./transient-errors.js";
 
 /** deadlock_detected, serialization_failure, lock_not_available. */
@@ -19,7 +20,8 @@ function isTransient(error: unknown): boolean {
 
 /**
  * PostgreSQL's side of the seam: row locks with SKIP LOCKED; serialization failures and deadlocks
- * are retried. Claiming and finishing take one statement each (data-modifying `WITH`).
+ * are retried. Claiming, finishing and enqueueing jobs due now take one statement each
+ * (data-modifying `WITH`).
  */
 export const postgresDialect: Dialect = {
   ...rowLockingDialect(
@@ -31,6 +33,7 @@ export const postgresDialect: Dialect = {
   ),
   claimReady: (db, claim) => retryTransient(isTransient, () => claimReadyInOneStatement(db, claim)),
   finishClaimed: (db, batch) => retryTransient(isTransient, () => finishInOneStatement(db, batch)),
+  enqueueReady: (db, batch) => retryTransient(isTransient, () => enqueueReadyInOneStatement(db, batch)),
 };
 
 const TYPES: Record<ColumnSpec["kind"], string> = {
