@@ -147,8 +147,8 @@ export class Worker extends Poller {
   }
 
   /**
-   * Stop claiming, put the buffered jobs that never started back in their queues (no attempt is
-   * counted), fire every running job's AbortSignal, wait up to `timeout` ms for them to end,
+   * Stop claiming, fire every running job's AbortSignal, put the buffered jobs that never started
+   * back in their queues (no attempt is counted), wait up to `timeout` ms for the running ones to end,
    * then put the jobs whose handler is still running back in their queue (no attempt is
    * counted). A job whose handler has ended is never put back: its outcome is being written, and
    * the stop waits for that write (up to {@link WRITE_GRACE_MS} more if the database keeps
@@ -158,8 +158,9 @@ export class Worker extends Poller {
     await this.stopHearingOfJobs?.();
     this.stopHearingOfJobs = undefined;
     await this.stopPolling();
-    const unstarted = await this.releaseBuffered();
     for (const { abort } of this.inFlight.values()) abort.abort(new ShutdownSignal());
+    // While the running jobs wind down, the ones that never started go back for other workers.
+    const unstarted = await this.releaseBuffered();
     const everything = Promise.allSettled([...this.inFlight.values()].map((entry) => entry.done));
     const result = await Promise.race([everything.then(() => "done" as const), this.waitOrHurry(timeout)]);
     if (result === "done") return unstarted;
