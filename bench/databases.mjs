@@ -17,7 +17,11 @@ import { startPostgres } from "../scripts/servers/postgres.mjs";
 export async function benchDatabase(dialect, adminUrl) {
   if (dialect === "sqlite") {
     const dir = mkdtempSync(join(tmpdir(), "firm-queue-bench-"));
-    return { url: `sqlite:${join(dir, "bench.sqlite3")}`, note: "SQLite file in the temp dir (WAL, synchronous=NORMAL)", cleanup: async () => rmSync(dir, { recursive: true, force: true }) };
+    return {
+      url: `sqlite:${join(dir, "bench.sqlite3")}`,
+      note: "SQLite file in the temp dir (WAL, synchronous=NORMAL)",
+      cleanup: async () => rmSync(dir, { recursive: true, force: true }),
+    };
   }
   const server = adminUrl ? undefined : dialect === "postgres" ? await startPostgres() : await startMariadb();
   const admin = adminUrl ?? server.url;
@@ -34,7 +38,9 @@ export async function benchDatabase(dialect, adminUrl) {
   }
   const url = new URL(admin);
   url.pathname = `/${name}`;
-  const note = server ? `throwaway ${dialect === "postgres" ? "PostgreSQL" : "MariaDB"} on loopback (durability off, as in the test suite)` : `${dialect} server given by URL`;
+  const note = server
+    ? `throwaway ${dialect === "postgres" ? "PostgreSQL" : "MariaDB"} on loopback (durability off, as in the test suite)`
+    : `${dialect} server given by URL`;
   return {
     url: url.toString(),
     note,

@@ -43,7 +43,13 @@ if (values.merge) {
   });
   if (files.length === 0) fail("--merge needs the --json files of earlier runs");
   const rounds = files.flatMap((file) => file.rounds).map((round, index) => ({ ...round, round: index + 1 }));
-  printReport({ headings: files.map((file) => file.heading), rounds, jobs: files[0].jobs, latencySamples: files[0].latencySamples, referenceId: REFERENCE_ID });
+  printReport({
+    headings: files.map((file) => file.heading),
+    rounds,
+    jobs: files[0].jobs,
+    latencySamples: files[0].latencySamples,
+    referenceId: REFERENCE_ID,
+  });
   process.exit(0);
 }
 if (positionals.length > 0) fail(`unexpected argument(s) ${positionals.join(" ")} (only --merge takes files)`);
@@ -54,9 +60,13 @@ const latencySamples = positive("latency");
 const pollingInterval = positive("polling");
 const maxSeconds = positive("max-seconds");
 const rounds = positive("rounds");
-const wanted = values.systems.split(",").map((id) => id.trim()).filter(Boolean);
+const wanted = values.systems
+  .split(",")
+  .map((id) => id.trim())
+  .filter(Boolean);
 const unknown = wanted.filter((id) => !ADAPTERS.some((adapter) => adapter.id === id));
-if (unknown.length > 0) fail(`Unknown system(s) ${unknown.join(", ")}; known: ${ADAPTERS.map((adapter) => adapter.id).join(", ")}`);
+if (unknown.length > 0)
+  fail(`Unknown system(s) ${unknown.join(", ")}; known: ${ADAPTERS.map((adapter) => adapter.id).join(", ")}`);
 const adapters = ADAPTERS.filter((adapter) => wanted.includes(adapter.id));
 
 // Every library must load before any server starts: a missing one fails the run at once.
@@ -64,7 +74,11 @@ for (const packageName of new Set(adapters.map((adapter) => adapter.packageName)
   try {
     await importPeer(packageName);
   } catch (error) {
-    fail(packageName === "firm-queue" ? `firm-queue cannot be loaded (${String(error)}); run \`npm run build\` first` : /** @type {Error} */ (error).message);
+    fail(
+      packageName === "firm-queue"
+        ? `firm-queue cannot be loaded (${String(error)}); run \`npm run build\` first`
+        : /** @type {Error} */ (error).message,
+    );
   }
 }
 
@@ -107,7 +121,11 @@ if (interrupted) await interrupted;
 // The machine's load is part of the result: on a busy machine absolute numbers drop, ratios less.
 const heading = `firm-queue compared with other queues: ${jobs} jobs, concurrency ${concurrency}, ${latencySamples} latency samples, polling ${pollingInterval} ms where allowed, ${rounds} round(s), node ${process.version}, ${cpus().length} CPUs, load average ${loadAtStart} at start and ${loadAverage()} at end`;
 printReport({ headings: [heading], rounds: allRounds, jobs, latencySamples, referenceId: REFERENCE_ID });
-if (values.json) writeFileSync(values.json, `${JSON.stringify({ heading, jobs, concurrency, latencySamples, pollingInterval, maxSeconds, rounds: allRounds }, null, 2)}\n`);
+if (values.json)
+  writeFileSync(
+    values.json,
+    `${JSON.stringify({ heading, jobs, concurrency, latencySamples, pollingInterval, maxSeconds, rounds: allRounds }, null, 2)}\n`,
+  );
 if (failures > 0) {
   progress(`\n${failures} system run(s) failed; see above.`);
   process.exitCode = 1;
@@ -139,7 +157,12 @@ async function measureOne(adapter, round) {
     cleanups.push(close);
     result.version = system.version;
     result.settings = system.settings;
-    const measurement = await runWorkload(system, { jobs, latencySamples, maxSeconds, progress: (message) => progress(`  ${message}`) });
+    const measurement = await runWorkload(system, {
+      jobs,
+      latencySamples,
+      maxSeconds,
+      progress: (message) => progress(`  ${message}`),
+    });
     return { ...result, measurement };
   } catch (error) {
     progress(`  FAILED: ${/** @type {Error} */ (error)?.stack ?? String(error)}`);
@@ -169,7 +192,9 @@ function once(fn) {
 
 function withTimeout(promise, ms) {
   let timer;
-  const timeout = new Promise((_, reject) => (timer = setTimeout(() => reject(new Error(`timed out after ${ms} ms`)), ms)));
+  const timeout = new Promise(
+    (_, reject) => (timer = setTimeout(() => reject(new Error(`timed out after ${ms} ms`)), ms)),
+  );
   return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
 }
 
@@ -187,7 +212,8 @@ function loadAverage() {
 
 function positive(name) {
   const value = Number(values[name]);
-  if (!Number.isInteger(value) || value <= 0) fail(`--${name} must be a positive integer, got ${JSON.stringify(values[name])}`);
+  if (!Number.isInteger(value) || value <= 0)
+    fail(`--${name} must be a positive integer, got ${JSON.stringify(values[name])}`);
   return value;
 }
 

@@ -9,7 +9,8 @@ import { Session } from "node:inspector/promises";
 import { FirmQueue, silentLogger } from "firm-queue";
 import { benchDatabase } from "./databases.mjs";
 
-const [dialect = "sqlite", count = "20000", slots = "24", out = "processing.cpuprofile", prefetch] = process.argv.slice(2);
+const [dialect = "sqlite", count = "20000", slots = "24", out = "processing.cpuprofile", prefetch] =
+  process.argv.slice(2);
 const jobs = Number(count);
 const concurrency = Number(slots);
 const database = await benchDatabase(dialect);
@@ -25,7 +26,11 @@ try {
   await session.post("Profiler.enable");
   await session.post("Profiler.start");
   const started = performance.now();
-  const worker = { concurrency, pollingInterval: 10, ...(prefetch === undefined ? {} : { prefetch: Number(prefetch) }) };
+  const worker = {
+    concurrency,
+    pollingInterval: 10,
+    ...(prefetch === undefined ? {} : { prefetch: Number(prefetch) }),
+  };
   const supervisor = await firm.start({ workers: [worker], dispatchers: [] });
   while (done < jobs) await new Promise((resolve) => setTimeout(resolve, 5));
   const seconds = (performance.now() - started) / 1000;
@@ -33,7 +38,9 @@ try {
   writeFileSync(out, JSON.stringify(profile));
   await supervisor.stop();
   await firm.close();
-  console.log(`${dialect}: ${jobs} jobs in ${seconds.toFixed(2)} s = ${(jobs / seconds).toFixed(0)} jobs/s (concurrency ${concurrency}, prefetch ${prefetch ?? "default"}); profile in ${out}`);
+  console.log(
+    `${dialect}: ${jobs} jobs in ${seconds.toFixed(2)} s = ${(jobs / seconds).toFixed(0)} jobs/s (concurrency ${concurrency}, prefetch ${prefetch ?? "default"}); profile in ${out}`,
+  );
 } finally {
   await database.cleanup();
 }

@@ -32,11 +32,17 @@ for (const dialect of dialects) {
   }
 }
 
-console.log(`\nfirm-queue benchmark: ${jobs} jobs, worker concurrency ${concurrency}, ${latencySamples} latency samples, node ${process.version}\n`);
-console.log("| database | enqueue one by one (jobs/s) | enqueueAll (jobs/s) | processing (jobs/s) | latency median (ms) | latency p99 (ms) |");
+console.log(
+  `\nfirm-queue benchmark: ${jobs} jobs, worker concurrency ${concurrency}, ${latencySamples} latency samples, node ${process.version}\n`,
+);
+console.log(
+  "| database | enqueue one by one (jobs/s) | enqueueAll (jobs/s) | processing (jobs/s) | latency median (ms) | latency p99 (ms) |",
+);
 console.log("|---|---:|---:|---:|---:|---:|");
 for (const r of results) {
-  console.log(`| ${r.dialect} | ${r.enqueueOne.toFixed(0)} | ${r.enqueueBulk.toFixed(0)} | ${r.processing.toFixed(0)} | ${r.median.toFixed(1)} | ${r.p99.toFixed(1)} |`);
+  console.log(
+    `| ${r.dialect} | ${r.enqueueOne.toFixed(0)} | ${r.enqueueBulk.toFixed(0)} | ${r.processing.toFixed(0)} | ${r.median.toFixed(1)} | ${r.p99.toFixed(1)} |`,
+  );
 }
 for (const r of results) console.log(`\n${r.dialect}: ${r.note}`);
 
@@ -84,7 +90,13 @@ async function measure(url) {
     await until(() => latencies.length >= latencySamples);
     await supervisor.stop();
     latencies.sort((a, b) => a - b);
-    return { enqueueOne, enqueueBulk, processing, median: percentile(latencies, 0.5), p99: percentile(latencies, 0.99) };
+    return {
+      enqueueOne,
+      enqueueBulk,
+      processing,
+      median: percentile(latencies, 0.5),
+      p99: percentile(latencies, 0.99),
+    };
   } finally {
     await firm.close();
   }

@@ -27,7 +27,9 @@ const resizeImage = firm.defineJob(
 );
 
 const remindCart = firm.defineJob("remind-abandoned-cart", async ({ cartId, total }, context) => {
-  say(`job ${context.jobId}: reminder for cart ${cartId} (total ${total} cents), enqueued ${Date.now() - context.enqueuedAt.getTime()} ms ago`);
+  say(
+    `job ${context.jobId}: reminder for cart ${cartId} (total ${total} cents), enqueued ${Date.now() - context.enqueuedAt.getTime()} ms ago`,
+  );
 });
 
 const chargeCard = firm.defineJob("charge-card", async ({ card }) => {
@@ -48,7 +50,9 @@ try {
   const urgent = await resizeImage.enqueue({ file: "banner.png", width: 800 }, { priority: 0 });
   const reminder = await remindCart.enqueue({ cartId: 42, total: 129_900n }, { wait: "1s" });
   const charge = await chargeCard.enqueue({ card: "4000000000000002" });
-  say(`enqueued welcome=${welcome}, images=${images.join(",")}, urgent image=${urgent}, reminder=${reminder} (in 1 s), charge=${charge}`);
+  say(
+    `enqueued welcome=${welcome}, images=${images.join(",")}, urgent image=${urgent}, reminder=${reminder} (in 1 s), charge=${charge}`,
+  );
 
   for (const queue of await firm.queues.list()) say(`queue ${queue.name}: ${queue.size} ready`);
 

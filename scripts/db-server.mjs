@@ -15,7 +15,8 @@ const kinds = {
 const aliases = { postgresql: "postgres", pg: "postgres", mysql: "mariadb" };
 
 const requested = process.argv[2] ?? "";
-const kind = kinds[/** @type {keyof typeof kinds} */ (aliases[/** @type {keyof typeof aliases} */ (requested)] ?? requested)];
+const kind =
+  kinds[/** @type {keyof typeof kinds} */ (aliases[/** @type {keyof typeof aliases} */ (requested)] ?? requested)];
 if (!kind) {
   console.error("usage: node scripts/db-server.mjs postgres|mariadb");
   process.exit(2);

@@ -9,8 +9,12 @@ export const DEFAULT_DATABASE_URL = "sqlite:firm-queue.sqlite3";
  * variable), or no database under `NODE_ENV=production`, is an error rather than a quiet local
  * file that a web process would enqueue into.
  */
-export function resolveDatabaseUrl(options: { readonly databaseUrl?: string }, env: Readonly<Record<string, string | undefined>> = process.env): string {
-  if (Object.prototype.hasOwnProperty.call(options, "databaseUrl")) return checkUrlText(options.databaseUrl, "databaseUrl");
+export function resolveDatabaseUrl(
+  options: { readonly databaseUrl?: string },
+  env: Readonly<Record<string, string | undefined>> = process.env,
+): string {
+  if (Object.prototype.hasOwnProperty.call(options, "databaseUrl"))
+    return checkUrlText(options.databaseUrl, "databaseUrl");
   const fromEnv = env.FIRM_QUEUE_DATABASE_URL;
   if (fromEnv !== undefined) return checkUrlText(fromEnv, "FIRM_QUEUE_DATABASE_URL");
   if (env.NODE_ENV === "production") throw new MissingDatabaseError();
@@ -31,7 +35,9 @@ export function checkUrlText(value: unknown, what: string): string {
 /** A PostgreSQL schema name firm-queue can put unquoted into SQL: letters, digits, underscores. */
 export function checkSchemaName(value: unknown): string {
   if (typeof value !== "string" || !/^[a-z_][a-z0-9_]{0,62}$/.test(value)) {
-    throw new ConfigurationError(`schema must be a lower-case PostgreSQL identifier (letters, digits, _), got ${JSON.stringify(value)}`);
+    throw new ConfigurationError(
+      `schema must be a lower-case PostgreSQL identifier (letters, digits, _), got ${JSON.stringify(value)}`,
+    );
   }
   return value;
 }

@@ -12,7 +12,9 @@ const LATEST = Date.UTC(9999, 11, 31, 23, 59, 59, 999);
 export function checkStorableDate(date: Date, what: string): Date {
   const time = date.getTime();
   if (Number.isNaN(time) || time < EARLIEST || time > LATEST) {
-    throw new ConfigurationError(`${what} must be a time between the years 1000 and 9999, got ${Number.isNaN(time) ? "an invalid Date" : String(time) + " ms since 1970"}`);
+    throw new ConfigurationError(
+      `${what} must be a time between the years 1000 and 9999, got ${Number.isNaN(time) ? "an invalid Date" : String(time) + " ms since 1970"}`,
+    );
   }
   return date;
 }

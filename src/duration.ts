@@ -40,7 +40,8 @@ export function toMilliseconds(value: Duration, what: string): number {
 }
 
 function withinRange(ms: number, given: Duration, what: string): number {
-  if (ms > MAX_DURATION_MS) throw new ConfigurationError(`${what} is too long (${JSON.stringify(given)}): at most ${MAX_DURATION_MS} ms`);
+  if (ms > MAX_DURATION_MS)
+    throw new ConfigurationError(`${what} is too long (${JSON.stringify(given)}): at most ${MAX_DURATION_MS} ms`);
   return ms;
 }
 
@@ -52,7 +53,9 @@ function withinRange(ms: number, given: Duration, what: string): number {
 export function toTimerMilliseconds(value: Duration, what: string): number {
   const ms = toMilliseconds(value, what);
   if (ms > MAX_TIMER_MS) {
-    throw new ConfigurationError(`${what} must be at most ${MAX_TIMER_MS} ms (about 24.8 days, the longest a timer can wait), got ${JSON.stringify(value)}`);
+    throw new ConfigurationError(
+      `${what} must be at most ${MAX_TIMER_MS} ms (about 24.8 days, the longest a timer can wait), got ${JSON.stringify(value)}`,
+    );
   }
   return ms;
 }

@@ -110,7 +110,10 @@ const UNRECOVERABLE = Symbol.for("firm-queue.unrecoverable");
  * copy of this package (a job module loaded through a different path).
  */
 export function isUnrecoverable(error: unknown): boolean {
-  return error instanceof UnrecoverableError || (typeof error === "object" && error !== null && (error as Record<symbol, unknown>)[UNRECOVERABLE] === true);
+  return (
+    error instanceof UnrecoverableError ||
+    (typeof error === "object" && error !== null && (error as Record<symbol, unknown>)[UNRECOVERABLE] === true)
+  );
 }
 
 /** A job ran past its definition's `timeout`: its AbortSignal fired with this, and the attempt failed. */
@@ -145,13 +148,17 @@ export class JobRunningError extends FirmQueueError {
     readonly action: "discarded" | "retried",
   ) {
     const by = processId === null ? "" : ` by process ${processId}`;
-    super(`Job ${jobId} is running (claimed${by}); it cannot be ${action} while that attempt runs. Nothing was changed`);
+    super(
+      `Job ${jobId} is running (claimed${by}); it cannot be ${action} while that attempt runs. Nothing was changed`,
+    );
   }
 }
 
 /** Hide the password of a URL before it reaches a message or a log line. */
 export function redactUrl(url: string): string {
-  return url.replace(/^([a-z0-9+.-]+:\/\/[^:/@]*:)[^@/]*@/i, "$1***@").replace(/([?&](?:password|sslpassword)=)[^&#]*/gi, "$1***");
+  return url
+    .replace(/^([a-z0-9+.-]+:\/\/[^:/@]*:)[^@/]*@/i, "$1***@")
+    .replace(/([?&](?:password|sslpassword)=)[^&#]*/gi, "$1***");
 }
 
 /** The worker process running the job exited abnormally; its supervisor reaped it. */
@@ -191,7 +198,9 @@ export class ProcessMissingError extends FirmQueueError {
 /** A claim was refused because the claiming process's row is gone (it was pruned as dead). */
 export class ProcessRowGoneError extends FirmQueueError {
   constructor(processId: number) {
-    super(`Process ${processId} may not claim jobs: its row in firm_queue_processes is gone (pruned as dead after missed heartbeats?)`);
+    super(
+      `Process ${processId} may not claim jobs: its row in firm_queue_processes is gone (pruned as dead after missed heartbeats?)`,
+    );
   }
 }
 

@@ -1,4 +1,10 @@
-import { resolveOptions, resolveStartOptions, type FirmQueueOptions, type ResolvedOptions, type StartOptions } from "./facade/options.js";
+import {
+  resolveOptions,
+  resolveStartOptions,
+  type FirmQueueOptions,
+  type ResolvedOptions,
+  type StartOptions,
+} from "./facade/options.js";
 import { openDatabase, type Database } from "./database/connection.js";
 import { toTimerMilliseconds } from "./duration.js";
 import { migrate } from "./database/migrator.js";
@@ -11,7 +17,12 @@ import { ClosedError, ConfigurationError } from "./errors.js";
 import type { BlockingConcurrencyOptions, DiscardingConcurrencyOptions } from "./definitions/concurrency-options.js";
 import { JobPolicies } from "./definitions/job-policies.js";
 import { checkJobName, positive, positiveInteger } from "./option-checks.js";
-import { resolveJobOptions, type EnqueueOptions, type JobHandler, type JobOptions } from "./definitions/job-definition.js";
+import {
+  resolveJobOptions,
+  type EnqueueOptions,
+  type JobHandler,
+  type JobOptions,
+} from "./definitions/job-definition.js";
 import { Job } from "./facade/job.js";
 import { JobRegistry } from "./definitions/job-registry.js";
 import { findJobInfo, type JobInfo } from "./models/job-info.js";
@@ -29,7 +40,6 @@ import type { BaseSupervisor } from "./supervisor/base-supervisor.js";
 import type { StopOptions, Supervisor, SupervisorDependencies } from "./supervisor/supervisor.js";
 import { resolveRecurringTasks } from "./definitions/recurring-task.js";
 import { RecurringOperations } from "./facade/recurring-operations.js";
-
 
 /**
  * The entry point: one instance per database. Define jobs on it, enqueue them, run them with
@@ -105,8 +115,16 @@ export class FirmQueue {
     handler: JobHandler<Args>,
     options?: JobOptions<Args> & { readonly concurrency?: BlockingConcurrencyOptions<Args> },
   ): Job<Args>;
-  defineJob<Args = unknown>(name: string, handler: JobHandler<Args>, options?: JobOptions<Args>): Job<Args, number | null>;
-  defineJob<Args = unknown>(name: string, handler: JobHandler<Args>, options?: JobOptions<Args>): Job<Args, number | null> {
+  defineJob<Args = unknown>(
+    name: string,
+    handler: JobHandler<Args>,
+    options?: JobOptions<Args>,
+  ): Job<Args, number | null>;
+  defineJob<Args = unknown>(
+    name: string,
+    handler: JobHandler<Args>,
+    options?: JobOptions<Args>,
+  ): Job<Args, number | null> {
     checkJobName(name);
     if (typeof handler !== "function") throw new ConfigurationError(`defineJob("${name}") needs a handler function`);
     const resolved = resolveJobOptions(name, options);
@@ -151,7 +169,10 @@ export class FirmQueue {
     return drainQueues(await this.database(), this.registry, this.policies, {
       queues: options.queues ?? "*",
       concurrency: positiveInteger(options.concurrency ?? 1, "drain option concurrency"),
-      heartbeatInterval: positive(toTimerMilliseconds(options.processHeartbeatInterval ?? 60_000, "drain option processHeartbeatInterval"), "drain option processHeartbeatInterval"),
+      heartbeatInterval: positive(
+        toTimerMilliseconds(options.processHeartbeatInterval ?? 60_000, "drain option processHeartbeatInterval"),
+        "drain option processHeartbeatInterval",
+      ),
       preserveFinishedJobs: this.options.preserveFinishedJobs,
       logger: this.options.logger,
     });
@@ -162,7 +183,11 @@ export class FirmQueue {
    * returns how many were dispatched.
    */
   async dispatch(options: { batchSize?: number } = {}): Promise<number> {
-    return dispatchAllDue(await this.database(), this.policies, positiveInteger(options.batchSize ?? 500, "dispatch option batchSize"));
+    return dispatchAllDue(
+      await this.database(),
+      this.policies,
+      positiveInteger(options.batchSize ?? 500, "dispatch option batchSize"),
+    );
   }
 
   /**
@@ -182,9 +207,12 @@ export class FirmQueue {
    */
   async start(options?: StartOptions): Promise<Supervisor> {
     const settings = resolveStartOptions(options);
-    const recurringTasks = options?.recurring === undefined ? null : resolveRecurringTasks(options.recurring, this.jobNames);
+    const recurringTasks =
+      options?.recurring === undefined ? null : resolveRecurringTasks(options.recurring, this.jobNames);
     if (settings.mode === "fork" && this.options.database !== undefined) {
-      throw new ConfigurationError("Fork mode opens the database in each child process: give a databaseUrl rather than a database handle");
+      throw new ConfigurationError(
+        "Fork mode opens the database in each child process: give a databaseUrl rather than a database handle",
+      );
     }
     const database = await this.database();
     this.options.logger.info("using database", { database: database.displayUrl });
@@ -201,7 +229,10 @@ export class FirmQueue {
       definitionFiles: this.definitionFiles,
       recurringTasks,
     };
-    const supervisor = settings.mode === "fork" ? await ForkSupervisor.start(settings, deps) : await AsyncSupervisor.start(settings, deps);
+    const supervisor =
+      settings.mode === "fork"
+        ? await ForkSupervisor.start(settings, deps)
+        : await AsyncSupervisor.start(settings, deps);
     this.supervisors.add(supervisor);
     void supervisor.stopped.then(() => this.supervisors.delete(supervisor));
     return {
@@ -249,8 +280,15 @@ export class FirmQueue {
     const { database, listenUrl, schema } = this.options;
     this.opening ??=
       database === undefined
-        ? openDatabase(this.options.databaseUrl, { poolSize: this.options.poolSize, ...(listenUrl === undefined ? {} : { listenUrl }), ...(schema === undefined ? {} : { schema }) })
-        : openDatabaseHandle(database, { ...(listenUrl === undefined ? {} : { listenUrl }), ...(schema === undefined ? {} : { schema }) });
+        ? openDatabase(this.options.databaseUrl, {
+            poolSize: this.options.poolSize,
+            ...(listenUrl === undefined ? {} : { listenUrl }),
+            ...(schema === undefined ? {} : { schema }),
+          })
+        : openDatabaseHandle(database, {
+            ...(listenUrl === undefined ? {} : { listenUrl }),
+            ...(schema === undefined ? {} : { schema }),
+          });
     try {
       return await this.opening;
     } catch (error) {

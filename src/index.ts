@@ -1,7 +1,13 @@
 export { FirmQueue } from "./firm-queue.js";
 export type { Job } from "./facade/job.js";
 export type { FirmQueueOptions, StartOptions, WorkerOptions, DispatcherOptions } from "./facade/options.js";
-export type { JobContext, JobHandler, JobOptions, EnqueueOptions, ResolvedJobOptions } from "./definitions/job-definition.js";
+export type {
+  JobContext,
+  JobHandler,
+  JobOptions,
+  EnqueueOptions,
+  ResolvedJobOptions,
+} from "./definitions/job-definition.js";
 export type { ConcurrencyOptions, ConcurrencyKeyValue, OnConflict } from "./definitions/concurrency-options.js";
 export type { JobInfo, JobState } from "./models/job-info.js";
 export type { QueueInfo } from "./models/queue-stats.js";
@@ -42,9 +48,22 @@ export {
 } from "./errors.js";
 export { defineConfig } from "./cli/config.js";
 export type { FirmQueueConfig } from "./cli/config.js";
-export { fromPg, fromMysql2, fromBetterSqlite3, fromKnex, fromDrizzle, fromKysely } from "./database/app-transaction.js";
+export {
+  fromPg,
+  fromMysql2,
+  fromBetterSqlite3,
+  fromKnex,
+  fromDrizzle,
+  fromKysely,
+} from "./database/app-transaction.js";
 export type { AppTransaction, EnqueueTransaction } from "./database/app-transaction.js";
-export type { DatabaseHandle, PgPoolHandle, MysqlPoolHandle, BetterSqlite3Handle, KyselyHandle } from "./database/handle.js";
+export type {
+  DatabaseHandle,
+  PgPoolHandle,
+  MysqlPoolHandle,
+  BetterSqlite3Handle,
+  KyselyHandle,
+} from "./database/handle.js";
 export { UnsupportedHandleError } from "./database/handle.js";
 export { MissingDatabaseError } from "./database-url-option.js";
 export { MissingDriverError } from "./database/driver-import.js";

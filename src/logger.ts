@@ -24,7 +24,9 @@ export function consoleLogger(minimum: LogLevel = "info"): Logger {
   const write = (level: LogLevel) => (message: string, fields?: Record<string, unknown>) => {
     if (ORDER[level] < ORDER[minimum]) return;
     const context = fields ? formatFields(fields) : "";
-    process.stderr.write(`${new Date().toISOString()} ${level.toUpperCase().padEnd(5)} firm-queue[${process.pid}] ${message}${context}\n`);
+    process.stderr.write(
+      `${new Date().toISOString()} ${level.toUpperCase().padEnd(5)} firm-queue[${process.pid}] ${message}${context}\n`,
+    );
   };
   return { debug: write("debug"), info: write("info"), warn: write("warn"), error: write("error") };
 }
@@ -36,7 +38,12 @@ function formatFields(fields: Record<string, unknown>): string {
   let out = "";
   for (const [key, value] of Object.entries(fields)) {
     if (value === undefined) continue;
-    const text = value instanceof Error ? `${value.name}: ${value.message}` : typeof value === "string" ? value : JSON.stringify(value);
+    const text =
+      value instanceof Error
+        ? `${value.name}: ${value.message}`
+        : typeof value === "string"
+          ? value
+          : JSON.stringify(value);
     out += ` ${key}=${/\s/.test(text) ? JSON.stringify(text) : text}`;
   }
   return out;

@@ -24,10 +24,18 @@ export function isBrandedInstance(value: unknown): value is object {
 export async function loadJobModules<Instance extends object>(
   paths: readonly string[],
   cwd: string = process.cwd(),
-  options: { /** Instances to consider when no module exports one (fork-mode children). */ readonly fallback?: () => readonly unknown[] } = {},
+  options: {
+    /** Instances to consider when no module exports one (fork-mode children). */ readonly fallback?: () => readonly unknown[];
+  } = {},
 ): Promise<Instance> {
-  if (paths.length === 0) throw new ConfigurationError("No job modules given: pass --require <path> naming the module that defines your jobs");
-  const jiti = createJiti(pathToFileURL(resolve(cwd, "firm-queue-loader")).href, { interopDefault: false, tryNative: true });
+  if (paths.length === 0)
+    throw new ConfigurationError(
+      "No job modules given: pass --require <path> naming the module that defines your jobs",
+    );
+  const jiti = createJiti(pathToFileURL(resolve(cwd, "firm-queue-loader")).href, {
+    interopDefault: false,
+    tryNative: true,
+  });
   const instances = new Set<object>();
   for (const path of paths) {
     const absolute = resolve(cwd, path);
@@ -51,7 +59,9 @@ export async function loadJobModules<Instance extends object>(
     );
   }
   if (instances.size > 1) {
-    throw new ConfigurationError(`${paths.join(", ")} export ${instances.size} different FirmQueue instances; export exactly one`);
+    throw new ConfigurationError(
+      `${paths.join(", ")} export ${instances.size} different FirmQueue instances; export exactly one`,
+    );
   }
   return [...instances][0] as Instance;
 }

@@ -8,7 +8,9 @@ import { ConfigurationError } from "./errors.js";
 /** A job name: a non-empty string of at most 255 characters. */
 export function checkJobName(name: unknown): string {
   if (typeof name !== "string" || name.trim() === "" || name.length > 255) {
-    throw new ConfigurationError(`A job name must be a non-empty string of at most 255 characters, got ${JSON.stringify(name)}`);
+    throw new ConfigurationError(
+      `A job name must be a non-empty string of at most 255 characters, got ${JSON.stringify(name)}`,
+    );
   }
   return name;
 }
@@ -16,7 +18,9 @@ export function checkJobName(name: unknown): string {
 /** A queue name: 1–255 characters without spaces, commas or `*` (those mean something in queue lists). */
 export function checkQueueName(queue: unknown, what: string): string {
   if (typeof queue !== "string" || queue === "" || queue.length > 255 || /[\s,*]/.test(queue)) {
-    throw new ConfigurationError(`${what} must be a queue name (1-255 characters, no spaces, commas or *), got ${JSON.stringify(queue)}`);
+    throw new ConfigurationError(
+      `${what} must be a queue name (1-255 characters, no spaces, commas or *), got ${JSON.stringify(queue)}`,
+    );
   }
   return queue;
 }
@@ -63,7 +67,8 @@ export function positive(value: number, what: string): number {
 
 /** true or false, nothing truthy. */
 export function checkBoolean(value: unknown, what: string): boolean {
-  if (typeof value !== "boolean") throw new ConfigurationError(`${what} must be true or false, got ${JSON.stringify(value)}`);
+  if (typeof value !== "boolean")
+    throw new ConfigurationError(`${what} must be true or false, got ${JSON.stringify(value)}`);
   return value;
 }
 

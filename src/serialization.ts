@@ -51,11 +51,17 @@ function encode(value: unknown, path: string, jobName: string, ancestors: Set<ob
   }
   ancestors.add(object);
   try {
-    if (Array.isArray(object)) return object.map((item, index) => encode(item, `${path}[${index}]`, jobName, ancestors));
+    if (Array.isArray(object))
+      return object.map((item, index) => encode(item, `${path}[${index}]`, jobName, ancestors));
     const prototype = Object.getPrototypeOf(object);
     if (prototype !== Object.prototype && prototype !== null) {
-      const kind = (object as { constructor?: { name?: string } }).constructor?.name ?? "object with a custom prototype";
-      throw new SerializationError(jobName, path, `is a ${kind}; only plain objects, arrays, strings, numbers, booleans, null, Date and bigint can be stored`);
+      const kind =
+        (object as { constructor?: { name?: string } }).constructor?.name ?? "object with a custom prototype";
+      throw new SerializationError(
+        jobName,
+        path,
+        `is a ${kind}; only plain objects, arrays, strings, numbers, booleans, null, Date and bigint can be stored`,
+      );
     }
     if (Object.getOwnPropertySymbols(object).length > 0) {
       throw new SerializationError(jobName, path, "has symbol keys, which cannot be stored");
@@ -103,7 +109,8 @@ function decodeEntries(record: Record<string, unknown>): Record<string, unknown>
  * as JSON.parse makes it, instead of replacing the object's prototype.
  */
 function setOwn(out: Record<string, unknown>, key: string, value: unknown): void {
-  if (key === "__proto__") Object.defineProperty(out, key, { value, enumerable: true, writable: true, configurable: true });
+  if (key === "__proto__")
+    Object.defineProperty(out, key, { value, enumerable: true, writable: true, configurable: true });
   else out[key] = value;
 }
 

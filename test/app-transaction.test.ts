@@ -15,15 +15,25 @@ describeEachDatabase("enqueue inside the application's own transaction", (env) =
       const app = open();
       try {
         let committedId = 0;
-        await app.transaction(async (transaction) => {
-          committedId = (await job.enqueue({ n: 1 }, { transaction, wait: "1h" }))!;
-          await job.enqueue({ n: 2 }, { transaction });
-        }, { rollback: false });
-        await app.transaction(async (transaction) => {
-          await firm.enqueue("app-work", { n: 3 }, { transaction });
-        }, { rollback: true });
+        await app.transaction(
+          async (transaction) => {
+            committedId = (await job.enqueue({ n: 1 }, { transaction, wait: "1h" }))!;
+            await job.enqueue({ n: 2 }, { transaction });
+          },
+          { rollback: false },
+        );
+        await app.transaction(
+          async (transaction) => {
+            await firm.enqueue("app-work", { n: 3 }, { transaction });
+          },
+          { rollback: true },
+        );
         const db = await env.db();
-        const rows = await db.selectFrom("firm_queue_jobs").select(["id", "arguments", "scheduled_at"]).orderBy("id").execute();
+        const rows = await db
+          .selectFrom("firm_queue_jobs")
+          .select(["id", "arguments", "scheduled_at"])
+          .orderBy("id")
+          .execute();
         expect(rows).toHaveLength(2);
         expect(rows[0]!.id).toBe(committedId);
         // The scheduled time went through the app's driver as the same instant firm-queue writes.
@@ -40,21 +50,31 @@ describeEachDatabase("enqueue inside the application's own transaction", (env) =
 
   it("concurrency limits apply to jobs enqueued in the app's transaction (semaphores written and read through it)", async () => {
     const firm = env.firm();
-    const limited = firm.defineJob("limited", async (_args: { account: string }) => undefined, { concurrency: { key: (args) => args.account, to: 1, duration: "2m" } });
+    const limited = firm.defineJob("limited", async (_args: { account: string }) => undefined, {
+      concurrency: { key: (args) => args.account, to: 1, duration: "2m" },
+    });
     const { open } = appClients(env.dialect, () => env.url)[0]!;
     const app = open();
     try {
-      await app.transaction(async (transaction) => {
-        await limited.enqueue({ account: "a" }, { transaction });
-        await limited.enqueue({ account: "a" }, { transaction });
-      }, { rollback: false });
+      await app.transaction(
+        async (transaction) => {
+          await limited.enqueue({ account: "a" }, { transaction });
+          await limited.enqueue({ account: "a" }, { transaction });
+        },
+        { rollback: false },
+      );
       const db = await env.db();
       expect(await countRows(db, "firm_queue_ready_executions")).toBe(1);
       expect(await countRows(db, "firm_queue_blocked_executions")).toBe(1);
-      const semaphore = await db.selectFrom("firm_queue_semaphores").select(["key", "value", "expires_at"]).executeTakeFirstOrThrow();
+      const semaphore = await db
+        .selectFrom("firm_queue_semaphores")
+        .select(["key", "value", "expires_at"])
+        .executeTakeFirstOrThrow();
       expect(semaphore.value).toBe(0);
       // The expiry went through the app's driver as the same instant firm-queue writes: about 2 minutes ahead.
-      expect(Math.abs(new Date(semaphore.expires_at as string | Date).getTime() - (Date.now() + 120_000))).toBeLessThan(60_000);
+      expect(Math.abs(new Date(semaphore.expires_at as string | Date).getTime() - (Date.now() + 120_000))).toBeLessThan(
+        60_000,
+      );
     } finally {
       await app.close();
     }
@@ -76,7 +96,9 @@ describeEachDatabase("enqueue inside the application's own transaction", (env) =
       }, 5);
       const enqueued = job.enqueue({});
       // The app commits from a timer: only possible if the event loop keeps running meanwhile.
-      const committed = new Promise<void>((resolve, reject) => setTimeout(() => app.commit().then(resolve, reject), 100));
+      const committed = new Promise<void>((resolve, reject) =>
+        setTimeout(() => app.commit().then(resolve, reject), 100),
+      );
       await Promise.all([enqueued, committed]);
       clearInterval(ticker);
       expect(longestGap).toBeLessThan(2_500);
@@ -88,7 +110,10 @@ describeEachDatabase("enqueue inside the application's own transaction", (env) =
 });
 
 /** The app's own connection, inside a transaction that has written to a table of its own. */
-async function holdWriteTransaction(dialect: string, url: string): Promise<{ commit(): Promise<void>; close(): Promise<void> }> {
+async function holdWriteTransaction(
+  dialect: string,
+  url: string,
+): Promise<{ commit(): Promise<void>; close(): Promise<void> }> {
   if (dialect === "sqlite") {
     const db = new BetterSqlite3(url.replace(/^sqlite:(\/\/)?/, ""));
     db.exec("CREATE TABLE IF NOT EXISTS app_orders (id INTEGER PRIMARY KEY)");
@@ -116,6 +141,9 @@ async function holdWriteTransaction(dialect: string, url: string): Promise<{ com
  * is accepted. A nominal `Kysely<any>` from firm-queue's own copy would not be (its `#private`
  * members differ between copies).
  */
-export function enqueueWithAnotherKyselyCopy(job: Job<{ n: number }>, transaction: OtherKyselyTransaction<unknown>): Promise<number> {
+export function enqueueWithAnotherKyselyCopy(
+  job: Job<{ n: number }>,
+  transaction: OtherKyselyTransaction<unknown>,
+): Promise<number> {
   return job.enqueue({ n: 1 }, { transaction });
 }

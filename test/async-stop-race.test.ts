@@ -16,8 +16,16 @@ describeEachDatabase("stopping an async supervisor while it replaces a role", (e
         if (process.id === original) setImmediate(() => (stopping = supervisor.stop()));
       },
     });
-    const supervisor = await firm.start({ workers: [{ queues: "*" }], dispatchers: [], processHeartbeatInterval: 100, processAliveThreshold: 60_000 });
-    original = Number((await db.selectFrom("firm_queue_processes").select("id").where("kind", "=", "Worker").executeTakeFirstOrThrow()).id);
+    const supervisor = await firm.start({
+      workers: [{ queues: "*" }],
+      dispatchers: [],
+      processHeartbeatInterval: 100,
+      processAliveThreshold: 60_000,
+    });
+    original = Number(
+      (await db.selectFrom("firm_queue_processes").select("id").where("kind", "=", "Worker").executeTakeFirstOrThrow())
+        .id,
+    );
     // The worker finds its row gone at its next heartbeat and is replaced.
     await db.deleteFrom("firm_queue_processes").where("id", "=", original).execute();
     await waitFor(() => stopping !== undefined, 10_000, "the stop to begin");

@@ -27,7 +27,9 @@ describeEachDatabase("claim and finish statements", (env) => {
     const isLocked = new Promise<void>((resolve) => (locked = resolve));
     // Another claimer's transaction holding the first job's ready row.
     const holding = holder.claimTransaction(async (trx) => {
-      await holder.dialect.withSkipLocked(trx.selectFrom("firm_queue_ready_executions").select("job_id").where("job_id", "=", ids[0]!)).execute();
+      await holder.dialect
+        .withSkipLocked(trx.selectFrom("firm_queue_ready_executions").select("job_id").where("job_id", "=", ids[0]!))
+        .execute();
       locked();
       await released;
     });
@@ -41,7 +43,10 @@ describeEachDatabase("claim and finish statements", (env) => {
       return;
     }
     // Row locks: the claim must not wait for the holder (a claim without SKIP LOCKED would).
-    const outcome = await Promise.race([claim, new Promise<"blocked">((resolve) => setTimeout(() => resolve("blocked"), 5000))]);
+    const outcome = await Promise.race([
+      claim,
+      new Promise<"blocked">((resolve) => setTimeout(() => resolve("blocked"), 5000)),
+    ]);
     release();
     await holding;
     expect(outcome).not.toBe("blocked");
@@ -57,7 +62,9 @@ describeEachDatabase("claim and finish statements", (env) => {
     const database = await firm.database();
     const processId = await registerProcess(database.db, { kind: "Worker", name: "ghost" }, new Date());
     await database.db.deleteFrom("firm_queue_processes").where("id", "=", processId).execute();
-    await expect(claimJobs(database, new QueueSelector("*"), 10, processId)).rejects.toBeInstanceOf(ProcessRowGoneError);
+    await expect(claimJobs(database, new QueueSelector("*"), 10, processId)).rejects.toBeInstanceOf(
+      ProcessRowGoneError,
+    );
     const db = await env.db();
     expect(await countRows(db, "firm_queue_ready_executions")).toBe(2);
     expect(await countRows(db, "firm_queue_claimed_executions")).toBe(0);
@@ -74,17 +81,36 @@ describeEachDatabase("claim and finish statements", (env) => {
       const job = firm.defineJob(`finish-${preserve}`, async () => {});
       const ids = (await job.enqueueAll([null, null, null])) as number[];
       const database = await firm.database();
-      const processId = await registerProcess(database.db, { kind: "Worker", name: `finisher-${preserve}` }, new Date());
+      const processId = await registerProcess(
+        database.db,
+        { kind: "Worker", name: `finisher-${preserve}` },
+        new Date(),
+      );
       const rows = await claimJobs(database, new QueueSelector("*"), 10, processId);
       expect(rows.map((row) => Number(row.id))).toEqual(ids);
       // The second job's claim was taken away and now belongs to another worker (crash recovery
       // judged this process dead, the job went back in line and was claimed again).
       const other = await registerProcess(database.db, { kind: "Worker", name: `other-${preserve}` }, new Date());
-      await database.db.updateTable("firm_queue_claimed_executions").set({ process_id: other }).where("job_id", "=", ids[1]!).execute();
-      const recorded = await finishClaimedJobs(database, new JobPolicies(new JobRegistry(), silentLogger), processId, rows, preserve);
+      await database.db
+        .updateTable("firm_queue_claimed_executions")
+        .set({ process_id: other })
+        .where("job_id", "=", ids[1]!)
+        .execute();
+      const recorded = await finishClaimedJobs(
+        database,
+        new JobPolicies(new JobRegistry(), silentLogger),
+        processId,
+        rows,
+        preserve,
+      );
       expect([...recorded].sort((a, b) => a - b)).toEqual([ids[0], ids[2]]);
       const db = await env.db();
-      const left = await db.selectFrom("firm_queue_jobs").select(["id", "finished_at", "attempts"]).where("id", "in", ids).orderBy("id").execute();
+      const left = await db
+        .selectFrom("firm_queue_jobs")
+        .select(["id", "finished_at", "attempts"])
+        .where("id", "in", ids)
+        .orderBy("id")
+        .execute();
       if (preserve) {
         expect(left.map((row) => [Number(row.id), row.finished_at !== null, row.attempts])).toEqual([
           [ids[0], true, 1],

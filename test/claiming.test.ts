@@ -21,7 +21,13 @@ describeEachDatabase("claiming", (env) => {
     await job.enqueue({ tag: "p-1" }, { priority: -1 });
     await job.enqueue({ tag: "p0-second" }, { priority: 0 });
     expect(await firm.drain()).toBe(5);
-    expect(runs).toEqual(["p-1@default", "p0-first@default", "p0-second@default", "p5-first@default", "p5-second@default"]);
+    expect(runs).toEqual([
+      "p-1@default",
+      "p0-first@default",
+      "p0-second@default",
+      "p5-first@default",
+      "p5-second@default",
+    ]);
   });
 
   it('"*" takes every queue in one global priority order', async () => {
@@ -51,7 +57,7 @@ describeEachDatabase("claiming", (env) => {
     const { job, runs } = recorder(firm);
     await job.enqueue({ tag: "1" }, { queue: "mail_z" });
     await job.enqueue({ tag: "2" }, { queue: "mail_a" });
-    await job.enqueue({ tag: "3" }, { queue: "mailbox" }, );
+    await job.enqueue({ tag: "3" }, { queue: "mailbox" });
     await job.enqueue({ tag: "4" }, { queue: "Mail_upper" });
     await job.enqueue({ tag: "5" }, { queue: "mail%odd" });
     await job.enqueue({ tag: "6" }, { queue: "critical" });

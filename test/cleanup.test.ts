@@ -5,11 +5,21 @@ import { countRows, describeEachDatabase, waitFor, type TestEnv } from "./suppor
 const HOUR = 3_600_000;
 
 /** Finish `count` jobs named `name`, then pretend they finished `agoMs` ago. Returns their ids. */
-async function finishedJobs(env: TestEnv, firm: FirmQueue, name: string, count: number, agoMs: number): Promise<number[]> {
+async function finishedJobs(
+  env: TestEnv,
+  firm: FirmQueue,
+  name: string,
+  count: number,
+  agoMs: number,
+): Promise<number[]> {
   const ids = (await Promise.all(Array.from({ length: count }, () => firm.enqueue(name, null)))).map((id) => id!);
   await firm.drain({ queues: "*", concurrency: 4 });
   const db = await env.db();
-  await db.updateTable("firm_queue_jobs").set({ finished_at: new Date(Date.now() - agoMs) }).where("id", "in", ids).execute();
+  await db
+    .updateTable("firm_queue_jobs")
+    .set({ finished_at: new Date(Date.now() - agoMs) })
+    .where("id", "in", ids)
+    .execute();
   return ids;
 }
 
@@ -53,7 +63,9 @@ describeEachDatabase("finished-job cleanup", (env) => {
     expect(await firm.clearFinishedJobs()).toBe(2);
     expect(await remaining(env, old)).toBe(0);
     expect(await remaining(env, recent)).toBe(2);
-    await expect(firm.clearFinishedJobs({ olderThen: "1h" } as never)).rejects.toThrow('Unknown clearFinishedJobs option "olderThen"');
+    await expect(firm.clearFinishedJobs({ olderThen: "1h" } as never)).rejects.toThrow(
+      'Unknown clearFinishedJobs option "olderThen"',
+    );
     await expect(firm.clearFinishedJobs({ batchSize: 0 })).rejects.toThrow("batchSize must be a whole number");
     await expect(firm.clearFinishedJobs({ olderThan: "yesterday" })).rejects.toThrow("olderThan must be");
     const keeper = env.firm({ clearFinishedJobsAfter: false });
@@ -63,7 +75,11 @@ describeEachDatabase("finished-job cleanup", (env) => {
 
   it("the dispatcher deletes old finished jobs in small batches, leaving recent ones", async () => {
     const batches: number[] = [];
-    const logger = { ...silentLogger, info: (message: string, fields?: Record<string, unknown>) => void (message === "deleted old finished jobs" && batches.push(fields!.count as number)) };
+    const logger = {
+      ...silentLogger,
+      info: (message: string, fields?: Record<string, unknown>) =>
+        void (message === "deleted old finished jobs" && batches.push(fields!.count as number)),
+    };
     const firm = env.firm({ clearFinishedJobsAfter: "1h", logger });
     firm.defineJob("report", async () => {});
     const old = await finishedJobs(env, firm, "report", 7, 2 * HOUR);
@@ -88,7 +104,10 @@ describeEachDatabase("finished-job cleanup", (env) => {
     firm.defineJob("marker", async () => void ran.push("marker"));
     const old = await finishedJobs(env, firm, "report", 3, 30 * 24 * HOUR);
     await firm.enqueue("marker", null, { wait: 200 });
-    const supervisor = await firm.start({ workers: [{ pollingInterval: 20 }], dispatchers: [{ pollingInterval: 20, clearFinishedJobsInterval: 20 }] });
+    const supervisor = await firm.start({
+      workers: [{ pollingInterval: 20 }],
+      dispatchers: [{ pollingInterval: 20, clearFinishedJobsInterval: 20 }],
+    });
     try {
       // By the time the dispatcher has promoted the marker job, it has polled many times.
       await waitFor(() => ran.length === 1, 10_000, "the marker job");

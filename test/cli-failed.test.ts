@@ -25,9 +25,13 @@ describe("CLI: failed-job arguments", () => {
 describeEachDatabase("CLI: failed jobs", (env) => {
   async function withFailedJobs(count: number) {
     const firm = env.firm();
-    const job = firm.defineJob("charge", async (args: { n: number }) => {
-      throw new Error(`card ${args.n} declined\nmore detail on a second line`);
-    }, { queue: "payments" });
+    const job = firm.defineJob(
+      "charge",
+      async (args: { n: number }) => {
+        throw new Error(`card ${args.n} declined\nmore detail on a second line`);
+      },
+      { queue: "payments" },
+    );
     const other = firm.defineJob("email", async () => {
       throw new Error("smtp down");
     });
@@ -44,12 +48,19 @@ describeEachDatabase("CLI: failed jobs", (env) => {
     expect(table.code, table.stderr).toBe(0);
     expect(table.stdout).toContain("3 failed job(s):");
     expect(table.stdout).toMatch(/ID\s+NAME\s+QUEUE\s+ATTEMPTS\s+FAILED AT\s+ERROR/);
-    expect(table.stdout).toMatch(new RegExp(`${ids[0]}\\s+charge\\s+payments\\s+1\\s+\\S+\\s+Error: card 0 declined\\n`));
+    expect(table.stdout).toMatch(
+      new RegExp(`${ids[0]}\\s+charge\\s+payments\\s+1\\s+\\S+\\s+Error: card 0 declined\\n`),
+    );
     expect(table.stdout).not.toContain("second line");
     const filtered = await cli(["list", "--name", "email", "--json"]);
     expect(filtered.code, filtered.stderr).toBe(0);
-    const lines = filtered.stdout.trim().split("\n").map((line) => JSON.parse(line));
-    expect(lines).toEqual([expect.objectContaining({ id: otherId, name: "email", error: expect.objectContaining({ message: "smtp down" }) })]);
+    const lines = filtered.stdout
+      .trim()
+      .split("\n")
+      .map((line) => JSON.parse(line));
+    expect(lines).toEqual([
+      expect.objectContaining({ id: otherId, name: "email", error: expect.objectContaining({ message: "smtp down" }) }),
+    ]);
     const paged = await cli(["list", "--limit", "1"]);
     expect(paged.stdout).toContain("3 failed job(s), showing 1:");
   });

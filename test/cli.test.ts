@@ -40,7 +40,9 @@ describeEachDatabase("CLI", (env) => {
       firm.enqueue("record", null, { queue: "a" }),
       firm.enqueue("record", null, { queue: "b" }),
     ]);
-    const result = await runCli(["drain", "--require", "test/fixtures/greeter.ts", "--queues", "a"], { FIRM_QUEUE_DATABASE_URL: env.url });
+    const result = await runCli(["drain", "--require", "test/fixtures/greeter.ts", "--queues", "a"], {
+      FIRM_QUEUE_DATABASE_URL: env.url,
+    });
     expect(result.code, result.stderr).toBe(0);
     expect(result.stdout).toContain("Ran 1 job(s).");
     expect((await firm.getJob(ids[0]!))?.state).toBe("finished");
@@ -51,11 +53,15 @@ describeEachDatabase("CLI", (env) => {
     const firm = env.firm();
     const plain = (await firm.enqueue("plain", null))!;
     const record = (await firm.enqueue("record", null))!;
-    const both = await runCli(["drain", "-r", "test/fixtures/plain-module.mjs", "-r", "test/fixtures/greeter.ts"], { FIRM_QUEUE_DATABASE_URL: env.url });
+    const both = await runCli(["drain", "-r", "test/fixtures/plain-module.mjs", "-r", "test/fixtures/greeter.ts"], {
+      FIRM_QUEUE_DATABASE_URL: env.url,
+    });
     // Two modules, two FirmQueue instances: ambiguous, so refused.
     expect(both.code).toBe(1);
     expect(both.stderr).toContain("2 different FirmQueue instances");
-    const result = await runCli(["drain", "-r", "test/fixtures/plain-module.mjs"], { FIRM_QUEUE_DATABASE_URL: env.url });
+    const result = await runCli(["drain", "-r", "test/fixtures/plain-module.mjs"], {
+      FIRM_QUEUE_DATABASE_URL: env.url,
+    });
     expect(result.code, result.stderr).toBe(0);
     expect((await firm.getJob(plain))?.state).toBe("finished");
     expect((await firm.getJob(record))?.error?.name).toBe("UnknownJobError");
@@ -65,7 +71,15 @@ describeEachDatabase("CLI", (env) => {
     const firm = env.firm();
     const id = (await firm.enqueue("record", null))!;
     const { spawnCli } = await import("./support/processes.js");
-    const started = spawnCli(["start", "--require", "test/fixtures/greeter.ts", "--database-url", env.url, "--polling-interval", "50ms"]);
+    const started = spawnCli([
+      "start",
+      "--require",
+      "test/fixtures/greeter.ts",
+      "--database-url",
+      env.url,
+      "--polling-interval",
+      "50ms",
+    ]);
     const deadline = Date.now() + 15_000;
     while ((await firm.getJob(id))?.state !== "finished") {
       if (Date.now() > deadline) throw new Error(`job never finished; output:\n${started.output()}`);

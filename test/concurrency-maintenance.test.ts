@@ -11,12 +11,20 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 /** Claim every ready job for a process that then "crashes": it never finishes them. */
 async function claimAndCrash(firm: FirmQueue): Promise<number[]> {
   const database = await firm.database();
-  const processId = await registerProcess(database.db, { kind: "Worker", name: `crashed-${Math.random()}` }, new Date());
+  const processId = await registerProcess(
+    database.db,
+    { kind: "Worker", name: `crashed-${Math.random()}` },
+    new Date(),
+  );
   return (await claimJobs(database, new QueueSelector("*"), 100, processId)).map((row) => Number(row.id));
 }
 
 async function semaphoreValue(env: TestEnv, key: string): Promise<number | undefined> {
-  const row = await (await env.db()).selectFrom("firm_queue_semaphores").select("value").where("key", "=", key).executeTakeFirst();
+  const row = await (await env.db())
+    .selectFrom("firm_queue_semaphores")
+    .select("value")
+    .where("key", "=", key)
+    .executeTakeFirst();
   return row?.value;
 }
 
@@ -44,7 +52,9 @@ describeEachDatabase("concurrency maintenance", (env) => {
 
   it("fills free slots of keys that did not expire, and never more than the limit", async () => {
     const firm = env.firm();
-    const sync = firm.defineJob("sync", async (_args: { key: string }) => {}, { concurrency: { key: (args) => args.key, to: 3, duration: "1h" } });
+    const sync = firm.defineJob("sync", async (_args: { key: string }) => {}, {
+      concurrency: { key: (args) => args.key, to: 3, duration: "1h" },
+    });
     const ids = await sync.enqueueAll(Array.from({ length: 7 }, () => ({ key: "a" })));
     await sync.enqueueAll(Array.from({ length: 8 }, () => ({ key: "b" })));
     expect(await countRows(await env.db(), "firm_queue_blocked_executions")).toBe(9);
@@ -66,7 +76,9 @@ describeEachDatabase("concurrency maintenance", (env) => {
   it("runs in the dispatcher at its interval", async () => {
     const firm = env.firm();
     const ran: number[] = [];
-    const sync = firm.defineJob("sync", async (args: { n: number }) => void ran.push(args.n), { concurrency: { key: "k", duration: 200 } });
+    const sync = firm.defineJob("sync", async (args: { n: number }) => void ran.push(args.n), {
+      concurrency: { key: "k", duration: 200 },
+    });
     await sync.enqueue({ n: 1 });
     await claimAndCrash(firm);
     await sync.enqueue({ n: 2 });
@@ -85,7 +97,9 @@ describeEachDatabase("concurrency maintenance", (env) => {
   it("can be turned off", async () => {
     const firm = env.firm();
     const ran: string[] = [];
-    const sync = firm.defineJob("sync", async () => void ran.push("sync"), { concurrency: { key: "k", duration: 100 } });
+    const sync = firm.defineJob("sync", async () => void ran.push("sync"), {
+      concurrency: { key: "k", duration: 100 },
+    });
     const probe = firm.defineJob("probe", async () => void ran.push("probe"));
     await sync.enqueue(null);
     await claimAndCrash(firm);
@@ -136,7 +150,8 @@ describeEachDatabase("concurrency without the job's definition", (env) => {
     expect((await producer.getJob(second!))?.state).toBe("blocked");
     const worker = env.firm();
     expect(await worker.drain()).toBe(2);
-    for (const id of [first!, second!]) expect(await producer.getJob(id)).toMatchObject({ state: "failed", error: { name: "UnknownJobError" } });
+    for (const id of [first!, second!])
+      expect(await producer.getJob(id)).toMatchObject({ state: "failed", error: { name: "UnknownJobError" } });
     expect(await semaphoreValue(env, "sync/k")).toBe(1);
   });
 });

@@ -8,13 +8,25 @@ const firm = () => new FirmQueue({ databaseUrl: "sqlite::memory:", logger: silen
 
 describe("concurrency options", () => {
   it("fill defaults: to 1, duration 3 minutes, group = job name, block", () => {
-    const job = firm().defineJob("sync-account", async (_args: { accountId: string }) => {}, { concurrency: { key: (args) => args.accountId } });
-    expect(job.options.concurrency).toMatchObject({ to: 1, duration: 180_000, group: "sync-account", onConflict: "block" });
+    const job = firm().defineJob("sync-account", async (_args: { accountId: string }) => {}, {
+      concurrency: { key: (args) => args.accountId },
+    });
+    expect(job.options.concurrency).toMatchObject({
+      to: 1,
+      duration: 180_000,
+      group: "sync-account",
+      onConflict: "block",
+    });
     expect(firm().defineJob("plain", async () => {}).options.concurrency).toBeNull();
   });
 
   it("build the stored key as group/key, from a function or a fixed string", () => {
-    const byArgs = resolveConcurrency("sync", { key: (args: { id: number }) => args.id, group: "accounts", to: 2, duration: "5s" })!;
+    const byArgs = resolveConcurrency("sync", {
+      key: (args: { id: number }) => args.id,
+      group: "accounts",
+      to: 2,
+      duration: "5s",
+    })!;
     expect(byArgs).toMatchObject({ to: 2, duration: 5000, group: "accounts" });
     expect(concurrencyKeyFor("sync", byArgs, { id: 42 })).toBe("accounts/42");
     expect(concurrencyKeyFor("sync", byArgs, { id: 10n ** 20n } as never)).toBe("accounts/100000000000000000000");
@@ -38,7 +50,9 @@ describe("concurrency options", () => {
     ["accountId", "must be an object"],
   ])("reject %j when the job is defined", (options, message) => {
     const instance = firm();
-    expect(() => instance.defineJob("j", async () => {}, { concurrency: options as never })).toThrow(ConfigurationError);
+    expect(() => instance.defineJob("j", async () => {}, { concurrency: options as never })).toThrow(
+      ConfigurationError,
+    );
     expect(() => instance.defineJob("j", async () => {}, { concurrency: options as never })).toThrow(message);
     // Nothing was registered: the name is still free.
     expect(instance.jobNames).toEqual([]);
@@ -47,13 +61,15 @@ describe("concurrency options", () => {
   it("reject jobs that share a group but not its limit", () => {
     const instance = firm();
     instance.defineJob("a", async () => {}, { concurrency: { key: () => "x", group: "g", to: 2 } });
-    expect(() => instance.defineJob("b", async () => {}, { concurrency: { key: () => "x", group: "g", to: 3 } })).toThrow(
-      'Jobs "a" and "b" share concurrency group "g" but not its limit',
-    );
-    expect(() => instance.defineJob("c", async () => {}, { concurrency: { key: () => "x", group: "g", to: 2, duration: "1h" } })).toThrow(
-      "share concurrency group",
-    );
-    instance.defineJob("d", async () => {}, { concurrency: { key: () => "y", group: "g", to: 2, onConflict: "discard" } });
+    expect(() =>
+      instance.defineJob("b", async () => {}, { concurrency: { key: () => "x", group: "g", to: 3 } }),
+    ).toThrow('Jobs "a" and "b" share concurrency group "g" but not its limit');
+    expect(() =>
+      instance.defineJob("c", async () => {}, { concurrency: { key: () => "x", group: "g", to: 2, duration: "1h" } }),
+    ).toThrow("share concurrency group");
+    instance.defineJob("d", async () => {}, {
+      concurrency: { key: () => "y", group: "g", to: 2, onConflict: "discard" },
+    });
     expect(instance.jobNames).toEqual(["a", "d"]);
   });
 
@@ -80,9 +96,15 @@ describe("concurrency options", () => {
   it("type enqueue as number unless the definition discards on conflict", () => {
     const instance = firm();
     const plain = instance.defineJob("plain", async (_args: { n: number }) => {});
-    const blocking = instance.defineJob("blocking", async (_args: { id: string }) => {}, { concurrency: { key: (args) => args.id } });
-    const explicit = instance.defineJob("explicit", async (_args: { id: string }) => {}, { concurrency: { key: (args) => args.id, onConflict: "block" } });
-    const discarding = instance.defineJob("discarding", async (_args: { id: string }) => {}, { concurrency: { key: (args) => args.id, onConflict: "discard" } });
+    const blocking = instance.defineJob("blocking", async (_args: { id: string }) => {}, {
+      concurrency: { key: (args) => args.id },
+    });
+    const explicit = instance.defineJob("explicit", async (_args: { id: string }) => {}, {
+      concurrency: { key: (args) => args.id, onConflict: "block" },
+    });
+    const discarding = instance.defineJob("discarding", async (_args: { id: string }) => {}, {
+      concurrency: { key: (args) => args.id, onConflict: "discard" },
+    });
     expectTypeOf(plain).toEqualTypeOf<Job<{ n: number }, number>>();
     expectTypeOf(blocking.enqueue).returns.resolves.toEqualTypeOf<number>();
     expectTypeOf(explicit.enqueueAll).returns.resolves.toEqualTypeOf<number[]>();
@@ -98,8 +120,14 @@ describe("concurrency options", () => {
 describe("job policies: concurrency limits", () => {
   it("fall back to one at a time, blocking, for a keyed job defined elsewhere, warning once per name", () => {
     const warnings: unknown[] = [];
-    const known = { name: "known", handler: () => {}, options: { concurrency: { to: 4, duration: 1000, onConflict: "discard" } } };
-    const definitions = { get: (name: string) => (name === "known" ? known : undefined) } as unknown as DefinitionLookup;
+    const known = {
+      name: "known",
+      handler: () => {},
+      options: { concurrency: { to: 4, duration: 1000, onConflict: "discard" } },
+    };
+    const definitions = {
+      get: (name: string) => (name === "known" ? known : undefined),
+    } as unknown as DefinitionLookup;
     const rules = new JobPolicies(definitions, {
       ...silentLogger,
       warn: (message, fields) => warnings.push({ message, fields }),
@@ -109,6 +137,9 @@ describe("job policies: concurrency limits", () => {
     expect(rules.limitFor("elsewhere", "g/2")).toBe(FALLBACK_LIMIT);
     expect(FALLBACK_LIMIT).toEqual({ to: 1, duration: 180_000, onConflict: "block" });
     expect(warnings).toHaveLength(1);
-    expect(warnings[0]).toMatchObject({ message: expect.stringContaining("not defined in this process"), fields: { job: "elsewhere" } });
+    expect(warnings[0]).toMatchObject({
+      message: expect.stringContaining("not defined in this process"),
+      fields: { job: "elsewhere" },
+    });
   });
 });

@@ -22,10 +22,18 @@ describeEachDatabase("concurrency with retries and failed jobs", (env) => {
     // (due at once) finds the key busy, so it is blocked behind it.
     expect(await firm.drain({ concurrency: 1 })).toBe(3);
     expect(runs).toEqual(["flaky", "steady", "flaky"]);
-    expect(await firm.getJob(flaky)).toMatchObject({ state: "finished", attempts: 2, lastError: { message: "upstream timeout" } });
+    expect(await firm.getJob(flaky)).toMatchObject({
+      state: "finished",
+      attempts: 2,
+      lastError: { message: "upstream timeout" },
+    });
     expect(await firm.getJob(steady)).toMatchObject({ state: "finished", attempts: 1 });
     const { db } = await firm.database();
-    const semaphore = await db.selectFrom("firm_queue_semaphores").select("value").where("key", "=", "sync/7").executeTakeFirstOrThrow();
+    const semaphore = await db
+      .selectFrom("firm_queue_semaphores")
+      .select("value")
+      .where("key", "=", "sync/7")
+      .executeTakeFirstOrThrow();
     expect(semaphore.value).toBe(1);
   });
 
@@ -43,11 +51,15 @@ describeEachDatabase("concurrency with retries and failed jobs", (env) => {
     );
     const fails = await job.enqueue({ tag: "fails" });
     const holder = await job.enqueue({ tag: "holds" });
-    const supervisor = await firm.start({ workers: [{ concurrency: 2, pollingInterval: 20 }], dispatchers: [{ pollingInterval: 20 }] });
+    const supervisor = await firm.start({
+      workers: [{ concurrency: 2, pollingInterval: 20 }],
+      dispatchers: [{ pollingInterval: 20 }],
+    });
     try {
       const deadline = Date.now() + 10_000;
       while ((await firm.getJob(holder))?.state !== "claimed" || (await firm.getJob(fails))?.state !== "blocked") {
-        if (Date.now() > deadline) throw new Error(`states: ${(await firm.getJob(fails))?.state}, ${(await firm.getJob(holder))?.state}`);
+        if (Date.now() > deadline)
+          throw new Error(`states: ${(await firm.getJob(fails))?.state}, ${(await firm.getJob(holder))?.state}`);
         await new Promise((resolve) => setTimeout(resolve, 20));
       }
       release();

@@ -22,7 +22,9 @@ async function states(firm: FirmQueue, ids: readonly (number | null)[]): Promise
 describeEachDatabase("concurrency limits", (env) => {
   it("block a second job with the same key, not one with another key", async () => {
     const firm = env.firm();
-    const sync = firm.defineJob("sync", async (_args: Args) => {}, { concurrency: { key: (args) => args.account, duration: "2m" } });
+    const sync = firm.defineJob("sync", async (_args: Args) => {}, {
+      concurrency: { key: (args) => args.account, duration: "2m" },
+    });
     const before = Date.now();
     const a1 = await sync.enqueue({ account: "A" });
     const a2 = await sync.enqueue({ account: "A" });
@@ -31,7 +33,10 @@ describeEachDatabase("concurrency limits", (env) => {
     expect(await firm.getJob(a2)).toMatchObject({ concurrencyKey: "sync/A" });
     expect(await semaphore(env, "sync/A")).toMatchObject({ value: 0 });
     expect(await semaphore(env, "sync/B")).toMatchObject({ value: 0 });
-    const blocked = await (await env.db()).selectFrom("firm_queue_blocked_executions").selectAll().executeTakeFirstOrThrow();
+    const blocked = await (await env.db())
+      .selectFrom("firm_queue_blocked_executions")
+      .selectAll()
+      .executeTakeFirstOrThrow();
     expect(blocked).toMatchObject({ job_id: a2, concurrency_key: "sync/A", queue_name: "default", priority: 0 });
     const expiresAt = new Date(blocked.expires_at).getTime();
     expect(expiresAt).toBeGreaterThanOrEqual(before + 120_000);
@@ -73,7 +78,9 @@ describeEachDatabase("concurrency limits", (env) => {
 
   it("discard a job when its key is full: null, and nothing written", async () => {
     const firm = env.firm();
-    const ping = firm.defineJob("ping", async (_args: Args) => {}, { concurrency: { key: (args) => args.account, onConflict: "discard" } });
+    const ping = firm.defineJob("ping", async (_args: Args) => {}, {
+      concurrency: { key: (args) => args.account, onConflict: "discard" },
+    });
     const first = await ping.enqueue({ account: "A" });
     expect(first).toEqual(expect.any(Number));
     expect(await ping.enqueue({ account: "A" })).toBeNull();
@@ -90,17 +97,32 @@ describeEachDatabase("concurrency limits", (env) => {
 
   it("enqueueAll keeps input order across limited, unlimited, discarded and scheduled jobs", async () => {
     const firm = env.firm();
-    const limited = firm.defineJob("limited", async (_args: Args) => {}, { concurrency: { key: (args) => args.account } });
+    const limited = firm.defineJob("limited", async (_args: Args) => {}, {
+      concurrency: { key: (args) => args.account },
+    });
     firm.defineJob("unlimited", async () => {});
     firm.defineJob("dropper", async () => {}, { concurrency: { key: "one", onConflict: "discard" } });
-    const byLimited = await limited.enqueueAll([{ account: "A" }, { account: "A" }, { account: "B" }, { account: "C" }, { account: "B" }]);
+    const byLimited = await limited.enqueueAll([
+      { account: "A" },
+      { account: "A" },
+      { account: "B" },
+      { account: "C" },
+      { account: "B" },
+    ]);
     expect(await states(firm, byLimited)).toEqual(["ready", "blocked", "ready", "ready", "blocked"]);
     // The internal path a producer of several job kinds (recurring tasks) uses: one transaction.
     const database = await firm.database();
     const request = (name: string, args: unknown, options?: { wait: number }) => ({
       name,
       args,
-      defaults: resolveJobOptions(name, name === "unlimited" ? {} : name === "dropper" ? { concurrency: { key: "one", onConflict: "discard" } } : { concurrency: { key: (a: Args) => a.account } }),
+      defaults: resolveJobOptions(
+        name,
+        name === "unlimited"
+          ? {}
+          : name === "dropper"
+            ? { concurrency: { key: "one", onConflict: "discard" } }
+            : { concurrency: { key: (a: Args) => a.account } },
+      ),
       ...(options ? { options } : {}),
     });
     const ids = await enqueueJobs(database, (firm as any).policies, [
@@ -120,7 +142,9 @@ describeEachDatabase("concurrency limits", (env) => {
   it("a finished job hands its slot to the next blocked job by priority, then job id", async () => {
     const firm = env.firm();
     const order: number[] = [];
-    const sync = firm.defineJob("sync", async (args: Args) => void order.push(args.n!), { concurrency: { key: (args) => args.account } });
+    const sync = firm.defineJob("sync", async (args: Args) => void order.push(args.n!), {
+      concurrency: { key: (args) => args.account },
+    });
     await sync.enqueue({ account: "A", n: 0 }, { priority: 9 });
     await sync.enqueue({ account: "A", n: 1 }, { priority: 5 });
     await sync.enqueue({ account: "A", n: 2 }, { priority: 1 });
@@ -179,13 +203,21 @@ describeEachDatabase("concurrency limits", (env) => {
   it("checks a scheduled job when the dispatcher makes it due", async () => {
     const firm = env.firm();
     const sync = firm.defineJob("sync", async (_args: Args) => {}, { concurrency: { key: (args) => args.account } });
-    const ping = firm.defineJob("ping", async (_args: Args) => {}, { concurrency: { key: (args) => args.account, onConflict: "discard" } });
+    const ping = firm.defineJob("ping", async (_args: Args) => {}, {
+      concurrency: { key: (args) => args.account, onConflict: "discard" },
+    });
     const now = await sync.enqueue({ account: "A" });
     const later = await sync.enqueue({ account: "A" }, { wait: 100 });
     const otherKey = await sync.enqueue({ account: "B" }, { wait: 100 });
     const pingNow = await ping.enqueue({ account: "A" });
     const pingLater = await ping.enqueue({ account: "A" }, { wait: 100 });
-    expect(await states(firm, [now, later, otherKey, pingNow, pingLater])).toEqual(["ready", "scheduled", "scheduled", "ready", "scheduled"]);
+    expect(await states(firm, [now, later, otherKey, pingNow, pingLater])).toEqual([
+      "ready",
+      "scheduled",
+      "scheduled",
+      "ready",
+      "scheduled",
+    ]);
     await new Promise((resolve) => setTimeout(resolve, 150));
     expect(await firm.dispatch()).toBe(3);
     expect(await states(firm, [now, later, otherKey, pingNow])).toEqual(["ready", "blocked", "ready", "ready"]);
@@ -217,7 +249,11 @@ describeEachDatabase("concurrency limits", (env) => {
   it("racing enqueuers that all create one key's semaphore take exactly `to` slots", async () => {
     // Separate instances: separate pools on PostgreSQL and MariaDB, so the enqueues really race.
     const firms = Array.from({ length: 8 }, () => env.firm());
-    const jobs = firms.map((firm) => firm.defineJob("race", async (_args: { round: number }) => {}, { concurrency: { key: (args) => args.round, to: 3 } }));
+    const jobs = firms.map((firm) =>
+      firm.defineJob("race", async (_args: { round: number }) => {}, {
+        concurrency: { key: (args) => args.round, to: 3 },
+      }),
+    );
     for (let round = 0; round < 5; round++) {
       // Each round is a new key: every enqueue finds no semaphore row and tries to create it.
       const ids = await Promise.all(jobs.flatMap((job) => [job.enqueue({ round }), job.enqueue({ round })]));
@@ -240,7 +276,12 @@ describeEachDatabase("concurrency limits", (env) => {
     // The release stays uncommitted while the other enqueue runs as far as it can: it must
     // either wait and then take the slot, or block before the release looks for blocked jobs.
     await database.dialect.beginClaimTx(database.db, async (trx) => {
-      await releaseSemaphoreAndPromote(trx, dispatchContext(database, (releaser as any).policies), { jobName: "sync", concurrencyKey: "sync/k" }, new Date());
+      await releaseSemaphoreAndPromote(
+        trx,
+        dispatchContext(database, (releaser as any).policies),
+        { jobName: "sync", concurrencyKey: "sync/k" },
+        new Date(),
+      );
       second = late.enqueue(null);
       await new Promise((resolve) => setTimeout(resolve, 300));
     });

@@ -52,14 +52,18 @@ describeEachDatabase("no double claims", (env) => {
       );
       const results = await Promise.all(workers.map((worker) => worker.finished));
       for (const result of results) expect(result.code, result.stderr).toBe(0);
-      const runs = (await readFile(log, "utf8")).trim().split("\n").map((line) => line.split(" "));
+      const runs = (await readFile(log, "utf8"))
+        .trim()
+        .split("\n")
+        .map((line) => line.split(" "));
       const ranIds = runs.map(([id]) => Number(id));
       expect(ranIds.length).toBe(400);
       expect(new Set(ranIds).size).toBe(400);
       expect([...ranIds].sort((a, b) => a - b)).toEqual(ids);
       // The processes really overlapped: more than one of them ran jobs.
       expect(new Set(runs.map(([, , pid]) => pid)).size).toBeGreaterThan(1);
-      for (const id of [ids[0]!, ids[399]!]) expect(await firm.getJob(id)).toMatchObject({ state: "finished", attempts: 1 });
+      for (const id of [ids[0]!, ids[399]!])
+        expect(await firm.getJob(id)).toMatchObject({ state: "finished", attempts: 1 });
     } finally {
       await rm(dir, { recursive: true, force: true });
     }

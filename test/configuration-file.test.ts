@@ -30,14 +30,27 @@ describe("configuration file, environment and flags", () => {
   });
 
   it("FIRM_QUEUE_* variables override the file, and flags override both", async () => {
-    const env = { FIRM_QUEUE_MODE: "fork", FIRM_QUEUE_CONCURRENCY: "7", FIRM_QUEUE_SHUTDOWN_TIMEOUT: "1s", FIRM_QUEUE_DATABASE_URL: "sqlite:env.sqlite3" };
+    const env = {
+      FIRM_QUEUE_MODE: "fork",
+      FIRM_QUEUE_CONCURRENCY: "7",
+      FIRM_QUEUE_SHUTDOWN_TIMEOUT: "1s",
+      FIRM_QUEUE_DATABASE_URL: "sqlite:env.sqlite3",
+    };
     const fromEnv = await resolveCliConfig({ config: FULL }, env, ROOT);
     expect(fromEnv.start.mode).toBe("fork");
     expect(fromEnv.start.workers.map((worker) => worker.concurrency)).toEqual([7, 7]);
     expect(fromEnv.start.shutdownTimeout).toBe(1000);
     expect(fromEnv.databaseUrl).toBe("sqlite:env.sqlite3");
     const fromFlags = await resolveCliConfig(
-      { config: FULL, mode: "async", concurrency: "9", queues: "a,b*", processes: "3", require: ["x.ts"], processAliveThreshold: "10m" },
+      {
+        config: FULL,
+        mode: "async",
+        concurrency: "9",
+        queues: "a,b*",
+        processes: "3",
+        require: ["x.ts"],
+        processAliveThreshold: "10m",
+      },
       env,
       ROOT,
     );
@@ -66,7 +79,10 @@ describe("configuration file, environment and flags", () => {
 
   it("finds firm-queue.config.ts in the current directory, or the file FIRM_QUEUE_CONFIG names", async () => {
     const dir = mkdtempSync(join(tmpdir(), "firm-queue-config-"));
-    writeFileSync(join(dir, "firm-queue.config.ts"), 'const mode: "async" = "async";\nexport default { mode, jobs: ["./jobs.ts"] };\n');
+    writeFileSync(
+      join(dir, "firm-queue.config.ts"),
+      'const mode: "async" = "async";\nexport default { mode, jobs: ["./jobs.ts"] };\n',
+    );
     writeFileSync(join(dir, "other.config.js"), 'export default { shutdownTimeout: "9s" };\n');
     const found = await resolveCliConfig({}, {}, dir);
     expect(found.file).toBe(join(dir, "firm-queue.config.ts"));
@@ -83,24 +99,38 @@ describe("configuration file, environment and flags", () => {
     await expect(resolveCliConfig({ config: "test/fixtures/config/impossible.config.ts" }, {}, ROOT)).rejects.toThrow(
       "processAliveThreshold (300000 ms) must be longer than processHeartbeatInterval (600000 ms)",
     );
-    await expect(resolveCliConfig({ config: FULL }, { FIRM_QUEUE_PROCESSES: "two" }, ROOT)).rejects.toThrow("FIRM_QUEUE_PROCESSES must be a whole number");
-    await expect(resolveCliConfig({ config: FULL, pollingInterval: "fast" }, {}, ROOT)).rejects.toThrow("--polling-interval must be milliseconds");
-    await expect(resolveCliConfig({ config: FULL, mode: "threads" }, {}, ROOT)).rejects.toThrow('--mode must be "fork" or "async"');
-    await expect(resolveCliConfig({ config: FULL, databaseUrl: "redis://x" }, {}, ROOT)).rejects.toThrow('unsupported scheme "redis:"');
-    await expect(resolveCliConfig({ config: "nope.config.ts" }, {}, ROOT)).rejects.toThrow("Config file not found: nope.config.ts");
+    await expect(resolveCliConfig({ config: FULL }, { FIRM_QUEUE_PROCESSES: "two" }, ROOT)).rejects.toThrow(
+      "FIRM_QUEUE_PROCESSES must be a whole number",
+    );
+    await expect(resolveCliConfig({ config: FULL, pollingInterval: "fast" }, {}, ROOT)).rejects.toThrow(
+      "--polling-interval must be milliseconds",
+    );
+    await expect(resolveCliConfig({ config: FULL, mode: "threads" }, {}, ROOT)).rejects.toThrow(
+      '--mode must be "fork" or "async"',
+    );
+    await expect(resolveCliConfig({ config: FULL, databaseUrl: "redis://x" }, {}, ROOT)).rejects.toThrow(
+      'unsupported scheme "redis:"',
+    );
+    await expect(resolveCliConfig({ config: "nope.config.ts" }, {}, ROOT)).rejects.toThrow(
+      "Config file not found: nope.config.ts",
+    );
     const dir = mkdtempSync(join(tmpdir(), "firm-queue-config-"));
     writeFileSync(join(dir, "firm-queue.config.mjs"), "export default { schedulers: {} };\n");
     await expect(resolveCliConfig({}, {}, dir)).rejects.toThrow('Unknown firm-queue.config.mjs key "schedulers"');
     // A second directory: an imported module is cached by path.
     const second = mkdtempSync(join(tmpdir(), "firm-queue-config-"));
     writeFileSync(join(second, "firm-queue.config.mjs"), "export default { workers: [{ concurrency: 0 }] };\n");
-    await expect(resolveCliConfig({}, {}, second)).rejects.toThrow("workers[0].concurrency must be a whole number of at least 1, got 0");
+    await expect(resolveCliConfig({}, {}, second)).rejects.toThrow(
+      "workers[0].concurrency must be a whole number of at least 1, got 0",
+    );
   });
 });
 
 describe("firm-queue check", () => {
   it("prints a summary and exits 0 for a valid configuration", async () => {
-    const result = await runCli(["check", "--config", "test/fixtures/processes.config.ts"], { FIRM_QUEUE_DATABASE_URL: "sqlite:unused.sqlite3" });
+    const result = await runCli(["check", "--config", "test/fixtures/processes.config.ts"], {
+      FIRM_QUEUE_DATABASE_URL: "sqlite:unused.sqlite3",
+    });
     expect(result.code, result.stderr).toBe(0);
     expect(result.stdout).toContain("mode:         fork");
     expect(result.stdout).toContain("jobs:         record, sleep");
@@ -112,7 +142,13 @@ describe("firm-queue check", () => {
     const result = await runCli(["check", "--config", "test/fixtures/config/invalid-key.config.ts"]);
     expect(result.code).toBe(1);
     expect(result.stderr).toContain('Unknown workers[0] option "concurency"');
-    const noJobs = await runCli(["check", "--config", "test/fixtures/config/impossible.config.ts", "--require", "test/fixtures/missing.ts"]);
+    const noJobs = await runCli([
+      "check",
+      "--config",
+      "test/fixtures/config/impossible.config.ts",
+      "--require",
+      "test/fixtures/missing.ts",
+    ]);
     expect(noJobs.code).toBe(1);
     expect(noJobs.stderr).toContain("processAliveThreshold");
   });
@@ -121,12 +157,22 @@ describe("firm-queue check", () => {
 describeEachDatabase("firm-queue start with a config", (env) => {
   it("with no config file, runs one worker on * and one dispatcher, each in its own process", async () => {
     const db = await env.db();
-    const bare = spawnCli(["start", "--require", "test/fixtures/process-jobs.ts"], { FIRM_QUEUE_DATABASE_URL: env.url });
+    const bare = spawnCli(["start", "--require", "test/fixtures/process-jobs.ts"], {
+      FIRM_QUEUE_DATABASE_URL: env.url,
+    });
     try {
       const rows = await waitForProcesses(db, bare);
       const supervisor = rows.find((row) => row.kind === "Supervisor")!;
-      expect(rows.filter((row) => row.kind !== "Supervisor").every((row) => row.supervisorId === supervisor.id && row.pid !== supervisor.pid)).toBe(true);
-      const worker = await db.selectFrom("firm_queue_processes").select("metadata").where("kind", "=", "Worker").executeTakeFirstOrThrow();
+      expect(
+        rows
+          .filter((row) => row.kind !== "Supervisor")
+          .every((row) => row.supervisorId === supervisor.id && row.pid !== supervisor.pid),
+      ).toBe(true);
+      const worker = await db
+        .selectFrom("firm_queue_processes")
+        .select("metadata")
+        .where("kind", "=", "Worker")
+        .executeTakeFirstOrThrow();
       expect(JSON.parse(worker.metadata!)).toMatchObject({ queues: "*", concurrency: 3 });
     } finally {
       bare.child.kill("SIGINT");

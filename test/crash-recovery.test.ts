@@ -10,7 +10,16 @@ describeEachDatabase("crash recovery (in-process supervisor)", (env) => {
     const at = new Date(Date.now() - heartbeatAgoMs);
     const row = await db
       .insertInto("firm_queue_processes")
-      .values({ kind, name: `elsewhere-${Math.random()}`, pid: 999_999, hostname: "other-host", supervisor_id: null, metadata: null, last_heartbeat_at: at, created_at: at })
+      .values({
+        kind,
+        name: `elsewhere-${Math.random()}`,
+        pid: 999_999,
+        hostname: "other-host",
+        supervisor_id: null,
+        metadata: null,
+        last_heartbeat_at: at,
+        created_at: at,
+      })
       .returning("id")
       .executeTakeFirstOrThrow();
     return Number(row.id);
@@ -20,24 +29,36 @@ describeEachDatabase("crash recovery (in-process supervisor)", (env) => {
   async function claimFor(jobId: number, processId: number): Promise<void> {
     const db = await env.db();
     await db.deleteFrom("firm_queue_ready_executions").where("job_id", "=", jobId).execute();
-    await db.insertInto("firm_queue_claimed_executions").values({ job_id: jobId, process_id: processId, created_at: new Date() }).execute();
+    await db
+      .insertInto("firm_queue_claimed_executions")
+      .values({ job_id: jobId, process_id: processId, created_at: new Date() })
+      .execute();
   }
 
   it("prunes processes past the alive threshold and fails their claims with ProcessPrunedError; live ones are kept", async () => {
     const firm = env.firm();
     firm.defineJob("noop", async () => {});
-    const [orphaned, kept] = await Promise.all([enqueued(firm.enqueue("elsewhere", null)), enqueued(firm.enqueue("elsewhere", null))]);
+    const [orphaned, kept] = await Promise.all([
+      enqueued(firm.enqueue("elsewhere", null)),
+      enqueued(firm.enqueue("elsewhere", null)),
+    ]);
     const dead = await insertProcess("Worker", 10_000);
     const alive = await insertProcess("Worker", 0);
     await claimFor(orphaned, dead);
     await claimFor(kept, alive);
-    const supervisor = await firm.start({ workers: [{ queues: "nothing-here" }], processHeartbeatInterval: 200, processAliveThreshold: 5000 });
+    const supervisor = await firm.start({
+      workers: [{ queues: "nothing-here" }],
+      processHeartbeatInterval: 200,
+      processAliveThreshold: 5000,
+    });
     try {
       const job = await firm.getJob(orphaned);
       expect(job).toMatchObject({ state: "failed", attempts: 1, error: { name: "ProcessPrunedError" } });
       expect(job!.error!.message).toContain("pid 999999");
       expect(await firm.getJob(kept)).toMatchObject({ state: "claimed", attempts: 0 });
-      const ids = (await (await env.db()).selectFrom("firm_queue_processes").select("id").execute()).map((row) => Number(row.id));
+      const ids = (await (await env.db()).selectFrom("firm_queue_processes").select("id").execute()).map((row) =>
+        Number(row.id),
+      );
       expect(ids).not.toContain(dead);
       expect(ids).toContain(alive);
     } finally {
@@ -48,7 +69,11 @@ describeEachDatabase("crash recovery (in-process supervisor)", (env) => {
   it("keeps pruning while running: a process that stops heartbeating is pruned after the threshold", async () => {
     const firm = env.firm();
     const id = await enqueued(firm.enqueue("elsewhere", null));
-    const supervisor = await firm.start({ workers: [{ queues: "nothing-here" }], processHeartbeatInterval: 100, processAliveThreshold: 1000 });
+    const supervisor = await firm.start({
+      workers: [{ queues: "nothing-here" }],
+      processHeartbeatInterval: 100,
+      processAliveThreshold: 1000,
+    });
     try {
       const other = await insertProcess("Worker", 0);
       await claimFor(id, other);
@@ -65,7 +90,11 @@ describeEachDatabase("crash recovery (in-process supervisor)", (env) => {
     await claimFor(id, 424_242);
     const supervisor = await firm.start({ workers: [{ queues: "nothing-here" }] });
     try {
-      expect(await firm.getJob(id)).toMatchObject({ state: "failed", attempts: 1, error: { name: "ProcessMissingError" } });
+      expect(await firm.getJob(id)).toMatchObject({
+        state: "failed",
+        attempts: 1,
+        error: { name: "ProcessMissingError" },
+      });
     } finally {
       await supervisor.stop();
     }
@@ -80,22 +109,42 @@ describeEachDatabase("crash recovery (in-process supervisor)", (env) => {
       handlerEnded = true;
     });
     const id = await enqueued(firm.enqueue("slow", null));
-    const supervisor = await firm.start({ workers: [{ pollingInterval: 20 }], processHeartbeatInterval: 100, processAliveThreshold: 60_000 });
+    const supervisor = await firm.start({
+      workers: [{ pollingInterval: 20 }],
+      processHeartbeatInterval: 100,
+      processAliveThreshold: 60_000,
+    });
     try {
       const db = await env.db();
       await waitFor(async () => (await firm.getJob(id))?.state === "claimed", 5000, "claim");
-      const claim = await db.selectFrom("firm_queue_claimed_executions").select("process_id").where("job_id", "=", id).executeTakeFirstOrThrow();
+      const claim = await db
+        .selectFrom("firm_queue_claimed_executions")
+        .select("process_id")
+        .where("job_id", "=", id)
+        .executeTakeFirstOrThrow();
       const workerId = Number(claim.process_id);
       // What another supervisor's pruning does to a process it believes dead.
       const { pruneDeadProcesses } = await import("../src/processes/crash-recovery.js");
-      await db.updateTable("firm_queue_processes").set({ last_heartbeat_at: new Date(Date.now() - 120_000) }).where("id", "=", workerId).execute();
+      await db
+        .updateTable("firm_queue_processes")
+        .set({ last_heartbeat_at: new Date(Date.now() - 120_000) })
+        .where("id", "=", workerId)
+        .execute();
       await pruneDeadProcesses(await firm.database(), (firm as any).policies, 60_000, supervisor.id);
       expect(await firm.getJob(id)).toMatchObject({ state: "failed", error: { name: "ProcessPrunedError" } });
       // Its heartbeat notices; a fresh worker registers in its place.
-      await waitFor(async () => {
-        const workers = await db.selectFrom("firm_queue_processes").select("id").where("kind", "=", "Worker").execute();
-        return workers.length === 1 && Number(workers[0]!.id) !== workerId;
-      }, 10_000, "a replacement worker");
+      await waitFor(
+        async () => {
+          const workers = await db
+            .selectFrom("firm_queue_processes")
+            .select("id")
+            .where("kind", "=", "Worker")
+            .execute();
+          return workers.length === 1 && Number(workers[0]!.id) !== workerId;
+        },
+        10_000,
+        "a replacement worker",
+      );
       release();
       await waitFor(() => handlerEnded, 5000, "the handler to end");
       await new Promise((resolve) => setTimeout(resolve, 100));
@@ -136,8 +185,15 @@ describeEachDatabase("crash recovery (in-process supervisor)", (env) => {
     await supervisor.stop();
     expect(events.length).toBe(9);
     // Roles stop side by side, so only each role's own order is fixed between stop and exit.
-    expect(new Set(events.slice(4, 8))).toEqual(new Set(["workerStop:Worker", "workerExit:Worker", "dispatcherStop:Dispatcher", "dispatcherExit:Dispatcher"]));
-    expect(events.slice(0, 4)).toEqual(["start:Supervisor", "workerStart:Worker:true:true", "dispatcherStart:Dispatcher", "stop:Supervisor"]);
+    expect(new Set(events.slice(4, 8))).toEqual(
+      new Set(["workerStop:Worker", "workerExit:Worker", "dispatcherStop:Dispatcher", "dispatcherExit:Dispatcher"]),
+    );
+    expect(events.slice(0, 4)).toEqual([
+      "start:Supervisor",
+      "workerStart:Worker:true:true",
+      "dispatcherStart:Dispatcher",
+      "stop:Supervisor",
+    ]);
     expect(events.at(-1)).toBe("exit:Supervisor");
     expect(events.indexOf("workerStop:Worker")).toBeLessThan(events.indexOf("workerExit:Worker"));
     expect(events.indexOf("dispatcherStop:Dispatcher")).toBeLessThan(events.indexOf("dispatcherExit:Dispatcher"));
@@ -146,14 +202,26 @@ describeEachDatabase("crash recovery (in-process supervisor)", (env) => {
 
   it("an error in a poll goes to onError and the loop goes on", async () => {
     const errors: string[] = [];
-    const firm = env.firm({ hooks: { onError: (error, context) => void errors.push(`${context.where}:${context.process?.kind}:${(error as Error).name}`) } });
+    const firm = env.firm({
+      hooks: {
+        onError: (error, context) =>
+          void errors.push(`${context.where}:${context.process?.kind}:${(error as Error).name}`),
+      },
+    });
     const db = await env.db();
-    const supervisor = await firm.start({ workers: [{ pollingInterval: 20 }], dispatchers: [], processHeartbeatInterval: 100, processAliveThreshold: 5000 });
+    const supervisor = await firm.start({
+      workers: [{ pollingInterval: 20 }],
+      dispatchers: [],
+      processHeartbeatInterval: 100,
+      processAliveThreshold: 5000,
+    });
     try {
       // Break claiming for a moment: the ready table is renamed away, then back.
       const { sql } = await import("kysely");
       const rename = (from: string, to: string) =>
-        env.dialect === "mysql" ? sql.raw(`RENAME TABLE ${from} TO ${to}`).execute(db) : sql.raw(`ALTER TABLE ${from} RENAME TO ${to}`).execute(db);
+        env.dialect === "mysql"
+          ? sql.raw(`RENAME TABLE ${from} TO ${to}`).execute(db)
+          : sql.raw(`ALTER TABLE ${from} RENAME TO ${to}`).execute(db);
       await rename("firm_queue_ready_executions", "firm_queue_ready_away");
       await waitFor(() => errors.length > 0, 10_000, "a poll error");
       await rename("firm_queue_ready_away", "firm_queue_ready_executions");

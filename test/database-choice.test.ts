@@ -34,7 +34,9 @@ describe("which database firm-queue uses", () => {
 
   it("takes either databaseUrl or a database handle, not both", () => {
     const handle = { connect: async () => undefined, end: async () => undefined, totalCount: 0, idleCount: 0 };
-    expect(() => new FirmQueue({ databaseUrl: "sqlite::memory:", database: handle })).toThrow(/either databaseUrl or database/);
+    expect(() => new FirmQueue({ databaseUrl: "sqlite::memory:", database: handle })).toThrow(
+      /either databaseUrl or database/,
+    );
     expect(() => new FirmQueue({ database: {} as never })).toThrow(/database must be a pg.Pool/);
   });
 

@@ -11,7 +11,12 @@ describeEachDatabase("drain heartbeats", (env) => {
     });
     const id = await enqueued(firm.enqueue("long", null));
     // A supervisor beside the drain that prunes anything silent for more than 600 ms.
-    const supervisor = await firm.start({ workers: [{ queues: "elsewhere" }], dispatchers: [], processHeartbeatInterval: 100, processAliveThreshold: 600 });
+    const supervisor = await firm.start({
+      workers: [{ queues: "elsewhere" }],
+      dispatchers: [],
+      processHeartbeatInterval: 100,
+      processAliveThreshold: 600,
+    });
     try {
       expect(await firm.drain({ processHeartbeatInterval: 100 })).toBe(1);
     } finally {

@@ -7,7 +7,9 @@ it("a driver that is not installed fails with an error naming the package and th
   const name = ["firm-queue", "no-such-driver"].join("-");
   const loading = importDriver(name, "testing", () => import(name));
   await expect(loading).rejects.toThrow(MissingDriverError);
-  await expect(loading).rejects.toThrow(`firm-queue needs the "${name}" package for testing; install it with: npm install ${name}`);
+  await expect(loading).rejects.toThrow(
+    `firm-queue needs the "${name}" package for testing; install it with: npm install ${name}`,
+  );
 });
 
 it("a driver that is installed but fails to load shows its own error", async () => {

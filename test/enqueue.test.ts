@@ -10,7 +10,16 @@ describeEachDatabase("enqueue", (env) => {
     const id = await greet.enqueue({ name: "Ada" });
     expect(typeof id).toBe("number");
     const job = await firm.getJob(id);
-    expect(job).toMatchObject({ id, name: "greet", queue: "default", priority: 0, arguments: { name: "Ada" }, attempts: 0, state: "ready", finishedAt: null });
+    expect(job).toMatchObject({
+      id,
+      name: "greet",
+      queue: "default",
+      priority: 0,
+      arguments: { name: "Ada" },
+      attempts: 0,
+      state: "ready",
+      finishedAt: null,
+    });
     expect(job?.scheduledAt).toBeInstanceOf(Date);
   });
 

@@ -30,7 +30,14 @@ describeEachDatabase("failed jobs", (env) => {
     const all = await firm.failedJobs.list();
     expect(all.map((failed) => failed.id)).toEqual([...ids, otherId]);
     const first = all[0]!;
-    expect(first).toMatchObject({ id: ids[0], name: "breaks", queue: "default", attempts: 1, arguments: { n: 1 }, error: { name: "Error", message: "broken 1" } });
+    expect(first).toMatchObject({
+      id: ids[0],
+      name: "breaks",
+      queue: "default",
+      attempts: 1,
+      arguments: { n: 1 },
+      error: { name: "Error", message: "broken 1" },
+    });
     expect(first.failedAt).toBeInstanceOf(Date);
     expect(first.error.stack).toContain("failed-jobs.test.ts");
     expect((await firm.failedJobs.list({ name: "other" })).map((failed) => failed.id)).toEqual([otherId]);
@@ -89,7 +96,9 @@ describeEachDatabase("failed jobs", (env) => {
     await claimJobs(database, new QueueSelector("*"), 1, processId);
     const refusal = firm.failedJobs.discard(runningId!);
     await expect(refusal).rejects.toThrow(JobRunningError);
-    await expect(firm.failedJobs.discard(runningId!)).rejects.toThrow(`Job ${runningId} is running (claimed by process ${processId})`);
+    await expect(firm.failedJobs.discard(runningId!)).rejects.toThrow(
+      `Job ${runningId} is running (claimed by process ${processId})`,
+    );
     expect(await firm.getJob(runningId!)).toMatchObject({ state: "claimed" });
   });
 
@@ -121,7 +130,9 @@ describeEachDatabase("failed jobs", (env) => {
     const otherId = await other.enqueue(null);
     await firm.drain({ concurrency: 3 });
     const batches: number[] = [];
-    expect(await firm.failedJobs.discardAll({ name: "breaks", batchSize: 2, onBatch: ({ batch }) => batches.push(batch) })).toBe(5);
+    expect(
+      await firm.failedJobs.discardAll({ name: "breaks", batchSize: 2, onBatch: ({ batch }) => batches.push(batch) }),
+    ).toBe(5);
     expect(batches).toEqual([2, 2, 1]);
     expect(await countRows(await env.db(), "firm_queue_jobs")).toBe(1);
     expect(await firm.failedJobs.discardAll()).toBe(1);
@@ -135,7 +146,10 @@ describeEachDatabase("failed jobs", (env) => {
     await firm.drain({ concurrency: 8 });
     expect(await firm.failedJobs.count()).toBe(40);
     const second = env.firm();
-    const counts = await Promise.all([firm.failedJobs.retryAll({ batchSize: 5 }), second.failedJobs.retryAll({ batchSize: 5 })]);
+    const counts = await Promise.all([
+      firm.failedJobs.retryAll({ batchSize: 5 }),
+      second.failedJobs.retryAll({ batchSize: 5 }),
+    ]);
     expect(counts[0]! + counts[1]!).toBe(40);
     expect(await countRows(await env.db(), "firm_queue_ready_executions")).toBe(40);
     expect(await firm.failedJobs.count()).toBe(0);

@@ -5,7 +5,11 @@ import { installFault, jobInQueue } from "./support/faults.js";
 describeEachDatabase("faults while claiming", (env) => {
   it("a claim that fails on a later queue does not strand what the earlier queues claimed", async () => {
     const db = await env.db();
-    const fault = await installFault(db, env.dialect, { table: "firm_queue_claimed_executions", event: "INSERT", when: jobInQueue("NEW", "q2") });
+    const fault = await installFault(db, env.dialect, {
+      table: "firm_queue_claimed_executions",
+      event: "INSERT",
+      when: jobInQueue("NEW", "q2"),
+    });
     try {
       await fault.on();
       const firm = env.firm();
@@ -15,11 +19,19 @@ describeEachDatabase("faults while claiming", (env) => {
       const second = await enqueued(firm.enqueue("record", "q2", { queue: "q2" }));
       let errors = 0;
       firm.addHooks({ onError: () => void errors++ });
-      const supervisor = await firm.start({ workers: [{ queues: ["q1", "q2"], pollingInterval: 50 }], dispatchers: [] });
+      const supervisor = await firm.start({
+        workers: [{ queues: ["q1", "q2"], pollingInterval: 50 }],
+        dispatchers: [],
+      });
       try {
         await waitFor(() => errors > 0, 10_000, "the claim on q2 to fail");
         await fault.off();
-        await waitFor(async () => (await firm.getJob(first))?.state === "finished" && (await firm.getJob(second))?.state === "finished", 10_000, "both jobs to finish");
+        await waitFor(
+          async () =>
+            (await firm.getJob(first))?.state === "finished" && (await firm.getJob(second))?.state === "finished",
+          10_000,
+          "both jobs to finish",
+        );
         expect(ran.sort()).toEqual(["q1", "q2"]);
       } finally {
         await supervisor.stop();
@@ -34,10 +46,18 @@ describeEachDatabase("faults while claiming", (env) => {
     const ran: number[] = [];
     firm.defineJob("note", async (n: number) => void ran.push(n));
     // Heartbeats far apart: only the claim itself can notice that the row is gone.
-    const supervisor = await firm.start({ workers: [{ queues: "*", pollingInterval: 50 }], dispatchers: [], processHeartbeatInterval: 60_000, processAliveThreshold: 120_000 });
+    const supervisor = await firm.start({
+      workers: [{ queues: "*", pollingInterval: 50 }],
+      dispatchers: [],
+      processHeartbeatInterval: 60_000,
+      processAliveThreshold: 120_000,
+    });
     try {
       const db = await env.db();
-      const workers = async () => (await db.selectFrom("firm_queue_processes").select("id").where("kind", "=", "Worker").execute()).map((row) => Number(row.id));
+      const workers = async () =>
+        (await db.selectFrom("firm_queue_processes").select("id").where("kind", "=", "Worker").execute()).map((row) =>
+          Number(row.id),
+        );
       const [original] = await workers();
       // Let the heartbeat's first beat (it beats once at start) pass: the next one is a minute away.
       await new Promise((resolve) => setTimeout(resolve, 500));
@@ -56,7 +76,11 @@ describeEachDatabase("faults while claiming", (env) => {
 
   it("after a failed poll, a claim the worker holds without knowing (its answer was lost) goes back in line and runs", async () => {
     const db = await env.db();
-    const fault = await installFault(db, env.dialect, { table: "firm_queue_claimed_executions", event: "INSERT", when: jobInQueue("NEW", "a") });
+    const fault = await installFault(db, env.dialect, {
+      table: "firm_queue_claimed_executions",
+      event: "INSERT",
+      when: jobInQueue("NEW", "a"),
+    });
     try {
       await fault.on();
       const firm = env.firm();
@@ -66,17 +90,33 @@ describeEachDatabase("faults while claiming", (env) => {
       firm.addHooks({ onError: () => void errors++ });
       const supervisor = await firm.start({ workers: [{ queues: "*", pollingInterval: 50 }], dispatchers: [] });
       try {
-        const worker = Number((await db.selectFrom("firm_queue_processes").select("id").where("kind", "=", "Worker").executeTakeFirstOrThrow()).id);
+        const worker = Number(
+          (
+            await db
+              .selectFrom("firm_queue_processes")
+              .select("id")
+              .where("kind", "=", "Worker")
+              .executeTakeFirstOrThrow()
+          ).id,
+        );
         // What a claim whose COMMIT landed but whose answer was lost leaves behind (the poll saw
         // only an error): a claim of this worker for a job it does not run.
         const lost = await enqueued(firm.enqueue("record", "b", { queue: "b", wait: "1h" }));
         await db.deleteFrom("firm_queue_scheduled_executions").where("job_id", "=", lost).execute();
-        await db.insertInto("firm_queue_claimed_executions").values({ job_id: lost, process_id: worker, created_at: new Date() }).execute();
+        await db
+          .insertInto("firm_queue_claimed_executions")
+          .values({ job_id: lost, process_id: worker, created_at: new Date() })
+          .execute();
         // Then its poll fails.
         const first = await enqueued(firm.enqueue("record", "a", { queue: "a" }));
         await waitFor(() => errors > 0, 10_000, "a failed poll");
         await fault.off();
-        await waitFor(async () => (await firm.getJob(first))?.state === "finished" && (await firm.getJob(lost))?.state === "finished", 10_000, "both jobs to finish");
+        await waitFor(
+          async () =>
+            (await firm.getJob(first))?.state === "finished" && (await firm.getJob(lost))?.state === "finished",
+          10_000,
+          "both jobs to finish",
+        );
         expect(ran.sort()).toEqual(["a", "b"]);
       } finally {
         await supervisor.stop();

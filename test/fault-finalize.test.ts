@@ -12,19 +12,30 @@ describeEachDatabase("faults while recording a job's outcome", (env) => {
       const firm = env.firm();
       const runs: string[] = [];
       firm.defineJob("works", async () => void runs.push("works"));
-      firm.defineJob("breaks", async () => {
-        runs.push("breaks");
-        throw new Error("boom");
-      }, { retry: { attempts: 1 } });
+      firm.defineJob(
+        "breaks",
+        async () => {
+          runs.push("breaks");
+          throw new Error("boom");
+        },
+        { retry: { attempts: 1 } },
+      );
       const good = await enqueued(firm.enqueue("works", null));
       const bad = await enqueued(firm.enqueue("breaks", null));
-      const supervisor = await firm.start({ workers: [{ queues: "*", concurrency: 2, pollingInterval: 50 }], dispatchers: [] });
+      const supervisor = await firm.start({
+        workers: [{ queues: "*", concurrency: 2, pollingInterval: 50 }],
+        dispatchers: [],
+      });
       try {
         await waitFor(() => runs.length === 2, 10_000, "both handlers to run");
         // Both writes are failing now; give them a few retries before the database recovers.
         await new Promise((resolve) => setTimeout(resolve, 500));
         await fault.off();
-        await waitFor(async () => (await firm.getJob(good))?.state === "finished" && (await firm.getJob(bad))?.state === "failed", 15_000, "both outcomes recorded");
+        await waitFor(
+          async () => (await firm.getJob(good))?.state === "finished" && (await firm.getJob(bad))?.state === "failed",
+          15_000,
+          "both outcomes recorded",
+        );
       } finally {
         await supervisor.stop();
       }
@@ -39,14 +50,22 @@ describeEachDatabase("faults while recording a job's outcome", (env) => {
   it("a graceful stop never puts back a job whose handler has ended; it waits for the finish to be written", async () => {
     const db = await env.db();
     // Marking the job finished fails while the fault is on.
-    const fault = await installFault(db, env.dialect, { table: "firm_queue_jobs", event: "UPDATE", when: "NEW.finished_at IS NOT NULL" });
+    const fault = await installFault(db, env.dialect, {
+      table: "firm_queue_jobs",
+      event: "UPDATE",
+      when: "NEW.finished_at IS NOT NULL",
+    });
     try {
       await fault.on();
       const firm = env.firm();
       let runs = 0;
       firm.defineJob("quick", async () => void runs++);
       const id = await enqueued(firm.enqueue("quick", null));
-      const supervisor = await firm.start({ workers: [{ queues: "*", pollingInterval: 50 }], dispatchers: [], shutdownTimeout: 100 });
+      const supervisor = await firm.start({
+        workers: [{ queues: "*", pollingInterval: 50 }],
+        dispatchers: [],
+        shutdownTimeout: 100,
+      });
       await waitFor(() => runs === 1, 10_000, "the handler to run");
       const stopping = supervisor.stop();
       // The database recovers after the shutdown timeout has passed, while the stop is under way.

@@ -16,10 +16,14 @@ describeEachDatabase("fork supervisor boot", (env) => {
       const killedPid = Number(readFileSync(marker, "utf8"));
       // The killed worker's row goes when it is reaped; its replacement registers.
       let rows = await waitForProcesses(db, run);
-      await waitWhile(run, async () => {
-        rows = await waitForProcesses(db, run);
-        return rows.find((row) => row.kind === "Worker")!.pid !== killedPid;
-      }, "the replacement worker registered");
+      await waitWhile(
+        run,
+        async () => {
+          rows = await waitForProcesses(db, run);
+          return rows.find((row) => row.kind === "Worker")!.pid !== killedPid;
+        },
+        "the replacement worker registered",
+      );
       const worker = rows.find((row) => row.kind === "Worker")!;
       const id = await enqueued(firm.enqueue("record", null));
       await waitWhile(run, async () => (await firm.getJob(id))?.state === "finished", "a job run by the replacement");

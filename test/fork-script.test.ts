@@ -18,8 +18,17 @@ describeEachDatabase("fork mode from a user's own script", (env) => {
       expect(supervisor.pid).toBe(script.child.pid);
       const workerPids = rows.filter((row) => row.kind === "Worker").map((row) => row.pid);
       const ids = await Promise.all(Array.from({ length: 6 }, () => enqueued(firm.enqueue("record", null))));
-      await waitWhile(script, async () => (await Promise.all(ids.map((id) => firm.getJob(id)))).every((job) => job?.state === "finished"), "jobs run");
-      const ranIn = new Set(readFileSync(log, "utf8").trim().split("\n").map((line) => Number(line.split(" ")[2])));
+      await waitWhile(
+        script,
+        async () => (await Promise.all(ids.map((id) => firm.getJob(id)))).every((job) => job?.state === "finished"),
+        "jobs run",
+      );
+      const ranIn = new Set(
+        readFileSync(log, "utf8")
+          .trim()
+          .split("\n")
+          .map((line) => Number(line.split(" ")[2])),
+      );
       for (const pid of ranIn) expect(workerPids).toContain(pid);
     } finally {
       script.child.kill("SIGTERM");
@@ -70,9 +79,14 @@ describeEachDatabase("fork mode from a user's own script", (env) => {
 
   it("a child that cannot start fails start() with ChildProcessError and leaves nothing registered", async () => {
     const firm = env.firm();
-    const broken = firm.start({ mode: "fork", require: ["test/fixtures/config/invalid-key.config.ts"], dispatchers: [] });
-    await expect(broken).rejects.toThrow(/The worker child process could not start: None of .* exports a FirmQueue instance/);
+    const broken = firm.start({
+      mode: "fork",
+      require: ["test/fixtures/config/invalid-key.config.ts"],
+      dispatchers: [],
+    });
+    await expect(broken).rejects.toThrow(
+      /The worker child process could not start: None of .* exports a FirmQueue instance/,
+    );
     expect(await processRows(await env.db())).toEqual([]);
   });
 });
-

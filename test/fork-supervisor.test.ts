@@ -1,6 +1,13 @@
 import { expect, it } from "vitest";
 import { countRows, describeEachDatabase, enqueued } from "./support/harness.js";
-import { isAlive, processRows, startSupervisor, waitForProcesses, waitWhile, type SupervisedRun } from "./support/supervised.js";
+import {
+  isAlive,
+  processRows,
+  startSupervisor,
+  waitForProcesses,
+  waitWhile,
+  type SupervisedRun,
+} from "./support/supervised.js";
 
 /** Whether the fixture's "sleep" handler has begun running job `id` (claimed is not enough: a stop
  * between claim and launch hands a job back unrun). */
@@ -31,12 +38,21 @@ describeEachDatabase("fork supervisor", (env) => {
       const replacement = after.find((row) => row.kind === "Worker")!;
       expect(replacement.pid).not.toBe(worker.pid);
       expect(replacement.supervisorId).toBe(before.find((row) => row.kind === "Supervisor")!.id);
-      const others = await Promise.all([enqueued(firm.enqueue("record", null)), enqueued(firm.enqueue("record", null))]);
-      await waitWhile(run, async () => {
-        const jobs = await Promise.all(others.map((id) => firm.getJob(id)));
-        return jobs.every((job) => job?.state === "finished");
-      }, "the other jobs finished");
-      expect(run.jobEvents()).toEqual(expect.arrayContaining([`done ${others[0]} ${replacement.pid}`, `done ${others[1]} ${replacement.pid}`]));
+      const others = await Promise.all([
+        enqueued(firm.enqueue("record", null)),
+        enqueued(firm.enqueue("record", null)),
+      ]);
+      await waitWhile(
+        run,
+        async () => {
+          const jobs = await Promise.all(others.map((id) => firm.getJob(id)));
+          return jobs.every((job) => job?.state === "finished");
+        },
+        "the other jobs finished",
+      );
+      expect(run.jobEvents()).toEqual(
+        expect.arrayContaining([`done ${others[0]} ${replacement.pid}`, `done ${others[1]} ${replacement.pid}`]),
+      );
     } finally {
       run.child.kill("SIGTERM");
     }
@@ -65,7 +81,10 @@ describeEachDatabase("fork supervisor", (env) => {
     const db = await env.db();
     const run = startSupervisor(env);
     const rows = await waitForProcesses(db, run);
-    const ids = await Promise.all([enqueued(firm.enqueue("sleep", { ms: 1200 })), enqueued(firm.enqueue("sleep", { ms: 1200 }))]);
+    const ids = await Promise.all([
+      enqueued(firm.enqueue("sleep", { ms: 1200 })),
+      enqueued(firm.enqueue("sleep", { ms: 1200 })),
+    ]);
     await waitWhile(run, () => ids.every((id) => started(run, id)), "both jobs started");
     for (let i = 0; i < 3; i++) run.child.kill("SIGTERM");
     const result = await run.finished;
@@ -76,7 +95,8 @@ describeEachDatabase("fork supervisor", (env) => {
     const pid = (kind: string) => rows.find((row) => row.kind === kind)!.pid;
     const events = run.hookEvents();
     // Each process runs its own hooks in order; the supervisor's bracket its children's.
-    const of = (kind: string) => events.filter((line) => line.endsWith(` ${kind} ${pid(kind)}`)).map((line) => line.split(" ")[0]);
+    const of = (kind: string) =>
+      events.filter((line) => line.endsWith(` ${kind} ${pid(kind)}`)).map((line) => line.split(" ")[0]);
     expect(of("Supervisor")).toEqual(["onStart", "onStop", "onExit"]);
     expect(of("Worker")).toEqual(["onWorkerStart", "onWorkerStop", "onWorkerExit"]);
     expect(of("Dispatcher")).toEqual(["onDispatcherStart", "onDispatcherStop", "onDispatcherExit"]);
@@ -131,11 +151,20 @@ describeEachDatabase("fork supervisor", (env) => {
       await waitWhile(run, async () => run.jobEvents().includes(`start ${id} ${worker.pid}`), "the job started");
       process.kill(worker.pid, "SIGSTOP");
       try {
-        await waitWhile(run, async () => (await firm.getJob(id))?.state === "failed", "the stopped worker pruned", 30_000);
+        await waitWhile(
+          run,
+          async () => (await firm.getJob(id))?.state === "failed",
+          "the stopped worker pruned",
+          30_000,
+        );
       } finally {
         process.kill(worker.pid, "SIGCONT");
       }
-      expect(await firm.getJob(id)).toMatchObject({ state: "failed", attempts: 1, error: { name: "ProcessPrunedError" } });
+      expect(await firm.getJob(id)).toMatchObject({
+        state: "failed",
+        attempts: 1,
+        error: { name: "ProcessPrunedError" },
+      });
       // The resumed worker finds its row gone and exits; a fresh worker takes its place.
       await waitWhile(run, () => !isAlive(worker.pid), "the pruned worker exited");
       const after = await waitForProcesses(db, run);

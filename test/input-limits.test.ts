@@ -7,7 +7,9 @@ describeEachDatabase("out-of-range input", (env) => {
     const firm = env.firm();
     await expect(firm.start({ shutdownTimeout: "30d" })).rejects.toThrow(ConfigurationError);
     await expect(firm.start({ workers: [{ pollingInterval: 2 ** 31 }] })).rejects.toThrow(ConfigurationError);
-    await expect(firm.start({ processHeartbeatInterval: "25d", processAliveThreshold: "50d" })).rejects.toThrow(ConfigurationError);
+    await expect(firm.start({ processHeartbeatInterval: "25d", processAliveThreshold: "50d" })).rejects.toThrow(
+      ConfigurationError,
+    );
     expect(await countRows(await env.db(), "firm_queue_processes")).toBe(0);
     // Up to the timer's limit is fine.
     const supervisor = await firm.start({ shutdownTimeout: "24d", workers: [{ queues: "none" }], dispatchers: [] });
@@ -18,7 +20,9 @@ describeEachDatabase("out-of-range input", (env) => {
     const firm = env.firm();
     firm.defineJob("later", async () => {});
     await expect(firm.enqueue("later", null, { wait: 1e20 })).rejects.toThrow(ConfigurationError);
-    await expect(firm.enqueue("later", null, { at: new Date(Date.UTC(10_000, 0, 1)) })).rejects.toThrow(ConfigurationError);
+    await expect(firm.enqueue("later", null, { at: new Date(Date.UTC(10_000, 0, 1)) })).rejects.toThrow(
+      ConfigurationError,
+    );
     await expect(firm.enqueue("later", null, { wait: "3000000d" })).rejects.toThrow(ConfigurationError);
     expect(await countRows(await env.db(), "firm_queue_jobs")).toBe(0);
     // The last storable year is accepted, and stays scheduled.
@@ -36,7 +40,11 @@ describeEachDatabase("out-of-range input", (env) => {
     // And a row written by another program with the key in its stored JSON.
     const db = await env.db();
     const other = await firm.enqueue("proto", { a: 2 });
-    await db.updateTable("firm_queue_jobs").set({ arguments: '{"__proto__": {"polluted": true}, "a": 2}' }).where("id", "=", other!).execute();
+    await db
+      .updateTable("firm_queue_jobs")
+      .set({ arguments: '{"__proto__": {"polluted": true}, "a": 2}' })
+      .where("id", "=", other!)
+      .execute();
     expect(await firm.drain()).toBe(2);
     expect(seen).toHaveLength(2);
     for (const received of seen as Record<string, unknown>[]) {

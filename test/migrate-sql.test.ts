@@ -19,7 +19,10 @@ async function applyScript(dialect: string, url: string, script: string): Promis
     await client.query(script);
     await client.end();
   } else {
-    const connection = await mysql.createConnection({ uri: url.replace(/^mariadb:/, "mysql:"), multipleStatements: true });
+    const connection = await mysql.createConnection({
+      uri: url.replace(/^mariadb:/, "mysql:"),
+      multipleStatements: true,
+    });
     await connection.query(script);
     await connection.end();
   }

@@ -64,14 +64,20 @@ describeEachDatabase("migrations", (env) => {
     const id = await job.enqueue(null);
     const { db } = await firm.database();
     await expect(
-      db.insertInto("firm_queue_ready_executions").values({ job_id: id, queue_name: "default", priority: 0, created_at: new Date() }).execute(),
+      db
+        .insertInto("firm_queue_ready_executions")
+        .values({ job_id: id, queue_name: "default", priority: 0, created_at: new Date() })
+        .execute(),
     ).rejects.toThrow();
   });
 
   it("concurrent migrators, in one process and in several, leave one consistent schema", async () => {
     const fresh = await createTestDatabase(env.dialect);
     try {
-      const instances = Array.from({ length: 3 }, () => new FirmQueue({ databaseUrl: fresh.url, logger: silentLogger }));
+      const instances = Array.from(
+        { length: 3 },
+        () => new FirmQueue({ databaseUrl: fresh.url, logger: silentLogger }),
+      );
       const [inProcess, cli1, cli2] = await Promise.all([
         Promise.all(instances.map((firm) => firm.migrate())),
         runCli(["migrate", "--database-url", fresh.url]),

@@ -7,7 +7,10 @@ import { resolveStartOptions } from "../src/facade/options.js";
 describe("database URLs", () => {
   it("accepts the three databases", () => {
     expect(parseDatabaseUrl("sqlite:jobs.sqlite3")).toMatchObject({ dialect: "sqlite", filename: "jobs.sqlite3" });
-    expect(parseDatabaseUrl("sqlite:///var/db/jobs.sqlite3")).toMatchObject({ dialect: "sqlite", filename: "/var/db/jobs.sqlite3" });
+    expect(parseDatabaseUrl("sqlite:///var/db/jobs.sqlite3")).toMatchObject({
+      dialect: "sqlite",
+      filename: "/var/db/jobs.sqlite3",
+    });
     expect(parseDatabaseUrl("sqlite::memory:")).toMatchObject({ dialect: "sqlite", filename: ":memory:" });
     expect(parseDatabaseUrl("postgres://u:p@db:5432/app").dialect).toBe("postgres");
     expect(parseDatabaseUrl("postgresql://db/app").dialect).toBe("postgres");
@@ -49,7 +52,11 @@ describe("durations", () => {
 describe("options", () => {
   it("reads clearFinishedJobsAfter: default 1 day, a duration, or false for never", () => {
     const make = (clearFinishedJobsAfter?: unknown) =>
-      new FirmQueue({ databaseUrl: "sqlite::memory:", logger: silentLogger, ...(clearFinishedJobsAfter === undefined ? {} : { clearFinishedJobsAfter }) } as never);
+      new FirmQueue({
+        databaseUrl: "sqlite::memory:",
+        logger: silentLogger,
+        ...(clearFinishedJobsAfter === undefined ? {} : { clearFinishedJobsAfter }),
+      } as never);
     expect(make().options.clearFinishedJobsAfter).toBe(86_400_000);
     expect(make("2h").options.clearFinishedJobsAfter).toBe(7_200_000);
     expect(make(false).options.clearFinishedJobsAfter).toBeNull();
@@ -79,7 +86,9 @@ describe("options", () => {
     expect(() => firm.defineJob("", async () => {})).toThrow(ConfigurationError);
     expect(() => firm.defineJob("a", async () => {}, { queue: "has space" })).toThrow("queue must be a queue name");
     expect(() => firm.defineJob("a", async () => {}, { priority: 1.5 })).toThrow("priority must be an integer");
-    expect(() => firm.defineJob("a", async () => {}, { retries: 3 } as never)).toThrow('Unknown defineJob("a") option "retries"');
+    expect(() => firm.defineJob("a", async () => {}, { retries: 3 } as never)).toThrow(
+      'Unknown defineJob("a") option "retries"',
+    );
     firm.defineJob("a", async () => {});
     expect(() => firm.defineJob("a", async () => {})).toThrow('A job named "a" is already defined');
   });
@@ -88,25 +97,46 @@ describe("options", () => {
     const resolved = resolveStartOptions({});
     expect(resolved.workers).toEqual([{ queues: "*", concurrency: 3, pollingInterval: 100, processes: 1 }]);
     expect(resolved.dispatchers).toEqual([
-      { pollingInterval: 1000, batchSize: 500, clearFinishedJobsInterval: 300_000, clearFinishedJobsBatchSize: 500, concurrencyMaintenanceInterval: 600_000 },
+      {
+        pollingInterval: 1000,
+        batchSize: 500,
+        clearFinishedJobsInterval: 300_000,
+        clearFinishedJobsBatchSize: 500,
+        concurrencyMaintenanceInterval: 600_000,
+      },
     ]);
     expect(resolved.shutdownTimeout).toBe(5000);
     expect(resolved.mode).toBe("async");
     expect(resolved.processHeartbeatInterval).toBe(60_000);
     expect(resolved.processAliveThreshold).toBe(300_000);
-    expect(resolveStartOptions({ mode: "fork", require: ["./jobs.js"] })).toMatchObject({ mode: "fork", require: ["./jobs.js"] });
+    expect(resolveStartOptions({ mode: "fork", require: ["./jobs.js"] })).toMatchObject({
+      mode: "fork",
+      require: ["./jobs.js"],
+    });
     expect(() => resolveStartOptions({ mode: "threads" as never })).toThrow('mode must be "fork" or "async"');
-    expect(() => resolveStartOptions({ workers: [{ processes: 0 }] })).toThrow("workers[0].processes must be a whole number");
+    expect(() => resolveStartOptions({ workers: [{ processes: 0 }] })).toThrow(
+      "workers[0].processes must be a whole number",
+    );
     expect(() => resolveStartOptions({ require: [] })).toThrow("require must be a non-empty list");
     expect(() => resolveStartOptions({ processHeartbeatInterval: "1m", processAliveThreshold: "30s" })).toThrow(
       "processAliveThreshold (30000 ms) must be longer than processHeartbeatInterval (60000 ms)",
     );
     expect(() => resolveStartOptions({ workers: {} as never })).toThrow("workers must be a list");
-    expect(() => resolveStartOptions({ workers: [{ concurrency: 0 }] })).toThrow("workers[0].concurrency must be a whole number");
-    expect(() => resolveStartOptions({ workers: [{ queue: "x" } as never] })).toThrow('Unknown workers[0] option "queue"');
+    expect(() => resolveStartOptions({ workers: [{ concurrency: 0 }] })).toThrow(
+      "workers[0].concurrency must be a whole number",
+    );
+    expect(() => resolveStartOptions({ workers: [{ queue: "x" } as never] })).toThrow(
+      'Unknown workers[0] option "queue"',
+    );
     expect(() => resolveStartOptions({ workers: [{ queues: [] }] })).toThrow("queues must name at least one queue");
-    expect(() => resolveStartOptions({ dispatchers: [{ pollingInterval: "soon" }] })).toThrow("dispatchers[0].pollingInterval must be");
-    expect(() => resolveStartOptions({ dispatchers: [{ clearFinishedJobsInterval: 0 }] })).toThrow("dispatchers[0].clearFinishedJobsInterval must be more than 0");
-    expect(() => resolveStartOptions({ dispatchers: [{ clearFinishedJobsBatchSize: -1 }] })).toThrow("dispatchers[0].clearFinishedJobsBatchSize must be a whole number");
+    expect(() => resolveStartOptions({ dispatchers: [{ pollingInterval: "soon" }] })).toThrow(
+      "dispatchers[0].pollingInterval must be",
+    );
+    expect(() => resolveStartOptions({ dispatchers: [{ clearFinishedJobsInterval: 0 }] })).toThrow(
+      "dispatchers[0].clearFinishedJobsInterval must be more than 0",
+    );
+    expect(() => resolveStartOptions({ dispatchers: [{ clearFinishedJobsBatchSize: -1 }] })).toThrow(
+      "dispatchers[0].clearFinishedJobsBatchSize must be a whole number",
+    );
   });
 });

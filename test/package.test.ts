@@ -23,7 +23,11 @@ describe("the packed package", () => {
   it("declares the drivers as optional peers and depends on nothing native", () => {
     expect(Object.keys(project.manifest.dependencies ?? {}).sort()).toEqual(["commander", "croner", "jiti", "kysely"]);
     expect(Object.keys(project.manifest.peerDependencies ?? {}).sort()).toEqual(["better-sqlite3", "mysql2", "pg"]);
-    expect(project.manifest.peerDependenciesMeta).toEqual({ "better-sqlite3": { optional: true }, mysql2: { optional: true }, pg: { optional: true } });
+    expect(project.manifest.peerDependenciesMeta).toEqual({
+      "better-sqlite3": { optional: true },
+      mysql2: { optional: true },
+      pg: { optional: true },
+    });
   });
 
   it("runs as an ES module, names the missing driver and its install command, and takes the app's handle and transaction", async () => {
@@ -40,8 +44,12 @@ describe("the packed package", () => {
 
   it("type-checks with TypeScript alone (no @types/node) under nodenext, and the compiled ESM and CommonJS run", async () => {
     await project.exec(bin("tsc"), ["-p", "tsconfig.nodenext.json"]);
-    expect(await project.exec(process.execPath, ["out/typed-main.mjs", join(project.dir, "typed.sqlite3")])).toBe("hello typed (job) number\n");
-    expect(await project.exec(process.execPath, ["out/typed-cjs.cjs", join(project.dir, "cts.sqlite3")])).toBe("hello cts\n");
+    expect(await project.exec(process.execPath, ["out/typed-main.mjs", join(project.dir, "typed.sqlite3")])).toBe(
+      "hello typed (job) number\n",
+    );
+    expect(await project.exec(process.execPath, ["out/typed-cjs.cjs", join(project.dir, "cts.sqlite3")])).toBe(
+      "hello cts\n",
+    );
   }, 120_000);
 
   it("type-checks under bundler resolution", async () => {
@@ -53,7 +61,9 @@ describe("the packed package", () => {
     expect(listing).toContain("package/src/index.ts");
     expect(listing).toContain("package/dist/index.js.map");
     expect(listing).toContain("package/LICENSE");
-    const map = JSON.parse(await project.exec("cat", ["node_modules/firm-queue/dist/index.js.map"])) as { sources: string[] };
+    const map = JSON.parse(await project.exec("cat", ["node_modules/firm-queue/dist/index.js.map"])) as {
+      sources: string[];
+    };
     expect(map.sources).toEqual(["../src/index.ts"]);
     await project.exec("test", ["-f", "node_modules/firm-queue/dist/../src/index.ts"]);
   });

@@ -8,7 +8,12 @@ describeEachDatabase("polling while the database fails", (env) => {
     const db = await env.db();
     const fault = await installFault(db, env.dialect, { table: "firm_queue_claimed_executions", event: "INSERT" });
     const lines: string[] = [];
-    const logger: Logger = { debug() {}, info: (message) => void lines.push(message), warn: (message) => void lines.push(message), error: (message) => void lines.push(message) };
+    const logger: Logger = {
+      debug() {},
+      info: (message) => void lines.push(message),
+      warn: (message) => void lines.push(message),
+      error: (message) => void lines.push(message),
+    };
     try {
       await fault.on();
       const firm = env.firm({ logger });
@@ -22,7 +27,11 @@ describeEachDatabase("polling while the database fails", (env) => {
         await waitFor(() => reports > 0, 10_000, "the first failed poll");
         await new Promise((resolve) => setTimeout(resolve, 1500));
         await fault.off();
-        await waitFor(async () => (await firm.getJob(id))?.state === "finished", 15_000, "the job to run once the database works");
+        await waitFor(
+          async () => (await firm.getJob(id))?.state === "finished",
+          15_000,
+          "the job to run once the database works",
+        );
       } finally {
         await supervisor.stop();
       }

@@ -9,7 +9,9 @@ it("the schema option is refused for other databases and for handles, and must b
   const sqlite = new FirmQueue({ databaseUrl: "sqlite::memory:", schema: "jobs", logger: silentLogger });
   await expect(sqlite.migrate()).rejects.toThrow(/schema option is for PostgreSQL/);
   await sqlite.close();
-  expect(() => new FirmQueue({ databaseUrl: "postgres://app@db/app", schema: "jobs; DROP TABLE x" })).toThrow(ConfigurationError);
+  expect(() => new FirmQueue({ databaseUrl: "postgres://app@db/app", schema: "jobs; DROP TABLE x" })).toThrow(
+    ConfigurationError,
+  );
   const pool = { connect: async () => undefined, end: async () => undefined, totalCount: 0, idleCount: 0 };
   const handle = new FirmQueue({ database: pool, schema: "jobs", logger: silentLogger });
   await expect(handle.migrate()).rejects.toThrow(/set its search_path/);
@@ -43,7 +45,9 @@ describe.runIf(testDialects().includes("postgres"))("a PostgreSQL schema for fir
     const client = new pg.Client({ connectionString: env.url });
     await client.connect();
     try {
-      const { rows } = await client.query("SELECT table_schema FROM information_schema.tables WHERE table_name = 'firm_queue_jobs' ORDER BY table_schema");
+      const { rows } = await client.query(
+        "SELECT table_schema FROM information_schema.tables WHERE table_name = 'firm_queue_jobs' ORDER BY table_schema",
+      );
       expect(rows.map((row) => row.table_schema)).toEqual(["jobs", "public"]);
       const { rows: jobs } = await client.query("SELECT class_name FROM jobs.firm_queue_jobs");
       expect(jobs).toEqual([{ class_name: "in-schema" }]);

@@ -21,7 +21,9 @@ describeEachDatabase("queue operations", (env) => {
     expect(await firm.queues.clear("mail")).toBe(0);
     expect(await firm.queues.clear("never-used")).toBe(0);
     await expect(firm.queues.clear("has space")).rejects.toThrow("queue must be a queue name");
-    await expect(firm.queues.clear("mail", { batch: 2 } as never)).rejects.toThrow('Unknown queues.clear option "batch"');
+    await expect(firm.queues.clear("mail", { batch: 2 } as never)).rejects.toThrow(
+      'Unknown queues.clear option "batch"',
+    );
   });
 
   it("list gives size, latency and paused for each queue", async () => {
@@ -48,10 +50,16 @@ describeEachDatabase("queue operations", (env) => {
     const firm = env.firm();
     const ran = new Set<number>();
     const job = firm.defineJob("race", async (_args: null, context) => void ran.add(context.jobId));
-    const ids = await job.enqueueAll(Array.from({ length: 120 }, () => null), { queue: "contested" });
+    const ids = await job.enqueueAll(
+      Array.from({ length: 120 }, () => null),
+      { queue: "contested" },
+    );
     const worker = env.firm();
     worker.defineJob("race", async (_args: null, context) => void ran.add(context.jobId));
-    const [, discarded] = await Promise.all([worker.drain({ concurrency: 5 }), firm.queues.clear("contested", { batchSize: 10 })]);
+    const [, discarded] = await Promise.all([
+      worker.drain({ concurrency: 5 }),
+      firm.queues.clear("contested", { batchSize: 10 }),
+    ]);
     const left = await Promise.all(ids.map((id) => firm.getJob(id)));
     const discardedIds = ids.filter((_, index) => left[index] === null);
     expect(discardedIds.length).toBe(discarded);
@@ -70,7 +78,12 @@ describeEachDatabase("queue operations", (env) => {
       let discarded = -1;
       await db.transaction().execute(async (trx) => {
         // Hold the ready row the way a claim transaction does.
-        await trx.selectFrom("firm_queue_ready_executions").select("id").where("job_id", "=", held!).forUpdate().execute();
+        await trx
+          .selectFrom("firm_queue_ready_executions")
+          .select("id")
+          .where("job_id", "=", held!)
+          .forUpdate()
+          .execute();
         discarded = await firm.queues.clear("q");
       });
       expect(discarded).toBe(1);

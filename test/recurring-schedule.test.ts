@@ -18,20 +18,30 @@ function ticks(expression: string, timezone: string | undefined, from: string, c
 function ticksBetween(expression: string, timezone: string, start: string, end: string): string[] {
   const schedule = new CronSchedule("t", expression, timezone);
   const out: string[] = [];
-  for (let at = schedule.next(new Date(new Date(start).getTime() - 1))!; at < new Date(end); at = schedule.next(at)!) out.push(at.toISOString());
+  for (let at = schedule.next(new Date(new Date(start).getTime() - 1))!; at < new Date(end); at = schedule.next(at)!)
+    out.push(at.toISOString());
   return out;
 }
 
 describe("cron schedules", () => {
   it("read 5 fields at minute precision and 6 fields with seconds first", () => {
-    expect(ticks("* * * * *", undefined, "2024-01-01T00:00:30Z", 2)).toEqual(["2024-01-01T00:01:00.000Z", "2024-01-01T00:02:00.000Z"]);
+    expect(ticks("* * * * *", undefined, "2024-01-01T00:00:30Z", 2)).toEqual([
+      "2024-01-01T00:01:00.000Z",
+      "2024-01-01T00:02:00.000Z",
+    ]);
     expect(ticks("*/15 * * * * *", undefined, "2024-01-01T00:00:00Z", 3)).toEqual([
       "2024-01-01T00:00:15.000Z",
       "2024-01-01T00:00:30.000Z",
       "2024-01-01T00:00:45.000Z",
     ]);
-    expect(ticks("* * * * * *", undefined, "2024-01-01T00:00:00.400Z", 2)).toEqual(["2024-01-01T00:00:01.000Z", "2024-01-01T00:00:02.000Z"]);
-    expect(ticks("0 9 * * MON-FRI", undefined, "2024-01-05T10:00:00Z", 2)).toEqual(["2024-01-08T09:00:00.000Z", "2024-01-09T09:00:00.000Z"]);
+    expect(ticks("* * * * * *", undefined, "2024-01-01T00:00:00.400Z", 2)).toEqual([
+      "2024-01-01T00:00:01.000Z",
+      "2024-01-01T00:00:02.000Z",
+    ]);
+    expect(ticks("0 9 * * MON-FRI", undefined, "2024-01-05T10:00:00Z", 2)).toEqual([
+      "2024-01-08T09:00:00.000Z",
+      "2024-01-09T09:00:00.000Z",
+    ]);
     expect(ticks("@daily", undefined, "2024-01-01T12:00:00Z", 1)).toEqual(["2024-01-02T00:00:00.000Z"]);
   });
 
@@ -52,7 +62,10 @@ describe("cron schedules", () => {
       "2024-04-02T00:30:00.000Z",
     ]);
     // America/New_York, 2024-03-10: 02:00 EST jumps to 03:00 EDT.
-    expect(ticks("30 2 * * *", "America/New_York", "2024-03-09T12:00:00Z", 2)).toEqual(["2024-03-10T07:00:00.000Z", "2024-03-11T06:30:00.000Z"]);
+    expect(ticks("30 2 * * *", "America/New_York", "2024-03-09T12:00:00Z", 2)).toEqual([
+      "2024-03-10T07:00:00.000Z",
+      "2024-03-11T06:30:00.000Z",
+    ]);
     // A list of fixed times is fixed too (as in Vixie cron): both run that day.
     expect(ticksBetween("30 2,14 * * *", "Europe/Berlin", "2024-03-30T23:00:00Z", "2024-03-31T22:00:00Z")).toEqual([
       "2024-03-31T01:00:00.000Z",
@@ -95,8 +108,12 @@ describe("cron schedules", () => {
   });
 
   it("reject a time zone Node.js does not know, and a schedule that is not a string", () => {
-    expect(() => new CronSchedule("tz", "0 3 * * *", "Mars/Olympus")).toThrow('Recurring task "tz": timezone "Mars/Olympus" is not a time zone');
+    expect(() => new CronSchedule("tz", "0 3 * * *", "Mars/Olympus")).toThrow(
+      'Recurring task "tz": timezone "Mars/Olympus" is not a time zone',
+    );
     expect(() => new CronSchedule("tz", "0 3 * * *", "")).toThrow("timezone must be an IANA time zone name");
-    expect(() => new CronSchedule("n", 5 as never)).toThrow('Recurring task "n": schedule must be a cron expression string');
+    expect(() => new CronSchedule("n", 5 as never)).toThrow(
+      'Recurring task "n": schedule must be a cron expression string',
+    );
   });
 });

@@ -35,7 +35,10 @@ describeEachDatabase("several schedulers", (env) => {
     expect(jobs.length).toBe(rows.length);
     // Every second while all of them ran has its job (the last one may still be in flight).
     const expected = secondsBetween(windowStart, windowEnd - 1000);
-    expect(expected.filter((at) => !runAts.includes(at)), "ticks missing while all schedulers ran").toEqual([]);
+    expect(
+      expected.filter((at) => !runAts.includes(at)),
+      "ticks missing while all schedulers ran",
+    ).toEqual([]);
     return expected.length;
   }
 
@@ -60,14 +63,20 @@ describeEachDatabase("several schedulers", (env) => {
     expect(ticks).toBeGreaterThanOrEqual(3);
     expect(ran.length).toBeGreaterThanOrEqual(ticks - 1);
     expect(new Set(ran).size).toBe(ran.length);
-    const problems = loggers.flatMap((logger) => logger.lines.filter((line) => line.level === "error" || line.level === "warn"));
+    const problems = loggers.flatMap((logger) =>
+      logger.lines.filter((line) => line.level === "error" || line.level === "warn"),
+    );
     expect(problems).toEqual([]);
     // Each scheduler logs the ticks it won: together exactly the jobs there are.
-    const wins = loggers.map((logger) => logger.lines.filter((line) => line.message === "recurring task enqueued").length);
+    const wins = loggers.map(
+      (logger) => logger.lines.filter((line) => line.message === "recurring task enqueued").length,
+    );
     expect(wins.reduce((sum, count) => sum + count, 0)).toBe((await recurringJobs(await env.db())).length);
   });
 
-  it(`three scheduler processes produce exactly one job per second (${SOAK_SECONDS} s)`, { timeout: (SOAK_SECONDS + 60) * 1000 }, async () => {
+  it(`three scheduler processes produce exactly one job per second (${SOAK_SECONDS} s)`, {
+    timeout: (SOAK_SECONDS + 60) * 1000,
+  }, async () => {
     const processes: Spawned[] = [];
     try {
       for (let i = 0; i < 3; i++) {
@@ -79,7 +88,11 @@ describeEachDatabase("several schedulers", (env) => {
           }),
         );
       }
-      await waitFor(() => processes.every((child) => child.output().includes("scheduler started")), 30_000, "three schedulers to start");
+      await waitFor(
+        () => processes.every((child) => child.output().includes("scheduler started")),
+        30_000,
+        "three schedulers to start",
+      );
       const windowStart = Date.now();
       await new Promise((resolve) => setTimeout(resolve, SOAK_SECONDS * 1000));
       const windowEnd = Date.now();
@@ -92,11 +105,15 @@ describeEachDatabase("several schedulers", (env) => {
       const ticks = await checkOneJobPerTick(windowStart, windowEnd);
       expect(ticks).toBeGreaterThanOrEqual(SOAK_SECONDS - 1);
       // Each process logs the ticks it won: together exactly the jobs there are, none claimed twice.
-      const wins = results.map((result) => result.stderr.split("\n").filter((line) => line.includes("recurring task enqueued")).length);
+      const wins = results.map(
+        (result) => result.stderr.split("\n").filter((line) => line.includes("recurring task enqueued")).length,
+      );
       const all = await recurringJobs(await env.db());
       expect(wins.reduce((sum, count) => sum + count, 0)).toBe(all.length);
       if (process.env.FIRM_QUEUE_RECURRING_SOAK_SECONDS) {
-        console.log(`[soak ${env.dialect}] ${SOAK_SECONDS} s, 3 processes: ${ticks} whole seconds while all ran, each with exactly one job; ${all.length} jobs in all, ${new Set(all.map((row) => row.runAt)).size} distinct run_at; ticks won per process: ${wins.join(", ")}`);
+        console.log(
+          `[soak ${env.dialect}] ${SOAK_SECONDS} s, 3 processes: ${ticks} whole seconds while all ran, each with exactly one job; ${all.length} jobs in all, ${new Set(all.map((row) => row.runAt)).size} distinct run_at; ticks won per process: ${wins.join(", ")}`,
+        );
       }
     } finally {
       for (const child of processes) if (child.child.exitCode === null) child.child.kill("SIGKILL");

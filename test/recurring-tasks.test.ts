@@ -38,8 +38,24 @@ describeEachDatabase("recurring tasks", (env) => {
     const before = await taskRows();
     expect(before.map(({ updatedAt: _, ...row }) => row)).toEqual([
       { key: "gone", schedule: "@daily", timezone: "UTC", job: "cleanup", queue: null, priority: null, static: true },
-      { key: "hourly", schedule: "0 * * * *", timezone: "UTC", job: "cleanup", queue: null, priority: null, static: true },
-      { key: "nightly", schedule: "0 3 * * *", timezone: "Europe/Berlin", job: "report", queue: "reports", priority: 4, static: true },
+      {
+        key: "hourly",
+        schedule: "0 * * * *",
+        timezone: "UTC",
+        job: "cleanup",
+        queue: null,
+        priority: null,
+        static: true,
+      },
+      {
+        key: "nightly",
+        schedule: "0 3 * * *",
+        timezone: "Europe/Berlin",
+        job: "report",
+        queue: "reports",
+        priority: 4,
+        static: true,
+      },
     ]);
     await firm.recurring.schedule("dynamic", { job: "cleanup", schedule: "*/5 * * * *" });
     await new Promise((resolve) => setTimeout(resolve, 20)); // a visibly later updated_at
@@ -62,7 +78,9 @@ describeEachDatabase("recurring tasks", (env) => {
     ]);
     const unchanged = (rows: typeof before) => rows.find((row) => row.key === "hourly")!.updatedAt;
     expect(unchanged(after)).toBe(unchanged(before));
-    expect(after.find((row) => row.key === "nightly")!.updatedAt).toBeGreaterThan(before.find((row) => row.key === "nightly")!.updatedAt);
+    expect(after.find((row) => row.key === "nightly")!.updatedAt).toBeGreaterThan(
+      before.find((row) => row.key === "nightly")!.updatedAt,
+    );
 
     // Declaring nothing removes every declared task; starting without `recurring` touches none.
     supervisor = await firm.start({ ...NO_ROLES, scheduler: {} });
@@ -77,10 +95,19 @@ describeEachDatabase("recurring tasks", (env) => {
     const firm = env.firm();
     firm.defineJob("report", async () => {});
     const cases: [Record<string, unknown>, string][] = [
-      [{ job: "report", schedule: "0 25 * * *" }, 'Recurring task "bad": schedule "0 25 * * *" is not a valid cron expression'],
-      [{ job: "reprot", schedule: "0 3 * * *" }, 'Recurring task "bad": job "reprot" is not defined (defined jobs: report)'],
+      [
+        { job: "report", schedule: "0 25 * * *" },
+        'Recurring task "bad": schedule "0 25 * * *" is not a valid cron expression',
+      ],
+      [
+        { job: "reprot", schedule: "0 3 * * *" },
+        'Recurring task "bad": job "reprot" is not defined (defined jobs: report)',
+      ],
       [{ job: "report", schedule: "0 3 * * *", tz: "UTC" }, 'Recurring task "bad": unknown key "tz"'],
-      [{ job: "report", schedule: "0 3 * * *", timezone: "Europe/Berlinn" }, 'Recurring task "bad": timezone "Europe/Berlinn"'],
+      [
+        { job: "report", schedule: "0 3 * * *", timezone: "Europe/Berlinn" },
+        'Recurring task "bad": timezone "Europe/Berlinn"',
+      ],
     ];
     for (const [task, message] of cases) {
       const attempt = firm.start({ recurring: { ok: { job: "report", schedule: "@hourly" }, bad: task as never } });
@@ -95,8 +122,16 @@ describeEachDatabase("recurring tasks", (env) => {
   it("registers a Scheduler process under the supervisor", async () => {
     const firm = env.firm();
     firm.defineJob("report", async () => {});
-    const supervisor = await firm.start({ ...NO_ROLES, recurring: { a: { job: "report", schedule: "@daily" } }, scheduler: { dynamicTasks: true } });
-    const rows = await (await env.db()).selectFrom("firm_queue_processes").select(["kind", "supervisor_id", "metadata"]).orderBy("id").execute();
+    const supervisor = await firm.start({
+      ...NO_ROLES,
+      recurring: { a: { job: "report", schedule: "@daily" } },
+      scheduler: { dynamicTasks: true },
+    });
+    const rows = await (await env.db())
+      .selectFrom("firm_queue_processes")
+      .select(["kind", "supervisor_id", "metadata"])
+      .orderBy("id")
+      .execute();
     expect(rows.map((row) => row.kind)).toEqual(["Supervisor", "Scheduler"]);
     expect(rows[1]!.supervisor_id).toBe(supervisor.id);
     expect(JSON.parse(rows[1]!.metadata!)).toEqual({ staticTasks: 1, dynamicTasks: true });
@@ -108,16 +143,27 @@ describeEachDatabase("recurring tasks", (env) => {
     const firm = env.firm();
     firm.defineJob("report", async () => {});
     await (await firm.start({ ...NO_ROLES, recurring: { declared: { job: "report", schedule: "@daily" } } })).stop();
-    await firm.recurring.schedule("mine", { job: "report", schedule: "0 3 * * *", args: { x: 1 }, description: "mine" });
+    await firm.recurring.schedule("mine", {
+      job: "report",
+      schedule: "0 3 * * *",
+      args: { x: 1 },
+      description: "mine",
+    });
     await firm.recurring.schedule("mine", { job: "report", schedule: "0 4 * * *", timezone: "Asia/Tokyo" });
     await expect(firm.recurring.schedule("declared", { job: "report", schedule: "@hourly" })).rejects.toThrow(
       'Recurring task "declared": is declared in configuration (a static task)',
     );
     await expect(firm.recurring.unschedule("declared")).rejects.toThrow(RecurringTaskError);
-    await expect(firm.recurring.schedule("typo", { job: "reprot", schedule: "@hourly" })).rejects.toThrow('job "reprot" is not defined');
-    await expect(firm.recurring.schedule("bad", { job: "report", schedule: "@often" })).rejects.toThrow("not a valid cron expression");
+    await expect(firm.recurring.schedule("typo", { job: "reprot", schedule: "@hourly" })).rejects.toThrow(
+      'job "reprot" is not defined',
+    );
+    await expect(firm.recurring.schedule("bad", { job: "report", schedule: "@often" })).rejects.toThrow(
+      "not a valid cron expression",
+    );
     const list = await firm.recurring.list();
-    expect(list.map(({ key, schedule, timezone, static: isStatic, args }) => ({ key, schedule, timezone, isStatic, args }))).toEqual([
+    expect(
+      list.map(({ key, schedule, timezone, static: isStatic, args }) => ({ key, schedule, timezone, isStatic, args })),
+    ).toEqual([
       { key: "declared", schedule: "@daily", timezone: "UTC", isStatic: true, args: null },
       { key: "mine", schedule: "0 4 * * *", timezone: "Asia/Tokyo", isStatic: false, args: null },
     ]);
@@ -139,7 +185,11 @@ describeEachDatabase("recurring tasks", (env) => {
     expect(await dynamic.step(clock.now)).toBe(5000); // nothing to run: it sleeps until its next poll
     await firm.recurring.schedule("dyn", { job: "tick", schedule: "* * * * * *" });
     // The task's ticks count from its updated_at (the real time of the call), not from before.
-    const row = await database.db.selectFrom("firm_queue_recurring_tasks").select("updated_at").where("key", "=", "dyn").executeTakeFirstOrThrow();
+    const row = await database.db
+      .selectFrom("firm_queue_recurring_tasks")
+      .select("updated_at")
+      .where("key", "=", "dyn")
+      .executeTakeFirstOrThrow();
     const changedAt = toDate(row.updated_at).getTime();
     clock.set(new Date(changedAt + 5000).toISOString());
     await dynamic.step(clock.now);
@@ -150,7 +200,9 @@ describeEachDatabase("recurring tasks", (env) => {
     await dynamic.step(clock.now);
     const firstTick = Math.floor(changedAt / 1000) * 1000 + 1000;
     const expected = Array.from({ length: 7 }, (_, i) => new Date(firstTick + i * 1000).toISOString());
-    expect((await recurringJobs(database.db)).map((tick) => `${tick.task} ${tick.runAt}`)).toEqual(expected.map((at) => `dyn ${at}`));
+    expect((await recurringJobs(database.db)).map((tick) => `${tick.task} ${tick.runAt}`)).toEqual(
+      expected.map((at) => `dyn ${at}`),
+    );
     await firm.recurring.unschedule("dyn");
     clock.set(new Date(clock.now + 5000).toISOString());
     await dynamic.step(clock.now);
@@ -189,7 +241,9 @@ describeEachDatabase("recurring tasks", (env) => {
     const scheduler = testScheduler(database, {
       clock,
       jobs: { report: {} },
-      recurring: { nightly: { job: "report", schedule: "0 3 * * *", timezone: "Europe/Berlin", queue: "reports", priority: 4 } },
+      recurring: {
+        nightly: { job: "report", schedule: "0 3 * * *", timezone: "Europe/Berlin", queue: "reports", priority: 4 },
+      },
     });
     await scheduler.prepare();
     await scheduler.step(clock.set("2024-05-02T01:00:00.000Z")); // 03:00 in Berlin (CEST)
@@ -200,14 +254,26 @@ describeEachDatabase("recurring tasks", (env) => {
     const lines = result.stdout.trim().split("\n");
     expect(lines[0]).toMatch(/^KEY\s+KIND\s+JOB\s+SCHEDULE\s+QUEUE\s+PRIORITY\s+NEXT RUN \(UTC\)\s+LAST RUN \(UTC\)$/);
     expect(lines[1]).toMatch(/^every-minute\s+dynamic\s+report\s+\* \* \* \* \*\s+-\s+-\s+\S+:00\.000Z\s+never$/);
-    expect(lines[2]).toMatch(/^nightly\s+static\s+report\s+0 3 \* \* \* \(Europe\/Berlin\)\s+reports\s+4\s+\S+\s+2024-05-02T01:00:00\.000Z$/);
-    const json = JSON.parse((await runCli(["recurring", "--json", "--database-url", env.url])).stdout) as Record<string, unknown>[];
+    expect(lines[2]).toMatch(
+      /^nightly\s+static\s+report\s+0 3 \* \* \* \(Europe\/Berlin\)\s+reports\s+4\s+\S+\s+2024-05-02T01:00:00\.000Z$/,
+    );
+    const json = JSON.parse((await runCli(["recurring", "--json", "--database-url", env.url])).stdout) as Record<
+      string,
+      unknown
+    >[];
     const nightly = json.find((task) => task.key === "nightly")!;
-    expect(nightly).toMatchObject({ job: "report", timezone: "Europe/Berlin", static: true, lastRunAt: "2024-05-02T01:00:00.000Z" });
+    expect(nightly).toMatchObject({
+      job: "report",
+      timezone: "Europe/Berlin",
+      static: true,
+      lastRunAt: "2024-05-02T01:00:00.000Z",
+    });
     // The next 03:00 in Berlin after now, whatever today is.
     const next = new Date(nightly.nextRunAt as string);
     expect(next.getTime()).toBeGreaterThan(before);
     expect(next.getTime() - before).toBeLessThanOrEqual(24 * 3_600_000 + 60_000);
-    expect(new Intl.DateTimeFormat("en-GB", { timeZone: "Europe/Berlin", hour: "2-digit", minute: "2-digit" }).format(next)).toBe("03:00");
+    expect(
+      new Intl.DateTimeFormat("en-GB", { timeZone: "Europe/Berlin", hour: "2-digit", minute: "2-digit" }).format(next),
+    ).toBe("03:00");
   });
 });

@@ -26,7 +26,11 @@ describeEachDatabase("recurring ticks", (env) => {
   }
 
   async function lastRunAt(): Promise<string | null> {
-    const row = await (await env.db()).selectFrom("firm_queue_recurring_tasks").select("last_run_at").where("key", "=", TASK.key).executeTakeFirstOrThrow();
+    const row = await (await env.db())
+      .selectFrom("firm_queue_recurring_tasks")
+      .select("last_run_at")
+      .where("key", "=", TASK.key)
+      .executeTakeFirstOrThrow();
     return row.last_run_at === null ? null : new Date(row.last_run_at).toISOString();
   }
 
@@ -56,12 +60,19 @@ describeEachDatabase("recurring ticks", (env) => {
     const database = await withTask();
     const first = await enqueueRecurringTick(database, POLICIES, TASK, T, DEFAULTS);
     // Deleting the job cascades to its execution row: the unique index alone would forget the tick.
-    await database.db.deleteFrom("firm_queue_jobs").where("id", "=", (first as { jobId: number }).jobId).execute();
+    await database.db
+      .deleteFrom("firm_queue_jobs")
+      .where("id", "=", (first as { jobId: number }).jobId)
+      .execute();
     expect(await countRows(database.db, "firm_queue_recurring_executions")).toBe(0);
     expect(await enqueueRecurringTick(database, POLICIES, TASK, T, DEFAULTS)).toEqual({ kind: "duplicate" });
-    expect(await enqueueRecurringTick(database, POLICIES, TASK, new Date(T.getTime() - 1000), DEFAULTS)).toEqual({ kind: "duplicate" });
+    expect(await enqueueRecurringTick(database, POLICIES, TASK, new Date(T.getTime() - 1000), DEFAULTS)).toEqual({
+      kind: "duplicate",
+    });
     expect(await countRows(database.db, "firm_queue_jobs")).toBe(0);
-    expect((await enqueueRecurringTick(database, POLICIES, TASK, new Date(T.getTime() + 1000), DEFAULTS)).kind).toBe("enqueued");
+    expect((await enqueueRecurringTick(database, POLICIES, TASK, new Date(T.getTime() + 1000), DEFAULTS)).kind).toBe(
+      "enqueued",
+    );
   });
 
   it("a task no longer in the table fires nothing", async () => {
@@ -91,7 +102,9 @@ describeEachDatabase("recurring ticks", (env) => {
     const earlier = await enqueueRecurringTick(database, POLICIES, TASK, new Date(T.getTime() - 1000), DEFAULTS);
     // A broken enqueue handing back a job that already has an execution row: unique (job_id).
     const broken: EnqueueJobs = async () => [(earlier as { jobId: number }).jobId];
-    const failure = await enqueueRecurringTick(database, POLICIES, TASK, T, DEFAULTS, broken).catch((error: unknown) => error);
+    const failure = await enqueueRecurringTick(database, POLICIES, TASK, T, DEFAULTS, broken).catch(
+      (error: unknown) => error,
+    );
     expect(failure).toBeInstanceOf(Error);
     expect(isDuplicateTick(database.dialect, failure)).toBe(false);
     expect(await countRows(database.db, "firm_queue_recurring_executions")).toBe(1);
@@ -101,7 +114,9 @@ describeEachDatabase("recurring ticks", (env) => {
     const database = await withTask();
     // Stands in for enqueueJobs once it applies concurrency controls: a discarded job is null.
     const discarding: EnqueueJobs = async () => [null];
-    expect(await enqueueRecurringTick(database, POLICIES, TASK, T, DEFAULTS, discarding)).toEqual({ kind: "discarded" });
+    expect(await enqueueRecurringTick(database, POLICIES, TASK, T, DEFAULTS, discarding)).toEqual({
+      kind: "discarded",
+    });
     expect(await countRows(database.db, "firm_queue_jobs")).toBe(0);
     expect(await countRows(database.db, "firm_queue_recurring_executions")).toBe(0);
     // The tick has fired: another scheduler does not try it again (and maybe find the slot free).
@@ -114,7 +129,11 @@ describeEachDatabase("recurring ticks", (env) => {
     const database = await env.firm().database();
     const clock = new FakeClock("2024-05-01T00:00:00.500Z");
     const limited = { concurrency: { key: () => "report", to: 1, onConflict: "discard" as const } };
-    const scheduler = testScheduler(database, { clock, jobs: { report: limited }, recurring: { nightly: { job: "report", schedule: "* * * * * *" } } });
+    const scheduler = testScheduler(database, {
+      clock,
+      jobs: { report: limited },
+      recurring: { nightly: { job: "report", schedule: "* * * * * *" } },
+    });
     await scheduler.prepare();
     // Another job of the same key holds the only slot.
     const holder = env.firm();
@@ -127,8 +146,13 @@ describeEachDatabase("recurring ticks", (env) => {
     // Once the slot is free, the next tick runs.
     await holder.drain();
     await scheduler.step(clock.set("2024-05-01T00:00:02.000Z"));
-    const executions = await database.db.selectFrom("firm_queue_recurring_executions").select(["task_key", "run_at"]).execute();
-    expect(executions.map((row) => [row.task_key, new Date(row.run_at).toISOString()])).toEqual([["nightly", "2024-05-01T00:00:02.000Z"]]);
+    const executions = await database.db
+      .selectFrom("firm_queue_recurring_executions")
+      .select(["task_key", "run_at"])
+      .execute();
+    expect(executions.map((row) => [row.task_key, new Date(row.run_at).toISOString()])).toEqual([
+      ["nightly", "2024-05-01T00:00:02.000Z"],
+    ]);
   });
 });
 
@@ -161,16 +185,42 @@ describeEachDatabase("scheduler", (env) => {
     await scheduler.prepare();
     await scheduler.step(clock.set("2024-05-01T00:00:01.000Z"));
     const rows = await recurringJobs(database.db);
-    expect(rows.map(({ task, job, queue, priority, runAt, arguments: args }) => ({ task, job, queue, priority, runAt, args }))).toEqual([
-      { task: "custom", job: "report", queue: "reports", priority: 4, runAt: "2024-05-01T00:00:01.000Z", args: '{"kind":"daily"}' },
-      { task: "plain", job: "report", queue: "default-reports", priority: 7, runAt: "2024-05-01T00:00:01.000Z", args: "null" },
+    expect(
+      rows.map(({ task, job, queue, priority, runAt, arguments: args }) => ({
+        task,
+        job,
+        queue,
+        priority,
+        runAt,
+        args,
+      })),
+    ).toEqual([
+      {
+        task: "custom",
+        job: "report",
+        queue: "reports",
+        priority: 4,
+        runAt: "2024-05-01T00:00:01.000Z",
+        args: '{"kind":"daily"}',
+      },
+      {
+        task: "plain",
+        job: "report",
+        queue: "default-reports",
+        priority: 7,
+        runAt: "2024-05-01T00:00:01.000Z",
+        args: "null",
+      },
     ]);
   });
 
   it("does not catch up ticks from before it started, but owes every tick while it runs", async () => {
     const database = await env.firm().database();
     const clock = new FakeClock("2024-05-01T05:30:00.000Z");
-    const scheduler = testScheduler(database, { clock, recurring: { hourly: { job: "tick", schedule: "0 * * * *" }, second: { job: "tick", schedule: "* * * * * *" } } });
+    const scheduler = testScheduler(database, {
+      clock,
+      recurring: { hourly: { job: "tick", schedule: "0 * * * *" }, second: { job: "tick", schedule: "* * * * * *" } },
+    });
     await scheduler.prepare();
     await scheduler.step(clock.now);
     expect(await recurringJobs(database.db)).toEqual([]);
@@ -187,14 +237,23 @@ describeEachDatabase("scheduler", (env) => {
     const database = await env.firm().database();
     const clock = new FakeClock("2024-05-01T01:30:00.000Z");
     const logger = capturingLogger();
-    const scheduler = testScheduler(database, { clock, logger, recurring: { hourly: { job: "tick", schedule: "0 * * * *" } } });
+    const scheduler = testScheduler(database, {
+      clock,
+      logger,
+      recurring: { hourly: { job: "tick", schedule: "0 * * * *" } },
+    });
     await scheduler.prepare();
     await scheduler.step(clock.now); // plans to wake at 02:00
     await scheduler.step(clock.set("2024-05-01T04:30:00.000Z"));
     expect((await recurringJobs(database.db)).map((row) => row.runAt)).toEqual(["2024-05-01T02:00:00.000Z"]);
-    expect(logger.lines.some((line) => line.level === "warn" && line.message.startsWith("scheduler woke late"))).toBe(true);
+    expect(logger.lines.some((line) => line.level === "warn" && line.message.startsWith("scheduler woke late"))).toBe(
+      true,
+    );
     await scheduler.step(clock.set("2024-05-01T05:00:00.000Z"));
-    expect((await recurringJobs(database.db)).map((row) => row.runAt)).toEqual(["2024-05-01T02:00:00.000Z", "2024-05-01T05:00:00.000Z"]);
+    expect((await recurringJobs(database.db)).map((row) => row.runAt)).toEqual([
+      "2024-05-01T02:00:00.000Z",
+      "2024-05-01T05:00:00.000Z",
+    ]);
   });
 
   it("retries a failed tick a second later, with its own run_at, while its other tasks go on", async () => {
@@ -211,13 +270,20 @@ describeEachDatabase("scheduler", (env) => {
       logger,
       enqueue: flaky,
       jobs: { fragile: {}, sturdy: {} },
-      recurring: { fragile: { job: "fragile", schedule: "* * * * * *" }, sturdy: { job: "sturdy", schedule: "* * * * * *" } },
+      recurring: {
+        fragile: { job: "fragile", schedule: "* * * * * *" },
+        sturdy: { job: "sturdy", schedule: "* * * * * *" },
+      },
     });
     await scheduler.prepare();
     // The fragile tick failed: it is retried after a second, not at once.
     expect(await scheduler.step(clock.set("2024-05-01T00:00:01.000Z"))).toBe(1000);
-    expect((await recurringJobs(database.db)).map((row) => `${row.task} ${row.runAt}`)).toEqual(["sturdy 2024-05-01T00:00:01.000Z"]);
-    expect(logger.lines.filter((line) => line.level === "error").map((line) => [line.message, line.fields?.task])).toEqual([["recurring task tick failed; retrying", "fragile"]]);
+    expect((await recurringJobs(database.db)).map((row) => `${row.task} ${row.runAt}`)).toEqual([
+      "sturdy 2024-05-01T00:00:01.000Z",
+    ]);
+    expect(
+      logger.lines.filter((line) => line.level === "error").map((line) => [line.message, line.fields?.task]),
+    ).toEqual([["recurring task tick failed; retrying", "fragile"]]);
     outage = false;
     await scheduler.step(clock.set("2024-05-01T00:00:02.000Z"));
     expect((await recurringJobs(database.db)).map((row) => `${row.task} ${row.runAt}`)).toEqual([
@@ -231,7 +297,10 @@ describeEachDatabase("scheduler", (env) => {
   it("ticks in the task's time zone", async () => {
     const database = await env.firm().database();
     const clock = new FakeClock("2024-03-30T12:00:00.000Z");
-    const scheduler = testScheduler(database, { clock, recurring: { berlin: { job: "tick", schedule: "30 2 * * *", timezone: "Europe/Berlin" } } });
+    const scheduler = testScheduler(database, {
+      clock,
+      recurring: { berlin: { job: "tick", schedule: "30 2 * * *", timezone: "Europe/Berlin" } },
+    });
     await scheduler.prepare();
     // 2024-03-31 02:30 does not exist in Berlin (spring forward): the tick is at 03:00 CEST.
     expect(await scheduler.step(clock.now)).toBe(Date.parse("2024-03-31T01:00:00.000Z") - clock.now);

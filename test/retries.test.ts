@@ -15,7 +15,10 @@ class FlakyError extends Error {
 /** Make every scheduled retry due now and promote it, as if its backoff delay had passed. */
 async function fastForward(env: TestEnv, firm: FirmQueue): Promise<void> {
   const db = await env.db();
-  await db.updateTable("firm_queue_scheduled_executions").set({ scheduled_at: new Date(Date.now() - 1) }).execute();
+  await db
+    .updateTable("firm_queue_scheduled_executions")
+    .set({ scheduled_at: new Date(Date.now() - 1) })
+    .execute();
   await firm.dispatch();
 }
 
@@ -113,7 +116,11 @@ describeEachDatabase("retries", (env) => {
     expect(runs).toBe(1);
     const info = await firm.getJob(id);
     // Kept even with preserveFinishedJobs: false, so the error can be seen; cleanup removes it later.
-    expect(info).toMatchObject({ state: "finished", attempts: 1, lastError: { name: "Obsolete", message: "the order was cancelled" } });
+    expect(info).toMatchObject({
+      state: "finished",
+      attempts: 1,
+      lastError: { name: "Obsolete", message: "the order was cancelled" },
+    });
     expect(info?.finishedAt).toBeInstanceOf(Date);
     expect(info?.error).toBeUndefined();
     expect(await countRows(await env.db(), "firm_queue_failed_executions")).toBe(0);
@@ -134,7 +141,11 @@ describeEachDatabase("retries", (env) => {
     const id = await job.enqueue(null);
     await firm.drain();
     expect(runs).toBe(1);
-    expect(await firm.getJob(id)).toMatchObject({ state: "failed", attempts: 1, error: { name: "BadInput", message: "customer 42 does not exist" } });
+    expect(await firm.getJob(id)).toMatchObject({
+      state: "failed",
+      attempts: 1,
+      error: { name: "BadInput", message: "customer 42 does not exist" },
+    });
   });
 
   it("a retry policy function that throws fails the job instead of retrying it blindly", async () => {
@@ -156,7 +167,11 @@ describeEachDatabase("retries", (env) => {
     const id = await job.enqueue(null);
     await firm.drain();
     // The job's own error is what gets stored, not the policy's.
-    expect(await firm.getJob(id)).toMatchObject({ state: "failed", attempts: 1, error: { name: "FlakyError", message: "first" } });
+    expect(await firm.getJob(id)).toMatchObject({
+      state: "failed",
+      attempts: 1,
+      error: { name: "FlakyError", message: "first" },
+    });
   });
 
   it("recordFailedAttempt applies the policy to errors from outside the handler (crash recovery)", async () => {
@@ -172,15 +187,29 @@ describeEachDatabase("retries", (env) => {
     const recover = () =>
       database.dialect.beginClaimTx(database.db, async (trx) => {
         expect(await removeClaim(trx, id, processId)).toBe(true);
-        return recordFailedAttempt(trx, id, new ProcessExitError("worker 123 was killed by SIGKILL"), new Date(), dispatchContext(database, (firm as any).policies));
+        return recordFailedAttempt(
+          trx,
+          id,
+          new ProcessExitError("worker 123 was killed by SIGKILL"),
+          new Date(),
+          dispatchContext(database, (firm as any).policies),
+        );
       });
     const first = await recover();
     expect(first.decision).toEqual({ action: "retry", delayMs: 0 });
-    expect(await firm.getJob(id)).toMatchObject({ state: "ready", attempts: 1, lastError: { name: "ProcessExitError" } });
+    expect(await firm.getJob(id)).toMatchObject({
+      state: "ready",
+      attempts: 1,
+      lastError: { name: "ProcessExitError" },
+    });
     await claimJobs(database, new QueueSelector("*"), 1, processId);
     const second = await recover();
     expect(second.decision).toMatchObject({ action: "fail", reason: "no attempts left" });
-    expect(await firm.getJob(id)).toMatchObject({ state: "failed", attempts: 2, error: { name: "ProcessExitError", message: "worker 123 was killed by SIGKILL" } });
+    expect(await firm.getJob(id)).toMatchObject({
+      state: "failed",
+      attempts: 2,
+      error: { name: "ProcessExitError", message: "worker 123 was killed by SIGKILL" },
+    });
   });
 
   it("exponential backoff schedules each retry within its jitter window", async () => {
@@ -217,7 +246,11 @@ describeEachDatabase("retries", (env) => {
     const cases: Array<[string, Parameters<typeof firm.defineJob>[2], number[]]> = [
       ["poly", { retry: { attempts: 3, backoff: "polynomial" } }, [3000, 18_000]],
       ["fixed", { retry: { attempts: 3, backoff: "30s" } }, [30_000, 30_000]],
-      ["function", { retry: { attempts: 3, backoff: (attempt, error) => attempt * 1000 + (error as Error).message.length } }, [1004, 2004]],
+      [
+        "function",
+        { retry: { attempts: 3, backoff: (attempt, error) => attempt * 1000 + (error as Error).message.length } },
+        [1004, 2004],
+      ],
       ["capped", { retry: { attempts: 3, backoff: "polynomial", maxDelay: "10s" } }, [3000, 10_000]],
     ];
     const ids = new Map<string, number>();

@@ -46,7 +46,12 @@ describe("backoff formulas", () => {
 });
 
 describe("retry decisions", () => {
-  const retrying = policy({ attempts: 3, backoff: 0, retryOn: (e) => !(e instanceof RangeError), discardOn: (e) => e instanceof SyntaxError });
+  const retrying = policy({
+    attempts: 3,
+    backoff: 0,
+    retryOn: (e) => !(e instanceof RangeError),
+    discardOn: (e) => e instanceof SyntaxError,
+  });
 
   it("retries while attempts are left, then fails", () => {
     expect(decideAfterFailure(retrying, 1, new Error("x"))).toEqual({ action: "retry", delayMs: 0 });
@@ -56,9 +61,18 @@ describe("retry decisions", () => {
 
   it("discardOn wins over everything; unrecoverable errors and retryOn stop retries", () => {
     expect(decideAfterFailure(retrying, 3, new SyntaxError("x"))).toEqual({ action: "discard" });
-    expect(decideAfterFailure(retrying, 1, new UnrecoverableError("x"))).toMatchObject({ action: "fail", reason: "unrecoverable" });
-    expect(decideAfterFailure(retrying, 1, new DeserializationError("x"))).toMatchObject({ action: "fail", reason: "unrecoverable" });
-    expect(decideAfterFailure(retrying, 1, new RangeError("x"))).toMatchObject({ action: "fail", reason: "retryOn declined" });
+    expect(decideAfterFailure(retrying, 1, new UnrecoverableError("x"))).toMatchObject({
+      action: "fail",
+      reason: "unrecoverable",
+    });
+    expect(decideAfterFailure(retrying, 1, new DeserializationError("x"))).toMatchObject({
+      action: "fail",
+      reason: "unrecoverable",
+    });
+    expect(decideAfterFailure(retrying, 1, new RangeError("x"))).toMatchObject({
+      action: "fail",
+      reason: "retryOn declined",
+    });
   });
 
   it("recognizes an UnrecoverableError from another copy of the package by its brand", () => {
@@ -70,9 +84,14 @@ describe("retry decisions", () => {
     const broken = policy({ attempts: 3, backoff: () => "soon" });
     const decision = decideAfterFailure(broken, 1, new Error("x"));
     expect(decision).toMatchObject({ action: "fail", reason: "retry policy threw" });
-    expect(String((decision as { policyError: unknown }).policyError)).toContain("the delay returned by retry.backoff must be");
+    expect(String((decision as { policyError: unknown }).policyError)).toContain(
+      "the delay returned by retry.backoff must be",
+    );
     const asyncRetryOn = policy({ attempts: 3, retryOn: (async () => true) as never });
-    expect(decideAfterFailure(asyncRetryOn, 1, new Error("x"))).toMatchObject({ action: "fail", reason: "retry policy threw" });
+    expect(decideAfterFailure(asyncRetryOn, 1, new Error("x"))).toMatchObject({
+      action: "fail",
+      reason: "retry policy threw",
+    });
   });
 });
 
@@ -103,7 +122,14 @@ describe("retry and timeout options are checked at defineJob", () => {
 
   it("fills in defaults", () => {
     const job = firm.defineJob("defaults", async () => {}, { retry: { attempts: 4 }, timeout: "2s" });
-    expect(job.options.retry).toMatchObject({ attempts: 4, backoff: "exponential", jitter: 0, maxDelay: 86_400_000, retryOn: null, discardOn: null });
+    expect(job.options.retry).toMatchObject({
+      attempts: 4,
+      backoff: "exponential",
+      jitter: 0,
+      maxDelay: 86_400_000,
+      retryOn: null,
+      discardOn: null,
+    });
     expect(job.options.timeout).toBe(2000);
     const plain = firm.defineJob("plain", async () => {});
     expect(plain.options.retry.attempts).toBe(1);

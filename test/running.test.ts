@@ -10,9 +10,20 @@ describeEachDatabase("running jobs", (env) => {
   it("gives the handler its arguments and context, and marks the job finished", async () => {
     const firm = env.firm();
     const seen: unknown[] = [];
-    const job = firm.defineJob("ctx", async (args: { n: number }, context) => {
-      seen.push({ args, id: context.jobId, name: context.name, queue: context.queue, attempt: context.attempt, aborted: context.signal.aborted });
-    }, { queue: "q" });
+    const job = firm.defineJob(
+      "ctx",
+      async (args: { n: number }, context) => {
+        seen.push({
+          args,
+          id: context.jobId,
+          name: context.name,
+          queue: context.queue,
+          attempt: context.attempt,
+          aborted: context.signal.aborted,
+        });
+      },
+      { queue: "q" },
+    );
     const id = await job.enqueue({ n: 7 });
     await firm.drain();
     expect(seen).toEqual([{ args: { n: 7 }, id, name: "ctx", queue: "q", attempt: 1, aborted: false }]);
@@ -114,11 +125,21 @@ describeEachDatabase("running jobs", (env) => {
     const [claimed] = await claimJobs(database, new QueueSelector("*"), 1, processId);
     expect(Number(claimed!.id)).toBe(id);
     expect((await firm.getJob(id))?.state).toBe("claimed");
-    const runner = new JobRunner(database, (firm as any).registry, (firm as any).policies, processId, true, silentLogger);
+    const runner = new JobRunner(
+      database,
+      (firm as any).registry,
+      (firm as any).policies,
+      processId,
+      true,
+      silentLogger,
+    );
     const outcome = runner.run(claimed!, new AbortController().signal);
     // Meanwhile the claim is taken away (crash recovery) and the job runs elsewhere.
     await database.db.deleteFrom("firm_queue_claimed_executions").where("job_id", "=", id).execute();
-    await database.db.insertInto("firm_queue_ready_executions").values({ job_id: id, queue_name: "default", priority: 0, created_at: new Date() }).execute();
+    await database.db
+      .insertInto("firm_queue_ready_executions")
+      .values({ job_id: id, queue_name: "default", priority: 0, created_at: new Date() })
+      .execute();
     release();
     expect(await outcome).toBe("lost");
     expect(await firm.getJob(id)).toMatchObject({ state: "ready", attempts: 0, finishedAt: null });

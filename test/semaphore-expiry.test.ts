@@ -9,18 +9,26 @@ describeEachDatabase("a semaphore that expired under a long job", (env) => {
     let mostAfterLong = 0;
     let shortsDone = 0;
     const limit = { key: "k", to: 1, duration: 300 };
-    const long = firm.defineJob("long", async () => {
-      await new Promise((resolve) => setTimeout(resolve, 1500));
-      longDone = true;
-    }, { concurrency: limit });
-    const short = firm.defineJob("short", async () => {
-      running++;
-      if (longDone) mostAfterLong = Math.max(mostAfterLong, running);
-      await new Promise((resolve) => setTimeout(resolve, 150));
-      if (longDone) mostAfterLong = Math.max(mostAfterLong, running);
-      running--;
-      shortsDone++;
-    }, { concurrency: { ...limit, group: "long" } });
+    const long = firm.defineJob(
+      "long",
+      async () => {
+        await new Promise((resolve) => setTimeout(resolve, 1500));
+        longDone = true;
+      },
+      { concurrency: limit },
+    );
+    const short = firm.defineJob(
+      "short",
+      async () => {
+        running++;
+        if (longDone) mostAfterLong = Math.max(mostAfterLong, running);
+        await new Promise((resolve) => setTimeout(resolve, 150));
+        if (longDone) mostAfterLong = Math.max(mostAfterLong, running);
+        running--;
+        shortsDone++;
+      },
+      { concurrency: { ...limit, group: "long" } },
+    );
     await long.enqueue(null);
     for (let index = 0; index < 25; index++) await short.enqueue(null);
     const supervisor = await firm.start({

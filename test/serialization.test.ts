@@ -6,7 +6,14 @@ const roundTrip = (value: unknown) => deserializeArguments(serializeArguments("j
 
 describe("job argument serialization", () => {
   it("round-trips plain JSON values unchanged", () => {
-    const value = { text: "hé", n: 1.5, ok: true, none: null, list: [1, "two", { three: 3 }], nested: { deep: { deeper: [] } } };
+    const value = {
+      text: "hé",
+      n: 1.5,
+      ok: true,
+      none: null,
+      list: [1, "two", { three: 3 }],
+      nested: { deep: { deeper: [] } },
+    };
     expect(roundTrip(value)).toEqual(value);
     expect(roundTrip("just a string")).toBe("just a string");
     expect(roundTrip(42)).toBe(42);

@@ -11,10 +11,15 @@ describeEachDatabase("an event-loop stall in an async supervisor", (env) => {
       const until = Date.now() + 1500;
       while (Date.now() < until);
     });
-    const supervisor = await firm.start({ workers: [{ queues: "*", pollingInterval: 50 }], processHeartbeatInterval: 200, processAliveThreshold: 1000 });
+    const supervisor = await firm.start({
+      workers: [{ queues: "*", pollingInterval: 50 }],
+      processHeartbeatInterval: 200,
+      processAliveThreshold: 1000,
+    });
     try {
       const db = await env.db();
-      const rows = async () => (await db.selectFrom("firm_queue_processes").select("id").orderBy("id").execute()).map((row) => Number(row.id));
+      const rows = async () =>
+        (await db.selectFrom("firm_queue_processes").select("id").orderBy("id").execute()).map((row) => Number(row.id));
       const before = await rows();
       expect(before).toHaveLength(3);
       const id = await enqueued(firm.enqueue("busy", null));

@@ -17,7 +17,7 @@ describeEachDatabase("in-process supervisor", (env) => {
     await job.enqueueAll(Array.from({ length: 12 }, (_, n) => ({ n })));
     const supervisor = await firm.start({ workers: [{ queues: "*", concurrency: 4, pollingInterval: 20 }] });
     const db = await env.db();
-    const kinds = (await db.selectFrom("firm_queue_processes").select(["kind", "supervisor_id", "metadata"]).execute());
+    const kinds = await db.selectFrom("firm_queue_processes").select(["kind", "supervisor_id", "metadata"]).execute();
     expect(kinds.map((row) => row.kind).sort()).toEqual(["Dispatcher", "Supervisor", "Worker"]);
     const worker = kinds.find((row) => row.kind === "Worker")!;
     expect(worker.supervisor_id).toBe(supervisor.id);
@@ -57,7 +57,9 @@ describeEachDatabase("in-process supervisor", (env) => {
     let started = false;
     const job = firm.defineJob("interruptible", async (_args, context) => {
       started = true;
-      await new Promise((_resolve, reject) => context.signal.addEventListener("abort", () => reject(context.signal.reason)));
+      await new Promise((_resolve, reject) =>
+        context.signal.addEventListener("abort", () => reject(context.signal.reason)),
+      );
     });
     const id = await job.enqueue(null);
     const supervisor = await firm.start({ workers: [{ pollingInterval: 10 }] });

@@ -20,7 +20,10 @@ describeEachDatabase("timeouts under a concurrency limit", (env) => {
       { timeout: 100, retry: { attempts: 1 }, concurrency: { key: "all", to: 1, duration: "5m" } },
     );
     for (let index = 0; index < 4; index++) await job.enqueue(null);
-    const supervisor = await firm.start({ workers: [{ queues: "*", concurrency: 4, pollingInterval: 50 }], dispatchers: [{ pollingInterval: 100 }] });
+    const supervisor = await firm.start({
+      workers: [{ queues: "*", concurrency: 4, pollingInterval: 50 }],
+      dispatchers: [{ pollingInterval: 100 }],
+    });
     try {
       await waitFor(() => ended === 4, 20_000, "every handler to end");
     } finally {

@@ -41,7 +41,11 @@ describeEachDatabase("job timeouts", (env) => {
     const id = await job.enqueue(null);
     await firm.drain();
     expect(attempts).toEqual([1, 2]);
-    expect(await firm.getJob(id)).toMatchObject({ state: "finished", attempts: 2, lastError: { name: "TimeoutError" } });
+    expect(await firm.getJob(id)).toMatchObject({
+      state: "finished",
+      attempts: 2,
+      lastError: { name: "TimeoutError" },
+    });
   });
 
   it("a handler that ignores its signal cannot finish the job after its timeout", async () => {

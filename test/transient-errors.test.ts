@@ -5,7 +5,16 @@ describe("isConnectionError", () => {
   const error = (fields: Record<string, unknown>) => Object.assign(new Error(String(fields.message ?? "x")), fields);
 
   it("recognizes lost, refused and shutting-down connections on every database", () => {
-    for (const code of ["ECONNRESET", "ECONNREFUSED", "57P01", "08006", "08003", "PROTOCOL_CONNECTION_LOST", "SQLITE_BUSY", "SQLITE_BUSY_SNAPSHOT"]) {
+    for (const code of [
+      "ECONNRESET",
+      "ECONNREFUSED",
+      "57P01",
+      "08006",
+      "08003",
+      "PROTOCOL_CONNECTION_LOST",
+      "SQLITE_BUSY",
+      "SQLITE_BUSY_SNAPSHOT",
+    ]) {
       expect(isConnectionError(error({ code })), code).toBe(true);
     }
     expect(isConnectionError(new Error("Connection terminated unexpectedly"))).toBe(true);
@@ -13,7 +22,8 @@ describe("isConnectionError", () => {
   });
 
   it("leaves other errors alone", () => {
-    for (const code of ["23505", "42P01", "ER_DUP_ENTRY", "SQLITE_CONSTRAINT"]) expect(isConnectionError(error({ code })), code).toBe(false);
+    for (const code of ["23505", "42P01", "ER_DUP_ENTRY", "SQLITE_CONSTRAINT"])
+      expect(isConnectionError(error({ code })), code).toBe(false);
     expect(isConnectionError(new Error("injected fault"))).toBe(false);
     expect(isConnectionError(null)).toBe(false);
   });

@@ -9,7 +9,10 @@ describeEachDatabase("waking workers when jobs arrive", (env) => {
     const firm = env.firm();
     const ran: number[] = [];
     const job = firm.defineJob("wake", async (args: { n: number }) => void ran.push(args.n));
-    const supervisor = await firm.start({ workers: [{ pollingInterval: SLOW_POLL }], dispatchers: [{ pollingInterval: SLOW_POLL }] });
+    const supervisor = await firm.start({
+      workers: [{ pollingInterval: SLOW_POLL }],
+      dispatchers: [{ pollingInterval: SLOW_POLL }],
+    });
     try {
       await new Promise((resolve) => setTimeout(resolve, 300)); // the worker's first poll found nothing
       await job.enqueue({ n: 1 });
@@ -26,7 +29,10 @@ describeEachDatabase("waking workers when jobs arrive", (env) => {
     const ran: string[] = [];
     const job = firm.defineJob("later", async () => void ran.push("later"));
     await job.enqueue(null, { wait: "400ms" });
-    const supervisor = await firm.start({ workers: [{ pollingInterval: SLOW_POLL }], dispatchers: [{ pollingInterval: 100 }] });
+    const supervisor = await firm.start({
+      workers: [{ pollingInterval: SLOW_POLL }],
+      dispatchers: [{ pollingInterval: 100 }],
+    });
     try {
       await waitFor(() => ran.length === 1, 10_000, "the scheduled job to run");
     } finally {

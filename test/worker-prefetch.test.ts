@@ -23,12 +23,23 @@ describeEachDatabase("worker claiming ahead (prefetch)", (env) => {
       await ending;
     });
     const ids = await job.enqueueAll(Array.from({ length: 10 }, (_, n) => ({ n })));
-    const supervisor = await firm.start({ workers: [{ concurrency: 1, prefetch: 5, pollingInterval: 10 }], dispatchers: [] });
+    const supervisor = await firm.start({
+      workers: [{ concurrency: 1, prefetch: 5, pollingInterval: 10 }],
+      dispatchers: [],
+    });
     const db = await env.db();
-    await waitFor(async () => started.length === 1 && (await claimedNow(db)) === 6, 10_000, "one running job and five claimed ahead");
+    await waitFor(
+      async () => started.length === 1 && (await claimedNow(db)) === 6,
+      10_000,
+      "one running job and five claimed ahead",
+    );
     const stopping = supervisor.stop();
     // The unstarted jobs go back while the running one is still running, not at deregistration.
-    await waitFor(async () => (await countRows(db, "firm_queue_ready_executions")) === 9, 10_000, "nine jobs back in line");
+    await waitFor(
+      async () => (await countRows(db, "firm_queue_ready_executions")) === 9,
+      10_000,
+      "nine jobs back in line",
+    );
     expect(aborted).toBe(true);
     expect(await claimedNow(db)).toBe(1);
     letEnd();
@@ -51,7 +62,10 @@ describeEachDatabase("worker claiming ahead (prefetch)", (env) => {
       most = Math.max(most, await claimedNow(db));
     });
     await job.enqueueAll(Array.from({ length: 40 }, (_, n) => ({ n })));
-    const supervisor = await firm.start({ workers: [{ concurrency: 1, prefetch: 3, pollingInterval: 10 }], dispatchers: [] });
+    const supervisor = await firm.start({
+      workers: [{ concurrency: 1, prefetch: 3, pollingInterval: 10 }],
+      dispatchers: [],
+    });
     try {
       await waitFor(() => order.length === 40, 20_000, "40 jobs");
     } finally {
@@ -71,7 +85,10 @@ describeEachDatabase("worker claiming ahead (prefetch)", (env) => {
       await new Promise((resolve) => context.signal.addEventListener("abort", resolve));
     });
     await job.enqueueAll(Array.from({ length: 5 }, () => null));
-    const supervisor = await firm.start({ workers: [{ concurrency: 2, prefetch: 0, pollingInterval: 10 }], dispatchers: [] });
+    const supervisor = await firm.start({
+      workers: [{ concurrency: 2, prefetch: 0, pollingInterval: 10 }],
+      dispatchers: [],
+    });
     const db = await env.db();
     await waitFor(() => started === 2, 10_000, "two running jobs");
     // Give a wrongly eager worker many polls to claim more.
@@ -83,7 +100,9 @@ describeEachDatabase("worker claiming ahead (prefetch)", (env) => {
   it("rejects a prefetch that is not a whole number of at least 0", async () => {
     const firm = env.firm();
     await expect(firm.start({ workers: [{ prefetch: -1 }] })).rejects.toBeInstanceOf(ConfigurationError);
-    await expect(firm.start({ workers: [{ prefetch: 1.5 }] })).rejects.toThrow(/prefetch must be a whole number of at least 0/);
+    await expect(firm.start({ workers: [{ prefetch: 1.5 }] })).rejects.toThrow(
+      /prefetch must be a whole number of at least 0/,
+    );
     expect(await countRows(await env.db(), "firm_queue_processes")).toBe(0);
   });
 });

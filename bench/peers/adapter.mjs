@@ -41,7 +41,10 @@ const require = createRequire(import.meta.url);
 export class MissingPeerError extends Error {
   /** @param {string} packageName @param {unknown} cause */
   constructor(packageName, cause) {
-    super(`The benchmark needs the npm package "${packageName}" (a devDependency of firm-queue) and it cannot be loaded. Run \`npm install\` in the repository, or leave this system out with --systems.`, { cause });
+    super(
+      `The benchmark needs the npm package "${packageName}" (a devDependency of firm-queue) and it cannot be loaded. Run \`npm install\` in the repository, or leave this system out with --systems.`,
+      { cause },
+    );
     this.name = "MissingPeerError";
   }
 }

@@ -49,16 +49,22 @@ export function bullmqAdapter(backend) {
           await queue(name).addBulk(payloads.map((data) => ({ name: JOB_NAME, data })));
         },
         startWorker: async (name, handler) => {
-          const worker = new bullmq.Worker(name, async (/** @type {any} */ job) => {
-            handler(job.data);
-          }, { ...options, concurrency }, ...factory);
+          const worker = new bullmq.Worker(
+            name,
+            async (/** @type {any} */ job) => {
+              handler(job.data);
+            },
+            { ...options, concurrency },
+            ...factory,
+          );
           const errors = [];
           worker.on("error", (/** @type {unknown} */ error) => errors.push(error));
           await worker.waitUntilReady();
           return {
             stop: async () => {
               await worker.close();
-              if (errors.length > 0) throw new Error(`BullMQ worker reported an error: ${String(errors[0])}`, { cause: errors[0] });
+              if (errors.length > 0)
+                throw new Error(`BullMQ worker reported an error: ${String(errors[0])}`, { cause: errors[0] });
             },
           };
         },

@@ -28,7 +28,9 @@ export function firmQueueAdapter(dialect) {
       const handlers = new Map();
       // Jobs are defined up front: one job name per queue, each calling whatever handler the
       // current phase installed.
-      const jobs = new Map(queues.map((queue) => [queue, firm.defineJob(queue, (payload) => handlers.get(queue)?.(payload), { queue })]));
+      const jobs = new Map(
+        queues.map((queue) => [queue, firm.defineJob(queue, (payload) => handlers.get(queue)?.(payload), { queue })]),
+      );
       return {
         version: firmQueueVersion(),
         settings: `one worker: queues "*", concurrency ${concurrency}, pollingInterval ${pollingInterval} ms; poolSize ${concurrency + 2}; no dispatcher; preserveFinishedJobs true (default)`,
@@ -41,7 +43,10 @@ export function firmQueueAdapter(dialect) {
         },
         startWorker: async (queue, handler) => {
           handlers.set(queue, handler);
-          const supervisor = await firm.start({ workers: [{ queues: "*", concurrency, pollingInterval }], dispatchers: [] });
+          const supervisor = await firm.start({
+            workers: [{ queues: "*", concurrency, pollingInterval }],
+            dispatchers: [],
+          });
           return { stop: () => supervisor.stop() };
         },
         clear: async (queue) => {
@@ -58,8 +63,16 @@ export function firmQueueAdapter(dialect) {
 function firmQueueVersion() {
   const { version } = JSON.parse(readFileSync(new URL("../../package.json", import.meta.url), "utf8"));
   try {
-    const commit = execFileSync("git", ["rev-parse", "--short", "HEAD"], { cwd: new URL("..", import.meta.url), encoding: "utf8", stdio: ["ignore", "pipe", "ignore"] }).trim();
-    const dirty = execFileSync("git", ["status", "--porcelain", "--", "src"], { cwd: new URL("..", import.meta.url), encoding: "utf8", stdio: ["ignore", "pipe", "ignore"] }).trim();
+    const commit = execFileSync("git", ["rev-parse", "--short", "HEAD"], {
+      cwd: new URL("..", import.meta.url),
+      encoding: "utf8",
+      stdio: ["ignore", "pipe", "ignore"],
+    }).trim();
+    const dirty = execFileSync("git", ["status", "--porcelain", "--", "src"], {
+      cwd: new URL("..", import.meta.url),
+      encoding: "utf8",
+      stdio: ["ignore", "pipe", "ignore"],
+    }).trim();
     return `${version} (${commit}${dirty ? ", src modified" : ""})`;
   } catch {
     return version;

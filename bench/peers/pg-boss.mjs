@@ -27,7 +27,11 @@ export const pgBossAdapter = {
       throw error;
     }
     const failIfErrored = () => {
-      if (errors.length > 0) throw new Error(`pg-boss reported an error: ${String(/** @type {Error} */ (errors[0])?.message ?? errors[0])}`, { cause: errors[0] });
+      if (errors.length > 0)
+        throw new Error(
+          `pg-boss reported an error: ${String(/** @type {Error} */ (errors[0])?.message ?? errors[0])}`,
+          { cause: errors[0] },
+        );
     };
     return {
       version: installedVersion("pg-boss"),
@@ -44,9 +48,11 @@ export const pgBossAdapter = {
         // Each work() call is one polling worker; concurrency C is C of them.
         const ids = [];
         for (let i = 0; i < concurrency; i++) {
-          ids.push(await boss.work(queue, options, async (jobs) => {
-            for (const job of jobs) handler(job.data);
-          }));
+          ids.push(
+            await boss.work(queue, options, async (jobs) => {
+              for (const job of jobs) handler(job.data);
+            }),
+          );
         }
         return {
           stop: async () => {

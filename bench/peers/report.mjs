@@ -8,7 +8,8 @@
 export function printReport({ headings, rounds, jobs, latencySamples, referenceId }) {
   console.log(`\n${headings.join("\n")}\n`);
   if (rounds.length > 1) {
-    for (const round of rounds) console.log(`Round ${round.round}:\n\n${absoluteTable([round], jobs, latencySamples)}\n`);
+    for (const round of rounds)
+      console.log(`Round ${round.round}:\n\n${absoluteTable([round], jobs, latencySamples)}\n`);
     console.log(`Median of the ${rounds.length} rounds:\n`);
   }
   console.log(absoluteTable(rounds, jobs, latencySamples));
@@ -21,7 +22,10 @@ export function printReport({ headings, rounds, jobs, latencySamples, referenceI
     console.log(`\nNo ratios: the reference, ${referenceId}, was not measured.`);
   }
   console.log("\nSettings:");
-  for (const result of rounds[0]?.results ?? []) console.log(`- ${result.label}: ${result.settings || (result.skipped ? `skipped: ${result.skipped}` : `failed: ${result.error}`)}`);
+  for (const result of rounds[0]?.results ?? [])
+    console.log(
+      `- ${result.label}: ${result.settings || (result.skipped ? `skipped: ${result.skipped}` : `failed: ${result.error}`)}`,
+    );
   console.log("\nServers:");
   for (const [kind, note] of Object.entries(rounds[0]?.notes ?? {})) console.log(`- ${kind}: ${note}`);
 }
@@ -42,20 +46,27 @@ const METRICS = [
 
 /** Absolute numbers of one round, or the median of several. @param {Round[]} rounds */
 export function absoluteTable(rounds, jobs, latencySamples) {
-  const lines = [`| system | version | ${METRICS.map((metric) => metric.title).join(" | ")} |`, `|---|---|${METRICS.map(() => "---:").join("|")}|`];
+  const lines = [
+    `| system | version | ${METRICS.map((metric) => metric.title).join(" | ")} |`,
+    `|---|---|${METRICS.map(() => "---:").join("|")}|`,
+  ];
   for (const id of systemIds(rounds)) {
     const entries = rounds.map((round) => round.results.find((result) => result.id === id)).filter(Boolean);
     const first = entries[0];
     const measured = entries.map((entry) => entry.measurement).filter(Boolean);
     if (measured.length === 0) {
-      lines.push(`| ${first.label} | ${first.version || "–"} | ${first.skipped ? `skipped: ${first.skipped}` : `failed: ${first.error}`} |`);
+      lines.push(
+        `| ${first.label} | ${first.version || "–"} | ${first.skipped ? `skipped: ${first.skipped}` : `failed: ${first.error}`} |`,
+      );
       continue;
     }
     const cells = METRICS.map((metric) => {
       let cell = median(measured.map((m) => m[metric.key])).toFixed(metric.digits);
       // Mark numbers measured on less than the full workload (time budget reached).
-      if (metric.key === "processing" && measured.some((m) => m.processed < jobs)) cell += ` (${Math.round(median(measured.map((m) => m.processed)))} jobs)`;
-      if (metric.key === "median" && measured.some((m) => m.samples < latencySamples)) cell += ` (${Math.round(median(measured.map((m) => m.samples)))} samples)`;
+      if (metric.key === "processing" && measured.some((m) => m.processed < jobs))
+        cell += ` (${Math.round(median(measured.map((m) => m.processed)))} jobs)`;
+      if (metric.key === "median" && measured.some((m) => m.samples < latencySamples))
+        cell += ` (${Math.round(median(measured.map((m) => m.samples)))} samples)`;
       return cell;
     });
     lines.push(`| ${first.label} | ${first.version} | ${cells.join(" | ")} |`);
@@ -83,7 +94,9 @@ export function ratioTable(rounds, referenceId) {
     const cells = perMetric.map((ratios) => {
       if (ratios.length === 0) return "–";
       const cell = `${formatRatio(median(ratios))}×`;
-      return ratios.length > 1 && id !== referenceId ? `${cell} (${formatRatio(Math.min(...ratios))}–${formatRatio(Math.max(...ratios))})` : cell;
+      return ratios.length > 1 && id !== referenceId
+        ? `${cell} (${formatRatio(Math.min(...ratios))}–${formatRatio(Math.max(...ratios))})`
+        : cell;
     });
     lines.push(`| ${label} | ${cells.join(" | ")} |`);
   }

@@ -25,7 +25,8 @@ export class RoundServers {
 
   /** Why a kind of server cannot be had here, or null when it can. @param {string} kind */
   unavailable(kind) {
-    if (kind === "redis" && !redisServerBinary()) return "redis-server is not installed (Debian: apt-get install redis-server)";
+    if (kind === "redis" && !redisServerBinary())
+      return "redis-server is not installed (Debian: apt-get install redis-server)";
     return null;
   }
 
@@ -74,12 +75,13 @@ export class RoundServers {
       return { url: given, stop: async () => {} };
     }
     this.progress(`starting a throwaway ${kind} server…`);
-    const server = kind === "postgres" ? await startPostgres() : kind === "mysql" ? await startMariadb() : await startRedis();
+    const server =
+      kind === "postgres" ? await startPostgres() : kind === "mysql" ? await startMariadb() : await startRedis();
     this.progress(`  ${kind} server up at ${server.url}`);
     this.notes.set(
       kind,
       kind === "redis"
-        ? "throwaway Redis on loopback, no persistence (save \"\", appendonly no)"
+        ? 'throwaway Redis on loopback, no persistence (save "", appendonly no)'
         : `throwaway ${kind === "postgres" ? "PostgreSQL" : "MariaDB"} on loopback, durability off as in the test suite`,
     );
     return server;
@@ -90,8 +92,16 @@ export class RoundServers {
     const servers = [...this.started.values()];
     this.started.clear();
     // A server that failed to start has cleaned up after itself already.
-    const results = await Promise.allSettled(servers.map((server) => server.then((running) => running.stop(), () => undefined)));
-    for (const result of results) if (result.status === "rejected") this.progress(`could not stop a server: ${String(result.reason)}`);
+    const results = await Promise.allSettled(
+      servers.map((server) =>
+        server.then(
+          (running) => running.stop(),
+          () => undefined,
+        ),
+      ),
+    );
+    for (const result of results)
+      if (result.status === "rejected") this.progress(`could not stop a server: ${String(result.reason)}`);
   }
 }
 
@@ -106,7 +116,10 @@ async function waitForDisconnects(adminUrl, name, progress) {
   try {
     const deadline = Date.now() + DISCONNECT_WAIT_MS;
     for (;;) {
-      const { rows } = await client.query("SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = $1 AND pid <> pg_backend_pid()", [name]);
+      const { rows } = await client.query(
+        "SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = $1 AND pid <> pg_backend_pid()",
+        [name],
+      );
       const open = rows[0].n;
       if (open === 0) return;
       if (Date.now() > deadline) {

@@ -40,7 +40,10 @@ export async function runWorkload(system, { jobs, latencySamples, maxSeconds, pr
   // Untimed: the first system of a run would otherwise pay for a cold server and cold JIT.
   progress(`warm-up: ${WARM_UP_JOBS} jobs enqueued and processed, untimed`);
   for (let i = 0; i < WARM_UP_JOBS / 2; i++) await system.enqueue(THROUGHPUT_QUEUE, { i });
-  await system.enqueueBatch(THROUGHPUT_QUEUE, Array.from({ length: WARM_UP_JOBS / 2 }, (_, i) => ({ i })));
+  await system.enqueueBatch(
+    THROUGHPUT_QUEUE,
+    Array.from({ length: WARM_UP_JOBS / 2 }, (_, i) => ({ i })),
+  );
   await processBacklog(system, WARM_UP_JOBS, WARM_UP_SECONDS);
   await system.clear(THROUGHPUT_QUEUE);
 
@@ -64,7 +67,15 @@ export async function runWorkload(system, { jobs, latencySamples, maxSeconds, pr
   progress(`latency: ${latencySamples} samples (at most ${maxSeconds} s)`);
   const latencies = await sampleLatency(system, latencySamples, maxSeconds);
   latencies.sort((a, b) => a - b);
-  return { enqueueOne, enqueueBatch, processing, processed, median: percentile(latencies, 0.5), p99: percentile(latencies, 0.99), samples: latencies.length };
+  return {
+    enqueueOne,
+    enqueueBatch,
+    processing,
+    processed,
+    median: percentile(latencies, 0.5),
+    p99: percentile(latencies, 0.99),
+    samples: latencies.length,
+  };
 }
 
 /** Start a worker on the backlog and time it from the first job's start to the last one's. */
@@ -83,7 +94,8 @@ async function processBacklog(system, jobs, maxSeconds) {
     await worker.stop();
   }
   const processed = Math.min(count, jobs);
-  if (processed < 2) throw new Error(`only ${processed} job(s) started within ${maxSeconds} s: the worker is not picking up jobs`);
+  if (processed < 2)
+    throw new Error(`only ${processed} job(s) started within ${maxSeconds} s: the worker is not picking up jobs`);
   // Rate over the intervals between starts: worker start-up is left out for every system alike.
   return { processing: (processed - 1) / ((last - first) / 1000), processed };
 }
@@ -106,7 +118,11 @@ async function sampleLatency(system, samples, maxSeconds) {
       /** @type {NodeJS.Timeout | undefined} */
       let timer;
       const startedWithin = new Promise((resolve, reject) => {
-        timer = setTimeout(() => reject(new Error(`a job enqueued on an idle worker did not start within ${SAMPLE_TIMEOUT_MS / 1000} s`)), SAMPLE_TIMEOUT_MS);
+        timer = setTimeout(
+          () =>
+            reject(new Error(`a job enqueued on an idle worker did not start within ${SAMPLE_TIMEOUT_MS / 1000} s`)),
+          SAMPLE_TIMEOUT_MS,
+        );
         onStart = resolve;
       });
       // Marked handled now: it may reject while the enqueue is still being awaited.

@@ -12,4 +12,3 @@ export const confirmOrder = firm.defineJob("confirm-order", async ({ orderId, em
   await markConfirmed(db, orderId);
   firm.options.logger.info("order confirmed", { orderId, email, jobId: context.jobId });
 });
-

@@ -25,7 +25,11 @@ app.post("/orders", async (request, response, next) => {
 });
 
 app.get("/orders/:id", async (request, response) => {
-  const order = await db.selectFrom("example_orders").selectAll().where("id", "=", request.params.id).executeTakeFirst();
+  const order = await db
+    .selectFrom("example_orders")
+    .selectAll()
+    .where("id", "=", request.params.id)
+    .executeTakeFirst();
   if (order) response.json(order);
   else response.status(404).json({ error: "no such order" });
 });
@@ -35,7 +39,9 @@ const server = app.listen(Number(process.env.PORT ?? 3000), "127.0.0.1", () => {
 });
 
 for (const signal of ["SIGTERM", "SIGINT"]) {
-  process.once(signal, () => server.close(async () => {
-    await Promise.all([db.destroy(), firm.close()]);
-  }));
+  process.once(signal, () =>
+    server.close(async () => {
+      await Promise.all([db.destroy(), firm.close()]);
+    }),
+  );
 }

@@ -22,19 +22,30 @@ app.post("/orders", async (c) => {
   return c.json(result, result.error ? 400 : 201);
 });
 app.get("/orders/:id", async (c) => {
-  const order = await db.selectFrom("example_orders").selectAll().where("id", "=", c.req.param("id")).executeTakeFirst();
+  const order = await db
+    .selectFrom("example_orders")
+    .selectAll()
+    .where("id", "=", c.req.param("id"))
+    .executeTakeFirst();
   return order ? c.json(order) : c.json({ error: "no such order" }, 404);
 });
 
 // Node's http server speaking to Hono's fetch handler (what @hono/node-server does, in brief).
 const server = createServer(async (req, res) => {
   const body = req.method === "GET" || req.method === "HEAD" ? undefined : Readable.toWeb(req);
-  const request = new Request(`http://${req.headers.host}${req.url}`, { method: req.method, headers: req.headers, body, duplex: "half" });
+  const request = new Request(`http://${req.headers.host}${req.url}`, {
+    method: req.method,
+    headers: req.headers,
+    body,
+    duplex: "half",
+  });
   const response = await app.fetch(request);
   res.writeHead(response.status, Object.fromEntries(response.headers));
   res.end(Buffer.from(await response.arrayBuffer()));
 });
-server.listen(Number(process.env.PORT ?? 3000), "127.0.0.1", () => console.log(`listening on http://127.0.0.1:${server.address().port}`));
+server.listen(Number(process.env.PORT ?? 3000), "127.0.0.1", () =>
+  console.log(`listening on http://127.0.0.1:${server.address().port}`),
+);
 
 for (const signal of ["SIGTERM", "SIGINT"]) {
   process.once(signal, () =>

@@ -14,8 +14,11 @@ export function openAppDatabase(url) {
     db.pragma("busy_timeout = 5000");
     return new Kysely({ dialect: new SqliteDialect({ database: db }) });
   }
-  if (/^postgres(ql)?:/.test(url)) return new Kysely({ dialect: new PostgresDialect({ pool: new pg.Pool({ connectionString: url }) }) });
-  return new Kysely({ dialect: new MysqlDialect({ pool: mysql.createPool({ uri: url.replace(/^mariadb:/, "mysql:"), timezone: "Z" }) }) });
+  if (/^postgres(ql)?:/.test(url))
+    return new Kysely({ dialect: new PostgresDialect({ pool: new pg.Pool({ connectionString: url }) }) });
+  return new Kysely({
+    dialect: new MysqlDialect({ pool: mysql.createPool({ uri: url.replace(/^mariadb:/, "mysql:"), timezone: "Z" }) }),
+  });
 }
 
 /** The orders table (created if missing). */

@@ -4,7 +4,16 @@
 // started it. Only Node built-ins here, so `node` can run it without npm deps.
 
 import { execFileSync, spawn } from "node:child_process";
-import { accessSync, chownSync, closeSync, constants, mkdtempSync, openSync, readFileSync, realpathSync } from "node:fs";
+import {
+  accessSync,
+  chownSync,
+  closeSync,
+  constants,
+  mkdtempSync,
+  openSync,
+  readFileSync,
+  realpathSync,
+} from "node:fs";
 import { rm } from "node:fs/promises";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
@@ -71,10 +80,13 @@ const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 function serviceAccount(user) {
   if (typeof process.getuid !== "function" || process.getuid() !== 0) return null;
   try {
-    const id = (/** @type {string} */ flag) => Number(execFileSync("id", [flag, user], { encoding: "utf8", stdio: ["ignore", "pipe", "ignore"] }).trim());
+    const id = (/** @type {string} */ flag) =>
+      Number(execFileSync("id", [flag, user], { encoding: "utf8", stdio: ["ignore", "pipe", "ignore"] }).trim());
     return { uid: id("-u"), gid: id("-g") };
   } catch {
-    throw new Error(`Running as root, but there is no '${user}' system user to run the server as (the server refuses to run as root).`);
+    throw new Error(
+      `Running as root, but there is no '${user}' system user to run the server as (the server refuses to run as root).`,
+    );
   }
 }
 
@@ -122,11 +134,23 @@ async function runTool(command, args, { cwd, account, logFile, timeoutMs }) {
   const log = openSync(logFile, "a");
   try {
     const started = Date.now();
-    const child = spawn(command, args, { cwd, env: serverEnv(), stdio: ["ignore", log, log], timeout: timeoutMs, ...account });
+    const child = spawn(command, args, {
+      cwd,
+      env: serverEnv(),
+      stdio: ["ignore", log, log],
+      timeout: timeoutMs,
+      ...account,
+    });
     const { code, signal, error } = await exitOf(child);
     if (error || code !== 0) {
       const timedOut = signal && Date.now() - started >= timeoutMs;
-      const why = error ? error.message : timedOut ? `timed out after ${timeoutMs / 1000} s` : signal ? `killed by ${signal}` : `exit code ${code}`;
+      const why = error
+        ? error.message
+        : timedOut
+          ? `timed out after ${timeoutMs / 1000} s`
+          : signal
+            ? `killed by ${signal}`
+            : `exit code ${code}`;
       // Setup tools end with long boilerplate; the real error is further up.
       throw new Error(`${command} failed (${why}). Last lines of its output:\n${logTail(logFile, 60)}`);
     }
@@ -231,13 +255,34 @@ async function startOnce(spec, { port, dir, account, logFile, timeoutMs }) {
   const log = openSync(logFile, "a");
   // detached: its own process group, so a Ctrl-C in the terminal reaches us
   // (and our cleanup) rather than killing the server behind our back.
-  const child = spawn(spec.command, spec.args(port, dir), { cwd: dir, env: serverEnv(), stdio: ["ignore", log, log], detached: true, ...account });
+  const child = spawn(spec.command, spec.args(port, dir), {
+    cwd: dir,
+    env: serverEnv(),
+    stdio: ["ignore", log, log],
+    detached: true,
+    ...account,
+  });
   closeSync(log);
   // Never let a running server keep the starting process alive.
   child.unref();
   const exited = exitOf(child);
 
-  const watchdog = child.pid === undefined ? null : spawn("/bin/sh", ["-c", WATCHDOG, "firm-queue-watchdog", String(process.pid), String(child.pid), spec.shutdownSignal.replace(/^SIG/, ""), dir], { detached: true, stdio: "ignore" });
+  const watchdog =
+    child.pid === undefined
+      ? null
+      : spawn(
+          "/bin/sh",
+          [
+            "-c",
+            WATCHDOG,
+            "firm-queue-watchdog",
+            String(process.pid),
+            String(child.pid),
+            spec.shutdownSignal.replace(/^SIG/, ""),
+            dir,
+          ],
+          { detached: true, stdio: "ignore" },
+        );
   watchdog?.unref();
 
   const stop = once(async () => {
@@ -250,11 +295,15 @@ async function startOnce(spec, { port, dir, account, logFile, timeoutMs }) {
   try {
     while (!(await spec.isReady(port))) {
       if (gone) {
-        const why = gone.error ? gone.error.message : `exit code ${gone.code}${gone.signal ? `, signal ${gone.signal}` : ""}`;
+        const why = gone.error
+          ? gone.error.message
+          : `exit code ${gone.code}${gone.signal ? `, signal ${gone.signal}` : ""}`;
         throw new Error(`${spec.label} exited during startup (${why}). Last lines of its log:\n${logTail(logFile)}`);
       }
       if (Date.now() - started > timeoutMs) {
-        throw new Error(`${spec.label} did not accept connections on 127.0.0.1:${port} within ${timeoutMs / 1000} s. Last lines of its log:\n${logTail(logFile)}`);
+        throw new Error(
+          `${spec.label} did not accept connections on 127.0.0.1:${port} within ${timeoutMs / 1000} s. Last lines of its log:\n${logTail(logFile)}`,
+        );
       }
       await sleep(100);
     }
@@ -309,4 +358,3 @@ function once(fn) {
   let promise;
   return () => (promise ??= fn());
 }
-

@@ -17,7 +17,12 @@ export function mariadbBinaries() {
   const server = findExecutable("mariadbd", [...pathDirs(), ...SBIN_DIRS]);
   if (!server) return null;
   // mariadb-install-db sits in bin/ (packages) or scripts/ (tarballs).
-  const installDb = findExecutable("mariadb-install-db", [...pathDirs(), "/usr/bin", dirname(server), join(dirname(dirname(server)), "scripts")]);
+  const installDb = findExecutable("mariadb-install-db", [
+    ...pathDirs(),
+    "/usr/bin",
+    dirname(server),
+    join(dirname(dirname(server)), "scripts"),
+  ]);
   return installDb ? { server, installDb } : null;
 }
 
@@ -74,7 +79,10 @@ GRANT ALL PRIVILEGES ON *.* TO 'root'@'127.0.0.1' WITH GRANT OPTION;
  */
 export async function startMariadb(options) {
   const binaries = mariadbBinaries();
-  if (!binaries) throw new Error("MariaDB not found: need mariadbd (PATH or /usr/sbin) and mariadb-install-db (Debian: apt-get install mariadb-server).");
+  if (!binaries)
+    throw new Error(
+      "MariaDB not found: need mariadbd (PATH or /usr/sbin) and mariadb-install-db (Debian: apt-get install mariadb-server).",
+    );
 
   return launch(
     {

@@ -41,7 +41,10 @@ export function postgresAvailable() {
  */
 export async function startPostgres(options) {
   const bin = postgresBinDir();
-  if (!bin) throw new Error(`PostgreSQL not found: need ${TOOLS.join(", ")} on PATH or in /usr/lib/postgresql/<version>/bin (Debian: apt-get install postgresql).`);
+  if (!bin)
+    throw new Error(
+      `PostgreSQL not found: need ${TOOLS.join(", ")} on PATH or in /usr/lib/postgresql/<version>/bin (Debian: apt-get install postgresql).`,
+    );
 
   return launch(
     {
@@ -50,27 +53,49 @@ export async function startPostgres(options) {
       user: "postgres",
       init: (dir, tool) =>
         // --no-sync: the cluster lives for one test run, no point flushing it.
-        tool(join(bin, "initdb"), ["-D", join(dir, "data"), "-U", "postgres", "--auth=trust", "--encoding=UTF8", "--locale=C", "--no-sync"]),
+        tool(join(bin, "initdb"), [
+          "-D",
+          join(dir, "data"),
+          "-U",
+          "postgres",
+          "--auth=trust",
+          "--encoding=UTF8",
+          "--locale=C",
+          "--no-sync",
+        ]),
       command: join(bin, "postgres"),
       args: (port) => [
-        "-D", "data",
-        "-p", String(port),
-        "-c", "listen_addresses=127.0.0.1",
+        "-D",
+        "data",
+        "-p",
+        String(port),
+        "-c",
+        "listen_addresses=127.0.0.1",
         // No Unix socket: nothing to collide with other runs, and socket
         // paths have a length limit that deep temp dirs can exceed.
-        "-c", "unix_socket_directories=",
+        "-c",
+        "unix_socket_directories=",
         // Crash safety is worthless for a cluster deleted after the run.
-        "-c", "fsync=off",
-        "-c", "synchronous_commit=off",
-        "-c", "full_page_writes=off",
+        "-c",
+        "fsync=off",
+        "-c",
+        "synchronous_commit=off",
+        "-c",
+        "full_page_writes=off",
         // Each test file opens pools of its own; the default 100 runs out.
-        "-c", "max_connections=200",
+        "-c",
+        "max_connections=200",
         // JIT compilation only slows down the many tiny queries tests run.
-        "-c", "jit=off",
+        "-c",
+        "jit=off",
       ],
       isReady: (port) =>
         new Promise((resolve) => {
-          execFile(join(bin, "pg_isready"), ["-q", "-h", "127.0.0.1", "-p", String(port), "-U", "postgres", "-d", "postgres", "-t", "1"], (error) => resolve(!error));
+          execFile(
+            join(bin, "pg_isready"),
+            ["-q", "-h", "127.0.0.1", "-p", String(port), "-U", "postgres", "-d", "postgres", "-t", "1"],
+            (error) => resolve(!error),
+          );
         }),
       // SIGINT is PostgreSQL's "fast" shutdown: disconnects clients at once.
       shutdownSignal: "SIGINT",

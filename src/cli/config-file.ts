@@ -39,7 +39,10 @@ export function findConfigFile(explicit: string | undefined, cwd: string = proce
  * config object, or a function (possibly async) returning it.
  */
 export async function loadConfigFile(path: string): Promise<LoadedConfigFile> {
-  const jiti = createJiti(pathToFileURL(resolve(dirname(path), "firm-queue-config-loader")).href, { interopDefault: false, tryNative: true });
+  const jiti = createJiti(pathToFileURL(resolve(dirname(path), "firm-queue-config-loader")).href, {
+    interopDefault: false,
+    tryNative: true,
+  });
   let exports: Record<string, unknown>;
   try {
     exports = (await jiti.import(path)) as Record<string, unknown>;
@@ -47,7 +50,8 @@ export async function loadConfigFile(path: string): Promise<LoadedConfigFile> {
     throw new ConfigurationError(`Could not load config file ${path}: ${(error as Error).message}`, { cause: error });
   }
   let contents = exports?.default;
-  if (contents === undefined) throw new ConfigurationError(`Config file ${path} has no default export: export default { … }`);
+  if (contents === undefined)
+    throw new ConfigurationError(`Config file ${path} has no default export: export default { … }`);
   if (typeof contents === "function") contents = await (contents as () => unknown)();
   return { path, contents };
 }

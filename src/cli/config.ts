@@ -2,7 +2,7 @@ import { basename, dirname, resolve } from "node:path";
 import { resolveStartOptions, type StartOptions, type WorkerOptions } from "../facade/options.js";
 import type { ResolvedStartOptions } from "../supervisor/settings.js";
 import { parseDatabaseUrl } from "../database/url.js";
-import { toMilliseconds, } from "../duration.js";
+import { toMilliseconds } from "../duration.js";
 import { ConfigurationError } from "../errors.js";
 import { rejectUnknownKeys, wholeNumberArgument } from "../option-checks.js";
 import { isLogLevel, type LogLevel } from "../logger.js";
@@ -67,11 +67,14 @@ interface Override {
   apply(config: Mutable<FirmQueueConfig>, text: string, label: string): void;
 }
 
-const setTop = (key: keyof FirmQueueConfig, parse: (text: string, label: string) => unknown) =>
-  (config: Mutable<FirmQueueConfig>, text: string, label: string) => void ((config as Record<string, unknown>)[key] = parse(text, label));
+const setTop =
+  (key: keyof FirmQueueConfig, parse: (text: string, label: string) => unknown) =>
+  (config: Mutable<FirmQueueConfig>, text: string, label: string) =>
+    void ((config as Record<string, unknown>)[key] = parse(text, label));
 
 /** Worker flags apply to every configured worker (or to the default one). */
-const setWorkers = (key: keyof WorkerOptions, parse: (text: string, label: string) => unknown) =>
+const setWorkers =
+  (key: keyof WorkerOptions, parse: (text: string, label: string) => unknown) =>
   (config: Mutable<FirmQueueConfig>, text: string, label: string) => {
     const value = parse(text, label);
     config.workers = (config.workers ?? [{}]).map((worker) => ({ ...worker, [key]: value }));
@@ -81,12 +84,26 @@ const duration = (text: string, label: string): string => {
   toMilliseconds(text, label); // checked here so a bad flag names itself; kept as written
   return text;
 };
-const queueList = (text: string): string[] => text.split(",").map((queue) => queue.trim()).filter((queue) => queue !== "");
+const queueList = (text: string): string[] =>
+  text
+    .split(",")
+    .map((queue) => queue.trim())
+    .filter((queue) => queue !== "");
 
 const OVERRIDES: readonly Override[] = [
-  { flag: "databaseUrl", flagName: "--database-url", env: "FIRM_QUEUE_DATABASE_URL", apply: setTop("databaseUrl", (text) => text) },
+  {
+    flag: "databaseUrl",
+    flagName: "--database-url",
+    env: "FIRM_QUEUE_DATABASE_URL",
+    apply: setTop("databaseUrl", (text) => text),
+  },
   { flag: "mode", flagName: "--mode", env: "FIRM_QUEUE_MODE", apply: setTop("mode", checkMode) },
-  { flag: "shutdownTimeout", flagName: "--shutdown-timeout", env: "FIRM_QUEUE_SHUTDOWN_TIMEOUT", apply: setTop("shutdownTimeout", duration) },
+  {
+    flag: "shutdownTimeout",
+    flagName: "--shutdown-timeout",
+    env: "FIRM_QUEUE_SHUTDOWN_TIMEOUT",
+    apply: setTop("shutdownTimeout", duration),
+  },
   {
     flag: "processHeartbeatInterval",
     flagName: "--process-heartbeat-interval",
@@ -100,14 +117,38 @@ const OVERRIDES: readonly Override[] = [
     apply: setTop("processAliveThreshold", duration),
   },
   { flag: "queues", flagName: "--queues", env: "FIRM_QUEUE_QUEUES", apply: setWorkers("queues", queueList) },
-  { flag: "concurrency", flagName: "--concurrency", env: "FIRM_QUEUE_CONCURRENCY", apply: setWorkers("concurrency", wholeNumberArgument) },
-  { flag: "processes", flagName: "--processes", env: "FIRM_QUEUE_PROCESSES", apply: setWorkers("processes", wholeNumberArgument) },
-  { flag: "pollingInterval", flagName: "--polling-interval", env: "FIRM_QUEUE_POLLING_INTERVAL", apply: setWorkers("pollingInterval", duration) },
+  {
+    flag: "concurrency",
+    flagName: "--concurrency",
+    env: "FIRM_QUEUE_CONCURRENCY",
+    apply: setWorkers("concurrency", wholeNumberArgument),
+  },
+  {
+    flag: "processes",
+    flagName: "--processes",
+    env: "FIRM_QUEUE_PROCESSES",
+    apply: setWorkers("processes", wholeNumberArgument),
+  },
+  {
+    flag: "pollingInterval",
+    flagName: "--polling-interval",
+    env: "FIRM_QUEUE_POLLING_INTERVAL",
+    apply: setWorkers("pollingInterval", duration),
+  },
 ];
 
 const CONFIG_KEYS = new Set([
-  "databaseUrl", "jobs", "mode", "logLevel", "workers", "dispatchers",
-  "processHeartbeatInterval", "processAliveThreshold", "shutdownTimeout", "recurring", "scheduler",
+  "databaseUrl",
+  "jobs",
+  "mode",
+  "logLevel",
+  "workers",
+  "dispatchers",
+  "processHeartbeatInterval",
+  "processAliveThreshold",
+  "shutdownTimeout",
+  "recurring",
+  "scheduler",
 ]);
 
 /**
@@ -115,7 +156,11 @@ const CONFIG_KEYS = new Set([
  * FIRM_QUEUE_CONFIG, else firm-queue.config.* in `cwd`, else none), then `FIRM_QUEUE_*`
  * variables, then flags, each overriding the one before. Errors name the key, variable or flag.
  */
-export async function resolveCliConfig(flags: CliFlags, env: Readonly<Record<string, string | undefined>> = process.env, cwd: string = process.cwd()): Promise<CliConfig> {
+export async function resolveCliConfig(
+  flags: CliFlags,
+  env: Readonly<Record<string, string | undefined>> = process.env,
+  cwd: string = process.cwd(),
+): Promise<CliConfig> {
   const file = findConfigFile(flags.config ?? env.FIRM_QUEUE_CONFIG, cwd);
   const where = file ? basename(file) : "configuration";
   let config: Mutable<FirmQueueConfig> = {};
@@ -128,7 +173,8 @@ export async function resolveCliConfig(flags: CliFlags, env: Readonly<Record<str
     config = { ...(contents as FirmQueueConfig) };
   }
   const base = file ? dirname(file) : cwd;
-  let jobs = config.jobs === undefined ? [] : checkJobs(config.jobs, `${where}: jobs`).map((path) => resolve(base, path));
+  let jobs =
+    config.jobs === undefined ? [] : checkJobs(config.jobs, `${where}: jobs`).map((path) => resolve(base, path));
   for (const override of OVERRIDES) {
     const text = env[override.env];
     if (text !== undefined && text !== "") override.apply(config, text, override.env);
@@ -142,25 +188,34 @@ export async function resolveCliConfig(flags: CliFlags, env: Readonly<Record<str
   try {
     if (config.databaseUrl !== undefined) parseDatabaseUrl(checkString(config.databaseUrl, "databaseUrl"));
     if (config.logLevel !== undefined && !isLogLevel(config.logLevel)) {
-      throw new ConfigurationError(`logLevel must be debug, info, warn or error, got ${JSON.stringify(config.logLevel)}`);
+      throw new ConfigurationError(
+        `logLevel must be debug, info, warn or error, got ${JSON.stringify(config.logLevel)}`,
+      );
     }
     const { databaseUrl: _url, jobs: _jobs, logLevel: _level, ...startOptions } = config;
-    const options: StartOptions = { ...startOptions, mode: checkMode(config.mode ?? "fork", "mode"), ...(jobs.length > 0 ? { require: jobs } : {}) };
+    const options: StartOptions = {
+      ...startOptions,
+      mode: checkMode(config.mode ?? "fork", "mode"),
+      ...(jobs.length > 0 ? { require: jobs } : {}),
+    };
     const start = resolveStartOptions(options);
     return { file, databaseUrl: config.databaseUrl, jobs, logLevel: config.logLevel, startOptions: options, start };
   } catch (error) {
-    if (error instanceof ConfigurationError) throw new ConfigurationError(`${where}: ${error.message}`, { cause: error });
+    if (error instanceof ConfigurationError)
+      throw new ConfigurationError(`${where}: ${error.message}`, { cause: error });
     throw error;
   }
 }
 
 function checkMode(value: unknown, label: string): "fork" | "async" {
-  if (value !== "fork" && value !== "async") throw new ConfigurationError(`${label} must be "fork" or "async", got ${JSON.stringify(value)}`);
+  if (value !== "fork" && value !== "async")
+    throw new ConfigurationError(`${label} must be "fork" or "async", got ${JSON.stringify(value)}`);
   return value;
 }
 
 function checkString(value: unknown, label: string): string {
-  if (typeof value !== "string" || value === "") throw new ConfigurationError(`${label} must be a non-empty string, got ${JSON.stringify(value)}`);
+  if (typeof value !== "string" || value === "")
+    throw new ConfigurationError(`${label} must be a non-empty string, got ${JSON.stringify(value)}`);
   return value;
 }
 

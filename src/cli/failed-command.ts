@@ -22,7 +22,9 @@ interface ChangeFlags extends FilterFlags {
 
 /** `firm-queue failed list|retry|discard`: see and act on jobs that ran out of attempts. */
 export function registerFailedCommands(program: Command, helpers: CliHelpers): void {
-  const failed = program.command("failed").description("See, retry and discard failed jobs (jobs that ran out of attempts).");
+  const failed = program
+    .command("failed")
+    .description("See, retry and discard failed jobs (jobs that ran out of attempts).");
 
   withCommon(failed.command("list"), helpers)
     .description("List failed jobs, oldest first, with the error that failed each.")
@@ -34,22 +36,42 @@ export function registerFailedCommands(program: Command, helpers: CliHelpers): v
     .action(async (flags: FilterFlags & { limit: number; after?: number; json?: boolean }) => {
       await withFirm(helpers, flags, async (firm) => {
         const filter = { ...(flags.name ? { name: flags.name } : {}), ...(flags.queue ? { queue: flags.queue } : {}) };
-        const jobs = await firm.failedJobs.list({ ...filter, limit: flags.limit, ...(flags.after ? { afterId: flags.after } : {}) });
+        const jobs = await firm.failedJobs.list({
+          ...filter,
+          limit: flags.limit,
+          ...(flags.after ? { afterId: flags.after } : {}),
+        });
         if (flags.json) {
           for (const job of jobs) console.log(JSON.stringify(job));
           return;
         }
         const total = await firm.failedJobs.count(filter);
-        console.log(total === 0 ? "No failed jobs." : `${total} failed job(s)${jobs.length < total ? `, showing ${jobs.length}` : ""}:`);
+        console.log(
+          total === 0
+            ? "No failed jobs."
+            : `${total} failed job(s)${jobs.length < total ? `, showing ${jobs.length}` : ""}:`,
+        );
         if (jobs.length > 0) console.log(formatTable(jobs));
       });
     });
 
-  changeCommand(failed, helpers, "retry", "Retried", "Send failed jobs back to their queues with attempts reset.", (firm, ids) => firm.failedJobs.retry(ids), (firm, options) =>
-    firm.failedJobs.retryAll(options),
+  changeCommand(
+    failed,
+    helpers,
+    "retry",
+    "Retried",
+    "Send failed jobs back to their queues with attempts reset.",
+    (firm, ids) => firm.failedJobs.retry(ids),
+    (firm, options) => firm.failedJobs.retryAll(options),
   );
-  changeCommand(failed, helpers, "discard", "Discarded", "Delete failed jobs for good. A job that is running is refused.", (firm, ids) => firm.failedJobs.discard(ids), (firm, options) =>
-    firm.failedJobs.discardAll(options),
+  changeCommand(
+    failed,
+    helpers,
+    "discard",
+    "Discarded",
+    "Delete failed jobs for good. A job that is running is refused.",
+    (firm, ids) => firm.failedJobs.discard(ids),
+    (firm, options) => firm.failedJobs.discardAll(options),
   );
 }
 
@@ -74,8 +96,10 @@ function changeCommand(
     .action(async (idTexts: string[], flags: ChangeFlags) => {
       const ids = idTexts.map((text) => jobIdArgument(text));
       if (flags.all && ids.length > 0) throw new FirmQueueError(`failed ${verb}: give job ids or --all, not both`);
-      if (!flags.all && ids.length === 0) throw new FirmQueueError(`failed ${verb}: give the ids of the jobs, or --all`);
-      if (!flags.all && (flags.name || flags.queue)) throw new FirmQueueError(`failed ${verb}: --name and --queue go with --all`);
+      if (!flags.all && ids.length === 0)
+        throw new FirmQueueError(`failed ${verb}: give the ids of the jobs, or --all`);
+      if (!flags.all && (flags.name || flags.queue))
+        throw new FirmQueueError(`failed ${verb}: --name and --queue go with --all`);
       await withFirm(helpers, flags, async (firm) => {
         if (!flags.all) {
           const count = await byIds(firm, ids);
@@ -121,9 +145,12 @@ function formatTable(jobs: readonly FailedJobInfo[]): string {
     ]),
   ];
   const widths = rows[0]!.map((_, column) => Math.max(...rows.map((row) => row[column]!.length)));
-  return rows.map((row) => row.map((cell, column) => (column === row.length - 1 ? cell : cell.padEnd(widths[column]!))).join("  ")).join("\n");
+  return rows
+    .map((row) =>
+      row.map((cell, column) => (column === row.length - 1 ? cell : cell.padEnd(widths[column]!))).join("  "),
+    )
+    .join("\n");
 }
-
 
 function jobIdArgument(text: string): number {
   const id = Number(text);

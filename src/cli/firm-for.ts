@@ -16,7 +16,10 @@ export interface FirmSource {
  * FIRM_QUEUE_LOG_LEVEL pick them up; a module that passes another URL to `new FirmQueue()` is an
  * error rather than a silent choice between the two.
  */
-export async function firmFor(source: FirmSource, { jobsRequired }: { readonly jobsRequired: boolean }): Promise<FirmQueue> {
+export async function firmFor(
+  source: FirmSource,
+  { jobsRequired }: { readonly jobsRequired: boolean },
+): Promise<FirmQueue> {
   if (source.databaseUrl !== undefined) process.env.FIRM_QUEUE_DATABASE_URL = source.databaseUrl;
   if (source.logLevel !== undefined) process.env.FIRM_QUEUE_LOG_LEVEL = source.logLevel;
   if (source.modules.length === 0) {

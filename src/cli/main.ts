@@ -36,8 +36,10 @@ program
   .addOption(requireOption())
   .option("--status", "list applied and pending migrations without changing anything; exits 1 when some are pending")
   .addOption(
-    new Option("--print-sql [database]", "print every migration as SQL (sqlite, postgres or mysql; default: the database URL's) for your own migration tool, without connecting")
-      .choices(["sqlite", "postgres", "mysql"]),
+    new Option(
+      "--print-sql [database]",
+      "print every migration as SQL (sqlite, postgres or mysql; default: the database URL's) for your own migration tool, without connecting",
+    ).choices(["sqlite", "postgres", "mysql"]),
   )
   .action(async (options: CommonOptions & MigrateOptions) => {
     const firm = await firmForFlags(options, { jobsRequired: false });
@@ -47,7 +49,11 @@ program
         return;
       }
       const applied = await firm.migrate();
-      console.log(applied.length === 0 ? "Schema is up to date." : `Applied ${applied.length} migration(s): ${applied.join(", ")}`);
+      console.log(
+        applied.length === 0
+          ? "Schema is up to date."
+          : `Applied ${applied.length} migration(s): ${applied.join(", ")}`,
+      );
     } finally {
       await firm.close();
     }
@@ -66,7 +72,9 @@ addStartOptions(startCommand).action((options: CliFlags) => runStart(options));
 
 const checkCommand = program
   .command("check")
-  .description("Validate the configuration (file, FIRM_QUEUE_* variables, flags) and the job modules; print a summary. Exits 0 when valid, 1 otherwise.")
+  .description(
+    "Validate the configuration (file, FIRM_QUEUE_* variables, flags) and the job modules; print a summary. Exits 0 when valid, 1 otherwise.",
+  )
   .addOption(configOption())
   .addOption(databaseUrlOption())
   .addOption(requireOption());
@@ -99,7 +107,11 @@ program
     const firm = await firmForFlags(options, { jobsRequired: false });
     try {
       const tasks = await firm.recurring.list();
-      console.log(options.json ? JSON.stringify(tasks, (_key, value: unknown) => (typeof value === "bigint" ? value.toString() : value), 2) : formatRecurringTasks(tasks));
+      console.log(
+        options.json
+          ? JSON.stringify(tasks, (_key, value: unknown) => (typeof value === "bigint" ? value.toString() : value), 2)
+          : formatRecurringTasks(tasks),
+      );
     } finally {
       await firm.close();
     }
@@ -108,34 +120,64 @@ program
 /** The settings `start` takes, which `check` validates the same way. */
 function addStartOptions(command: Command): Command {
   return command
-    .addOption(new Option("--mode <mode>", "fork: a child process per worker and dispatcher (default); async: all in this process").choices(["fork", "async"]))
-    .addOption(new Option("-q, --queues <list>", 'queues each worker takes jobs from: "*", names and prefix* patterns, comma-separated, in order'))
+    .addOption(
+      new Option(
+        "--mode <mode>",
+        "fork: a child process per worker and dispatcher (default); async: all in this process",
+      ).choices(["fork", "async"]),
+    )
+    .addOption(
+      new Option(
+        "-q, --queues <list>",
+        'queues each worker takes jobs from: "*", names and prefix* patterns, comma-separated, in order',
+      ),
+    )
     .addOption(new Option("-c, --concurrency <n>", "jobs each worker runs at once (default 3)"))
     .addOption(new Option("--processes <n>", "processes per worker (default 1)"))
     .addOption(new Option("--polling-interval <duration>", "worker sleep when the queues are empty, e.g. 100ms, 1s"))
-    .addOption(new Option("--shutdown-timeout <duration>", "how long a graceful stop waits for running jobs (default 5s)"))
-    .addOption(new Option("--process-heartbeat-interval <duration>", "how often each process proves it is alive (default 60s)"))
-    .addOption(new Option("--process-alive-threshold <duration>", "after this long without a heartbeat a process is dead (default 5m)"));
+    .addOption(
+      new Option("--shutdown-timeout <duration>", "how long a graceful stop waits for running jobs (default 5s)"),
+    )
+    .addOption(
+      new Option("--process-heartbeat-interval <duration>", "how often each process proves it is alive (default 60s)"),
+    )
+    .addOption(
+      new Option(
+        "--process-alive-threshold <duration>",
+        "after this long without a heartbeat a process is dead (default 5m)",
+      ),
+    );
 }
 
 function configOption(): Option {
-  return new Option("--config <path>", "config module (default: env FIRM_QUEUE_CONFIG, else firm-queue.config.ts/.js/.mjs in this directory)");
+  return new Option(
+    "--config <path>",
+    "config module (default: env FIRM_QUEUE_CONFIG, else firm-queue.config.ts/.js/.mjs in this directory)",
+  );
 }
 
 function databaseUrlOption(): Option {
-  return new Option("-d, --database-url <url>", "sqlite:path, postgres://… or mysql://… (default: env FIRM_QUEUE_DATABASE_URL)");
+  return new Option(
+    "-d, --database-url <url>",
+    "sqlite:path, postgres://… or mysql://… (default: env FIRM_QUEUE_DATABASE_URL)",
+  );
 }
 
 function requireOption(): Option {
-  return new Option("-r, --require <path>", "module defining your jobs (.js, .mjs or .ts); its default export or `firm` export is the FirmQueue (repeatable)")
+  return new Option(
+    "-r, --require <path>",
+    "module defining your jobs (.js, .mjs or .ts); its default export or `firm` export is the FirmQueue (repeatable)",
+  )
     .argParser((value: string, previous: string[]) => [...previous, value])
     .default([]);
 }
 
 function queuesOption(): Option {
-  return new Option("-q, --queues <list>", 'queues to take jobs from: "*", names and prefix* patterns, comma-separated, in order').default("*");
+  return new Option(
+    "-q, --queues <list>",
+    'queues to take jobs from: "*", names and prefix* patterns, comma-separated, in order',
+  ).default("*");
 }
-
 
 /** The FirmQueue for a command's flags (see {@link firmFor}). */
 function firmForFlags(options: CommonOptions, need: { jobsRequired: boolean }): Promise<FirmQueue> {

@@ -53,7 +53,10 @@ export async function runCheck(flags: CliFlags): Promise<string> {
 }
 
 function loadFirm(config: CliConfig): Promise<FirmQueue> {
-  return firmFor({ modules: config.jobs, databaseUrl: config.databaseUrl, logLevel: config.logLevel }, { jobsRequired: true });
+  return firmFor(
+    { modules: config.jobs, databaseUrl: config.databaseUrl, logLevel: config.logLevel },
+    { jobsRequired: true },
+  );
 }
 
 function summarize(config: CliConfig, firm: FirmQueue, recurring: readonly RecurringTask[]): string {
@@ -70,10 +73,13 @@ function summarize(config: CliConfig, firm: FirmQueue, recurring: readonly Recur
         `processes=${worker.processes} pollingInterval=${worker.pollingInterval}ms`,
     ),
     ...start.dispatchers.map(
-      (dispatcher, index) => `dispatcher ${index + 1}: pollingInterval=${dispatcher.pollingInterval}ms batchSize=${dispatcher.batchSize}`,
+      (dispatcher, index) =>
+        `dispatcher ${index + 1}: pollingInterval=${dispatcher.pollingInterval}ms batchSize=${dispatcher.batchSize}`,
     ),
     ...(start.scheduler
-      ? [`scheduler:    dynamicTasks=${start.scheduler.dynamicTasks} pollingInterval=${start.scheduler.pollingInterval}ms`]
+      ? [
+          `scheduler:    dynamicTasks=${start.scheduler.dynamicTasks} pollingInterval=${start.scheduler.pollingInterval}ms`,
+        ]
       : []),
     ...recurring.map((task) => `recurring:    ${task.key}: ${task.job} "${task.schedule}" (${task.timezone})`),
     `timings:      processHeartbeatInterval=${start.processHeartbeatInterval}ms processAliveThreshold=${start.processAliveThreshold}ms ` +

@@ -29,5 +29,9 @@ export interface DatabaseAdapter {
    * by a trigger on ready executions): listen on a connection of its own, reconnecting when it is
    * lost. Absent elsewhere: workers rely on polling.
    */
-  listenForReadyJobs?(url: ParsedDatabaseUrl & { readonly clientConfig?: object }, onReady: () => void, onError: (error: unknown) => void): Promise<() => Promise<void>>;
+  listenForReadyJobs?(
+    url: ParsedDatabaseUrl & { readonly clientConfig?: object },
+    onReady: () => void,
+    onError: (error: unknown) => void,
+  ): Promise<() => Promise<void>>;
 }

@@ -48,7 +48,9 @@ export function fromKysely(transaction: Pick<KyselyHandle, "executeQuery">): App
 }
 
 /** A Knex transaction (`knex.transaction(async (trx) => …)`) on PostgreSQL, MySQL/MariaDB or SQLite. */
-export function fromKnex(transaction: { raw(sql: string, bindings: readonly unknown[]): PromiseLike<unknown> }): AppTransaction {
+export function fromKnex(transaction: {
+  raw(sql: string, bindings: readonly unknown[]): PromiseLike<unknown>;
+}): AppTransaction {
   return wrap((dialect) => ({
     async query(sql, values) {
       // Knex takes `?` placeholders on every database and numbers them itself for PostgreSQL.
@@ -66,7 +68,9 @@ export function fromDrizzle(transaction: object): AppTransaction {
     return {
       async query(text, values) {
         const pieces = text.split(dialect === "postgres" ? /\$\d+/ : /\?/);
-        const chunks = pieces.flatMap((piece, index) => (index === 0 ? [sql.raw(piece)] : [sql.param(values[index - 1]), sql.raw(piece)]));
+        const chunks = pieces.flatMap((piece, index) =>
+          index === 0 ? [sql.raw(piece)] : [sql.param(values[index - 1]), sql.raw(piece)],
+        );
         const query = sql.join(chunks);
         if (dialect !== "sqlite") return normalizeResult(await tx.execute!(query));
         return normalizeResult(await (returnsRows(text) ? tx.all!(query) : tx.run!(query)));
@@ -80,7 +84,10 @@ export async function appTransactionConnection(transaction: unknown, dialect: Di
   if (typeof transaction === "object" && transaction !== null) {
     const open = (transaction as Partial<AppTransaction>)[APP_TRANSACTION];
     if (typeof open === "function") return open(dialect);
-    if (typeof (transaction as KyselyHandle).executeQuery === "function" && typeof (transaction as KyselyHandle).getExecutor === "function") {
+    if (
+      typeof (transaction as KyselyHandle).executeQuery === "function" &&
+      typeof (transaction as KyselyHandle).getExecutor === "function"
+    ) {
       return kyselyConnection(transaction as KyselyHandle);
     }
   }

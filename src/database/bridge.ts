@@ -55,9 +55,21 @@ export function singleConnection(connection: SqlConnection): SqlSource {
 
 function bridgeDialect(dialect: DialectName, source: SqlSource): KyselyDialect {
   const parts = {
-    postgres: { adapter: () => new PostgresAdapter(), compiler: () => new PostgresQueryCompiler(), introspector: (db: Kysely<any>) => new PostgresIntrospector(db) },
-    mysql: { adapter: () => new MariadbAdapter(), compiler: () => new MysqlQueryCompiler(), introspector: (db: Kysely<any>) => new MysqlIntrospector(db) },
-    sqlite: { adapter: () => new SqliteAdapter(), compiler: () => new SqliteQueryCompiler(), introspector: (db: Kysely<any>) => new SqliteIntrospector(db) },
+    postgres: {
+      adapter: () => new PostgresAdapter(),
+      compiler: () => new PostgresQueryCompiler(),
+      introspector: (db: Kysely<any>) => new PostgresIntrospector(db),
+    },
+    mysql: {
+      adapter: () => new MariadbAdapter(),
+      compiler: () => new MysqlQueryCompiler(),
+      introspector: (db: Kysely<any>) => new MysqlIntrospector(db),
+    },
+    sqlite: {
+      adapter: () => new SqliteAdapter(),
+      compiler: () => new SqliteQueryCompiler(),
+      introspector: (db: Kysely<any>) => new SqliteIntrospector(db),
+    },
   }[dialect];
   return {
     createAdapter: parts.adapter,
@@ -74,7 +86,10 @@ class BridgeConnection implements DatabaseConnection {
   ) {}
 
   executeQuery<R>(compiledQuery: CompiledQuery): Promise<QueryResult<R>> {
-    return this.connection.query(compiledQuery.sql, bindableParameters(this.dialect, compiledQuery.parameters)) as Promise<QueryResult<R>>;
+    return this.connection.query(
+      compiledQuery.sql,
+      bindableParameters(this.dialect, compiledQuery.parameters),
+    ) as Promise<QueryResult<R>>;
   }
 
   async *streamQuery<R>(): AsyncIterableIterator<QueryResult<R>> {
@@ -98,7 +113,11 @@ class BridgeDriver implements Driver {
     // A pool firm-queue did not configure runs MySQL's default REPEATABLE READ, whose gap locks
     // make concurrent claimers deadlock: ask for READ COMMITTED per transaction instead.
     if (this.dialect === "mysql") {
-      await connection.executeQuery(CompiledQuery.raw(`SET TRANSACTION ISOLATION LEVEL ${(settings.isolationLevel ?? "read committed").toUpperCase()}`));
+      await connection.executeQuery(
+        CompiledQuery.raw(
+          `SET TRANSACTION ISOLATION LEVEL ${(settings.isolationLevel ?? "read committed").toUpperCase()}`,
+        ),
+      );
     }
     await connection.executeQuery(CompiledQuery.raw(this.dialect === "mysql" ? "START TRANSACTION" : "BEGIN"));
   }

@@ -11,7 +11,11 @@ export function normalizeResult(result: unknown): QueryResult<unknown> {
   if (Array.isArray(result)) {
     const [first] = result;
     // mysql2 (and Knex, Drizzle on mysql2) answer [rows or OK packet, fields].
-    if (result.length === 2 && (Array.isArray(first) || isOkPacket(first)) && (result[1] === undefined || Array.isArray(result[1]))) {
+    if (
+      result.length === 2 &&
+      (Array.isArray(first) || isOkPacket(first)) &&
+      (result[1] === undefined || Array.isArray(result[1]))
+    ) {
       return normalizeResult(first);
     }
     return { rows: result };

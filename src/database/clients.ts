@@ -20,7 +20,8 @@ const INT8_OID = 20;
 async function int8AsNumber(): Promise<unknown> {
   const { default: pg } = await importDriver("pg", "PostgreSQL databases", () => import("pg"));
   return {
-    getTypeParser: (oid: number, format?: "text" | "binary") => (oid === INT8_OID ? Number : pg.types.getTypeParser(oid, format as "text")),
+    getTypeParser: (oid: number, format?: "text" | "binary") =>
+      oid === INT8_OID ? Number : pg.types.getTypeParser(oid, format as "text"),
   };
 }
 
@@ -45,7 +46,10 @@ export function pgPoolSource(pool: { connect(): Promise<unknown> }): SqlSource {
 
 /** A mysql2 connection, callback style or promise style (whose core is `.connection`). */
 interface MysqlCoreConnection {
-  query(options: { sql: string; values: unknown[]; timezone: string }, callback: (error: unknown, result: unknown) => void): void;
+  query(
+    options: { sql: string; values: unknown[]; timezone: string },
+    callback: (error: unknown, result: unknown) => void,
+  ): void;
   release?(): void;
 }
 
@@ -55,7 +59,9 @@ export function mysqlConnection(connection: object, release?: () => void): SqlCo
   return {
     query: (sql, values) =>
       new Promise((resolve, reject) =>
-        core.query({ sql, values: [...values], timezone: "Z" }, (error, result) => (error ? reject(error) : resolve(normalizeResult(result)))),
+        core.query({ sql, values: [...values], timezone: "Z" }, (error, result) =>
+          error ? reject(error) : resolve(normalizeResult(result)),
+        ),
       ),
     ...(release ? { release } : {}),
   };
@@ -69,7 +75,9 @@ export function mysqlPoolSource(handle: object): SqlSource {
   return {
     acquire: () =>
       new Promise((resolve, reject) =>
-        pool.getConnection((error, connection) => (error ? reject(error) : resolve(mysqlConnection(connection, () => connection.release?.())))),
+        pool.getConnection((error, connection) =>
+          error ? reject(error) : resolve(mysqlConnection(connection, () => connection.release?.())),
+        ),
       ),
   };
 }
@@ -78,7 +86,10 @@ export function mysqlPoolSource(handle: object): SqlSource {
 export function betterSqlite3Connection(database: { prepare(sql: string): unknown }): SqlConnection {
   return {
     async query(sql, values) {
-      const statement = database.prepare(sql) as { all(...values: unknown[]): unknown[]; run(...values: unknown[]): unknown };
+      const statement = database.prepare(sql) as {
+        all(...values: unknown[]): unknown[];
+        run(...values: unknown[]): unknown;
+      };
       return normalizeResult(returnsRows(sql) ? statement.all(...values) : statement.run(...values));
     },
   };
@@ -87,7 +98,8 @@ export function betterSqlite3Connection(database: { prepare(sql: string): unknow
 /** A Kysely instance or transaction from any copy of Kysely 0.28. */
 export function kyselyConnection(kysely: Pick<KyselyHandle, "executeQuery">, release?: () => void): SqlConnection {
   return {
-    query: (sql, values) => kysely.executeQuery(CompiledQuery.raw(sql, [...values])) as ReturnType<SqlConnection["query"]>,
+    query: (sql, values) =>
+      kysely.executeQuery(CompiledQuery.raw(sql, [...values])) as ReturnType<SqlConnection["query"]>,
     ...(release ? { release } : {}),
   };
 }
@@ -99,7 +111,10 @@ export function kyselySource(kysely: KyselyHandle): SqlSource {
       new Promise((resolve, reject) => {
         kysely
           .connection()
-          .execute((connection: Pick<KyselyHandle, "executeQuery">) => new Promise<void>((release) => resolve(kyselyConnection(connection, release))))
+          .execute(
+            (connection: Pick<KyselyHandle, "executeQuery">) =>
+              new Promise<void>((release) => resolve(kyselyConnection(connection, release))),
+          )
           .catch(reject);
       }),
   };

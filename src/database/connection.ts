@@ -45,10 +45,16 @@ export const ADAPTERS: Record<DialectName, () => Promise<DatabaseAdapter>> = {
  * connections to one file in one process would deadlock: better-sqlite3 waits for the write
  * lock synchronously, so the connection holding it could never get to commit.
  */
-const sharedSqlite = new Map<string, { database: Promise<Kysely<Schema>>; jobsReady: JobsReadySignal; users: number }>();
+const sharedSqlite = new Map<
+  string,
+  { database: Promise<Kysely<Schema>>; jobsReady: JobsReadySignal; users: number }
+>();
 
 /** Open a pool on `url` (see `parseDatabaseUrl` for the accepted forms). */
-export async function openDatabase(url: string, options: { poolSize: number; listenUrl?: string; schema?: string }): Promise<Database> {
+export async function openDatabase(
+  url: string,
+  options: { poolSize: number; listenUrl?: string; schema?: string },
+): Promise<Database> {
   const parsed = parseDatabaseUrl(url);
   if (options.schema !== undefined && parsed.dialect !== "postgres") {
     throw new ConfigurationError(`The schema option is for PostgreSQL; ${redactUrl(url)} is ${parsed.dialect}`);
@@ -56,11 +62,15 @@ export async function openDatabase(url: string, options: { poolSize: number; lis
   // Behind a transaction-mode pooler the pool's URL cannot hold a LISTEN: listenUrl can.
   const listenAt = options.listenUrl === undefined ? parsed : parseDatabaseUrl(options.listenUrl);
   const adapter = await ADAPTERS[parsed.dialect]();
-  const shareKey = parsed.dialect === "sqlite" && parsed.filename !== ":memory:" ? resolve(parsed.filename!) : undefined;
+  const shareKey =
+    parsed.dialect === "sqlite" && parsed.filename !== ":memory:" ? resolve(parsed.filename!) : undefined;
   let db: Kysely<Schema>;
   let jobsReady: JobsReadySignal;
   let release: () => Promise<void>;
-  const listen = adapter.listenForReadyJobs ? (onReady: () => void, onError: (error: unknown) => void) => adapter.listenForReadyJobs!(listenAt, onReady, onError) : undefined;
+  const listen = adapter.listenForReadyJobs
+    ? (onReady: () => void, onError: (error: unknown) => void) =>
+        adapter.listenForReadyJobs!(listenAt, onReady, onError)
+    : undefined;
   if (shareKey === undefined) {
     db = await adapter.open(parsed, options);
     jobsReady = new JobsReadySignal(listen);

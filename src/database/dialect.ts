@@ -31,7 +31,12 @@ export interface ReadyClaimResult {
 
 /** Jobs due now without a concurrency key, to insert and make ready at once. */
 export interface ReadyEnqueue {
-  readonly jobs: readonly { readonly queueName: string; readonly className: string; readonly arguments: string; readonly priority: number }[];
+  readonly jobs: readonly {
+    readonly queueName: string;
+    readonly className: string;
+    readonly arguments: string;
+    readonly priority: number;
+  }[];
   readonly now: Date;
 }
 
@@ -85,7 +90,10 @@ export interface Dialect {
    * failed INSERT would abort a PostgreSQL transaction): `ON CONFLICT DO NOTHING`, or
    * `INSERT IGNORE` on MariaDB.
    */
-  ignoringConflicts<DB, TB extends keyof DB, O>(query: InsertQueryBuilder<DB, TB, O>, column: string): InsertQueryBuilder<DB, TB, O>;
+  ignoringConflicts<DB, TB extends keyof DB, O>(
+    query: InsertQueryBuilder<DB, TB, O>,
+    column: string,
+  ): InsertQueryBuilder<DB, TB, O>;
   /** Whether `error` is a duplicate-key error on exactly `index` (see `isUniqueViolation`). */
   isUniqueViolation(error: unknown, index: UniqueIndex): boolean;
   /**

@@ -10,7 +10,10 @@ export class MissingDriverError extends FirmQueueError {
     purpose: string,
     options?: { cause?: unknown },
   ) {
-    super(`firm-queue needs the "${packageName}" package for ${purpose}; install it with: npm install ${packageName}`, options);
+    super(
+      `firm-queue needs the "${packageName}" package for ${purpose}; install it with: npm install ${packageName}`,
+      options,
+    );
   }
 }
 

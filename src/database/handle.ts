@@ -45,14 +45,21 @@ export type DatabaseHandle = PgPoolHandle | MysqlPoolHandle | BetterSqlite3Handl
 /** Which kind of handle this is (and, for drivers, which database it speaks to). */
 export type HandleKind = "pg-pool" | "mysql2-pool" | "better-sqlite3" | "kysely";
 
-const has = (value: object, key: string, type: string): boolean => typeof (value as Record<string, unknown>)[key] === type;
+const has = (value: object, key: string, type: string): boolean =>
+  typeof (value as Record<string, unknown>)[key] === type;
 
 /** Recognize a handle by its members; a ConfigurationError for anything else. */
 export function handleKind(handle: unknown): HandleKind {
   if (typeof handle === "object" && handle !== null) {
     if (has(handle, "getExecutor", "function") && has(handle, "executeQuery", "function")) return "kysely";
-    if (has(handle, "prepare", "function") && has(handle, "pragma", "function") && has(handle, "inTransaction", "boolean")) return "better-sqlite3";
-    if (has(handle, "connect", "function") && has(handle, "totalCount", "number") && has(handle, "idleCount", "number")) return "pg-pool";
+    if (
+      has(handle, "prepare", "function") &&
+      has(handle, "pragma", "function") &&
+      has(handle, "inTransaction", "boolean")
+    )
+      return "better-sqlite3";
+    if (has(handle, "connect", "function") && has(handle, "totalCount", "number") && has(handle, "idleCount", "number"))
+      return "pg-pool";
     // mysql2/promise wraps the callback pool as `.pool`.
     const core = (handle as { pool?: unknown }).pool;
     const mysqlCore = typeof core === "object" && core !== null ? core : handle;
@@ -69,14 +76,20 @@ export function driverDialect(kind: Exclude<HandleKind, "kysely">): DialectName 
 /** How logs and errors name a handle: never its credentials. */
 export function describeHandle(handle: unknown): string {
   const kind = handleKind(handle);
-  if (kind === "better-sqlite3") return `sqlite:${(handle as BetterSqlite3Handle).name} (the application's better-sqlite3 Database)`;
-  return { "pg-pool": "the application's pg.Pool", "mysql2-pool": "the application's mysql2 pool", kysely: "the application's Kysely instance" }[kind];
+  if (kind === "better-sqlite3")
+    return `sqlite:${(handle as BetterSqlite3Handle).name} (the application's better-sqlite3 Database)`;
+  return {
+    "pg-pool": "the application's pg.Pool",
+    "mysql2-pool": "the application's mysql2 pool",
+    kysely: "the application's Kysely instance",
+  }[kind];
 }
 
 /** `database` was given something firm-queue cannot use. */
 export class UnsupportedHandleError extends ConfigurationError {
   constructor(handle: unknown) {
-    const what = handle === null ? "null" : typeof handle === "object" ? (handle.constructor?.name ?? "an object") : typeof handle;
+    const what =
+      handle === null ? "null" : typeof handle === "object" ? (handle.constructor?.name ?? "an object") : typeof handle;
     super(`database must be a pg.Pool, a mysql2 pool, a better-sqlite3 Database or a Kysely instance; got ${what}`);
   }
 }

@@ -15,7 +15,8 @@ export const MIGRATIONS_TABLE = "firm_queue_schema_migrations";
 export async function migrate(database: Database, onApplied?: (version: string) => void): Promise<string[]> {
   const { adapter } = database;
   return adapter.withMigrationLock(database.db, async (connection) => {
-    if (database.schema !== undefined) await sql.raw(`CREATE SCHEMA IF NOT EXISTS ${database.schema}`).execute(connection);
+    if (database.schema !== undefined)
+      await sql.raw(`CREATE SCHEMA IF NOT EXISTS ${database.schema}`).execute(connection);
     await createMigrationsTable(database, connection);
     const applied = new Set(
       (await connection.selectFrom(MIGRATIONS_TABLE).select("version").execute()).map((row) => row.version),

@@ -35,9 +35,11 @@ const TYPES: Record<ColumnSpec["kind"], string> = {
 };
 
 function createTable(table: TableSpec): string[] {
-  const columns = renderColumns(table, (column) =>
-    column.kind === "string" && column.length ? `VARCHAR(${column.length})` : TYPES[column.kind],
-  backtick);
+  const columns = renderColumns(
+    table,
+    (column) => (column.kind === "string" && column.length ? `VARCHAR(${column.length})` : TYPES[column.kind]),
+    backtick,
+  );
   // MySQL 8 has no CREATE INDEX IF NOT EXISTS, so indexes go inside CREATE TABLE.
   const indexes = table.indexes.map(
     (index) => `${index.unique ? "UNIQUE " : ""}INDEX ${index.name} (${index.columns.map(backtick).join(", ")})`,

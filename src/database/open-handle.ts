@@ -5,7 +5,14 @@ import { bridgeKysely } from "./bridge.js";
 import { kyselySource, mysqlPoolSource, pgPoolSource } from "./clients.js";
 import { ADAPTERS, assembleDatabase, type Database } from "./connection.js";
 import type { Db, DialectName } from "./dialect.js";
-import { describeHandle, driverDialect, handleKind, type DatabaseHandle, type KyselyHandle, type PgPoolHandle } from "./handle.js";
+import {
+  describeHandle,
+  driverDialect,
+  handleKind,
+  type DatabaseHandle,
+  type KyselyHandle,
+  type PgPoolHandle,
+} from "./handle.js";
 import { JobsReadySignal } from "./jobs-ready.js";
 import type { Schema } from "./schema.js";
 import { bindableDatabase } from "./sqlite.js";
@@ -16,24 +23,37 @@ import { parseDatabaseUrl, type ParsedDatabaseUrl } from "./url.js";
  * handle's connections; `close()` stops firm-queue's own listener but never ends, closes or
  * destroys the handle, which belongs to the application.
  */
-export async function openDatabaseHandle(handle: DatabaseHandle, options: { listenUrl?: string; schema?: string }): Promise<Database> {
+export async function openDatabaseHandle(
+  handle: DatabaseHandle,
+  options: { listenUrl?: string; schema?: string },
+): Promise<Database> {
   const kind = handleKind(handle);
   if (options.schema !== undefined) {
-    throw new ConfigurationError("The schema option applies to databases firm-queue opens from a databaseUrl; for your own pool, set its search_path");
+    throw new ConfigurationError(
+      "The schema option applies to databases firm-queue opens from a databaseUrl; for your own pool, set its search_path",
+    );
   }
   const dialect = kind === "kysely" ? kyselyDialect(handle as KyselyHandle) : driverDialect(kind);
   const adapter = await ADAPTERS[dialect]();
   let db: Db;
   if (kind === "better-sqlite3") {
-    db = new Kysely<Schema>({ dialect: new SqliteDialect({ database: bindableDatabase(handle as BetterSqlite3.Database, { owned: false }) }) });
+    db = new Kysely<Schema>({
+      dialect: new SqliteDialect({ database: bindableDatabase(handle as BetterSqlite3.Database, { owned: false }) }),
+    });
   } else {
-    const source = kind === "pg-pool" ? pgPoolSource(handle as PgPoolHandle) : kind === "mysql2-pool" ? mysqlPoolSource(handle) : kyselySource(handle as KyselyHandle);
+    const source =
+      kind === "pg-pool"
+        ? pgPoolSource(handle as PgPoolHandle)
+        : kind === "mysql2-pool"
+          ? mysqlPoolSource(handle)
+          : kyselySource(handle as KyselyHandle);
     db = bridgeKysely(dialect, source);
   }
   const listenAt = listenTarget(kind, handle, options.listenUrl);
   const listen =
     adapter.listenForReadyJobs && listenAt
-      ? (onReady: () => void, onError: (error: unknown) => void) => adapter.listenForReadyJobs!(listenAt, onReady, onError)
+      ? (onReady: () => void, onError: (error: unknown) => void) =>
+          adapter.listenForReadyJobs!(listenAt, onReady, onError)
       : undefined;
   const jobsReady = new JobsReadySignal(listen);
   return assembleDatabase({
@@ -54,7 +74,11 @@ export async function openDatabaseHandle(handle: DatabaseHandle, options: { list
  * pool's own settings. A Kysely instance does not reveal its settings: without `listenUrl`,
  * workers learn of new jobs by polling (and from this process's enqueues).
  */
-function listenTarget(kind: string, handle: DatabaseHandle, listenUrl: string | undefined): (ParsedDatabaseUrl & { clientConfig?: object }) | undefined {
+function listenTarget(
+  kind: string,
+  handle: DatabaseHandle,
+  listenUrl: string | undefined,
+): (ParsedDatabaseUrl & { clientConfig?: object }) | undefined {
   if (listenUrl !== undefined) return parseDatabaseUrl(listenUrl);
   if (kind === "pg-pool") return { dialect: "postgres", url: "", clientConfig: (handle as PgPoolHandle).options ?? {} };
   return undefined;
@@ -62,7 +86,11 @@ function listenTarget(kind: string, handle: DatabaseHandle, listenUrl: string | 
 
 /** The database a Kysely instance speaks to, told by how it compiles a probe query. */
 function kyselyDialect(kysely: KyselyHandle): DialectName {
-  const probe = (kysely as unknown as Kysely<{ t: { c: number } }>).selectFrom("t").select("c").where("c", "=", 1).compile().sql;
+  const probe = (kysely as unknown as Kysely<{ t: { c: number } }>)
+    .selectFrom("t")
+    .select("c")
+    .where("c", "=", 1)
+    .compile().sql;
   if (probe.includes("$1")) return "postgres";
   return probe.includes("`") ? "mysql" : "sqlite";
 }

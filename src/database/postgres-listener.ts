@@ -12,7 +12,9 @@ export const KEEPALIVE_DELAY_MS = 10_000;
 /** What the listener needs of a pg client (a seam for tests). */
 export type ListenerClient = Pick<pg.Client, "connect" | "query" | "end" | "on">;
 /** Opens the listener's client: from the URL, or from the settings of an application's own pool. */
-export type ListenerClientFactory = (url: ParsedDatabaseUrl & { readonly clientConfig?: object }) => Promise<ListenerClient>;
+export type ListenerClientFactory = (
+  url: ParsedDatabaseUrl & { readonly clientConfig?: object },
+) => Promise<ListenerClient>;
 
 const pgClient: ListenerClientFactory = async (url) => {
   const { default: driver } = await importDriver("pg", "PostgreSQL databases", () => import("pg"));

@@ -3,7 +3,13 @@ import type { DatabaseAdapter } from "./adapter.js";
 import type { Dialect } from "./dialect.js";
 import { KEEPALIVE_DELAY_MS, listenForReadyJobs } from "./postgres-listener.js";
 import { rowLockingDialect } from "./row-locking-dialect.js";
-import { doubleQuote, renderColumns, renderSeparateIndexes, type ColumnSpec, type TableSpec } from "./migrations/table-spec.js";
+import {
+  doubleQuote,
+  renderColumns,
+  renderSeparateIndexes,
+  type ColumnSpec,
+  type TableSpec,
+} from "./migrations/table-spec.js";
 import type { Schema } from "./schema.js";
 import { importDriver } from "./driver-import.js";
 import { claimReadyInOneStatement } from "./postgres-claim.js";
@@ -49,10 +55,15 @@ const TYPES: Record<ColumnSpec["kind"], string> = {
 };
 
 function createTable(table: TableSpec): string[] {
-  const columns = renderColumns(table, (column) =>
-    column.kind === "string" && column.length ? `VARCHAR(${column.length})` : TYPES[column.kind],
-  doubleQuote);
-  return [`CREATE TABLE IF NOT EXISTS ${table.name} (\n  ${columns.join(",\n  ")}\n)`, ...renderSeparateIndexes(table, doubleQuote)];
+  const columns = renderColumns(
+    table,
+    (column) => (column.kind === "string" && column.length ? `VARCHAR(${column.length})` : TYPES[column.kind]),
+    doubleQuote,
+  );
+  return [
+    `CREATE TABLE IF NOT EXISTS ${table.name} (\n  ${columns.join(",\n  ")}\n)`,
+    ...renderSeparateIndexes(table, doubleQuote),
+  ];
 }
 
 /** An arbitrary constant naming firm-queue's advisory lock for migrations. */

@@ -34,7 +34,9 @@ export function rowLockingDialect(
       column: string,
     ): InsertQueryBuilder<DB, TB, O> {
       // MariaDB has no ON CONFLICT; INSERT IGNORE skips the duplicate row with a warning.
-      return name === "mysql" ? query.ignore() : query.onConflict((conflict) => conflict.column(column as never).doNothing());
+      return name === "mysql"
+        ? query.ignore()
+        : query.onConflict((conflict) => conflict.column(column as never).doNothing());
     },
     isUniqueViolation: (error: unknown, index: UniqueIndex) => isUniqueViolation(name, error, index),
     async databaseTime(db: Db): Promise<Date> {

@@ -28,7 +28,9 @@ export async function appliedVersions(database: Database): Promise<string[]> {
 
 async function tableExists(database: Database): Promise<boolean> {
   const introspected = await database.db.introspection.getTables({ withInternalKyselyTables: false });
-  return introspected.some((table) => table.name === MIGRATIONS_TABLE && (database.schema === undefined || table.schema === database.schema));
+  return introspected.some(
+    (table) => table.name === MIGRATIONS_TABLE && (database.schema === undefined || table.schema === database.schema),
+  );
 }
 
 /** Throw {@link SchemaOutOfDateError} unless every migration this build knows is applied. */
@@ -45,11 +47,19 @@ export async function requireCurrentSchema(database: Database): Promise<void> {
  */
 export async function migrationScript(dialect: DialectName): Promise<string> {
   const adapter = await ADAPTERS[dialect]();
-  const lines = [`-- firm-queue schema for ${dialect}: ${MIGRATIONS.length} migrations, oldest first.`, `${migrationsTableSql(dialect)};`, ""];
+  const lines = [
+    `-- firm-queue schema for ${dialect}: ${MIGRATIONS.length} migrations, oldest first.`,
+    `${migrationsTableSql(dialect)};`,
+    "",
+  ];
   for (const migration of MIGRATIONS) {
     lines.push(`-- migration ${migration.version}`);
-    for (const step of migration.steps) for (const statement of migrationStepSql(adapter, step)) lines.push(`${statement};`);
-    lines.push(`INSERT INTO ${MIGRATIONS_TABLE} (version, applied_at) VALUES ('${migration.version}', CURRENT_TIMESTAMP);`, "");
+    for (const step of migration.steps)
+      for (const statement of migrationStepSql(adapter, step)) lines.push(`${statement};`);
+    lines.push(
+      `INSERT INTO ${MIGRATIONS_TABLE} (version, applied_at) VALUES ('${migration.version}', CURRENT_TIMESTAMP);`,
+      "",
+    );
   }
   return lines.join("\n");
 }

@@ -1,8 +1,21 @@
-import { Kysely, SqliteDialect, sql, type InsertQueryBuilder, type SelectQueryBuilder, type SqliteDatabase } from "kysely";
+import {
+  Kysely,
+  SqliteDialect,
+  sql,
+  type InsertQueryBuilder,
+  type SelectQueryBuilder,
+  type SqliteDatabase,
+} from "kysely";
 import type BetterSqlite3 from "better-sqlite3";
 import type { DatabaseAdapter } from "./adapter.js";
 import type { Db, Dialect } from "./dialect.js";
-import { doubleQuote, renderColumns, renderSeparateIndexes, type ColumnSpec, type TableSpec } from "./migrations/table-spec.js";
+import {
+  doubleQuote,
+  renderColumns,
+  renderSeparateIndexes,
+  type ColumnSpec,
+  type TableSpec,
+} from "./migrations/table-spec.js";
 import type { Schema } from "./schema.js";
 import { isUniqueViolation, type UniqueIndex } from "./unique-violation.js";
 import { importDriver } from "./driver-import.js";
@@ -40,17 +53,17 @@ function isBusy(error: unknown): boolean {
  */
 function immediateTransaction<T>(db: Db, work: (trx: Db) => Promise<T>): Promise<T> {
   return retryBusy(() =>
-      db.connection().execute(async (connection) => {
-        await sql`BEGIN IMMEDIATE`.execute(connection);
-        try {
-          const result = await work(connection);
-          await sql`COMMIT`.execute(connection);
-          return result;
-        } catch (error) {
-          await sql`ROLLBACK`.execute(connection).catch(() => undefined);
-          throw error;
-        }
-      }),
+    db.connection().execute(async (connection) => {
+      await sql`BEGIN IMMEDIATE`.execute(connection);
+      try {
+        const result = await work(connection);
+        await sql`COMMIT`.execute(connection);
+        return result;
+      } catch (error) {
+        await sql`ROLLBACK`.execute(connection).catch(() => undefined);
+        throw error;
+      }
+    }),
   );
 }
 
@@ -66,7 +79,10 @@ export const sqliteDialect: Dialect = {
   withRowLock<DB, TB extends keyof DB, O>(query: SelectQueryBuilder<DB, TB, O>): SelectQueryBuilder<DB, TB, O> {
     return query;
   },
-  ignoringConflicts<DB, TB extends keyof DB, O>(query: InsertQueryBuilder<DB, TB, O>, column: string): InsertQueryBuilder<DB, TB, O> {
+  ignoringConflicts<DB, TB extends keyof DB, O>(
+    query: InsertQueryBuilder<DB, TB, O>,
+    column: string,
+  ): InsertQueryBuilder<DB, TB, O> {
     return query.onConflict((conflict) => conflict.column(column as never).doNothing());
   },
   isUniqueViolation: (error: unknown, index: UniqueIndex) => isUniqueViolation("sqlite", error, index),
@@ -96,7 +112,10 @@ const TYPES: Record<ColumnSpec["kind"], string> = {
 
 function createTable(table: TableSpec): string[] {
   const columns = renderColumns(table, (column) => TYPES[column.kind], doubleQuote);
-  return [`CREATE TABLE IF NOT EXISTS ${table.name} (\n  ${columns.join(",\n  ")}\n)`, ...renderSeparateIndexes(table, doubleQuote)];
+  return [
+    `CREATE TABLE IF NOT EXISTS ${table.name} (\n  ${columns.join(",\n  ")}\n)`,
+    ...renderSeparateIndexes(table, doubleQuote),
+  ];
 }
 
 /** Opening (WAL, busy timeout, foreign keys), migrating and locking a SQLite file (better-sqlite3). */
@@ -104,7 +123,11 @@ export const sqliteAdapter: DatabaseAdapter = {
   dialect: sqliteDialect,
   ddl: { createTable },
   async open(url) {
-    const { default: Database } = await importDriver("better-sqlite3", "SQLite databases", () => import("better-sqlite3"));
+    const { default: Database } = await importDriver(
+      "better-sqlite3",
+      "SQLite databases",
+      () => import("better-sqlite3"),
+    );
     const raw = new Database(url.filename!);
     raw.pragma("journal_mode = WAL");
     raw.pragma(`busy_timeout = ${LOCK_WAIT_MS}`);
@@ -125,7 +148,10 @@ const STATEMENT_CACHE_SIZE = 200;
  * text and booleans as 0/1, so models write the same values on every database. It also reuses
  * prepared statements, which Kysely would otherwise prepare again for every query.
  */
-export function bindableDatabase(raw: BetterSqlite3.Database, { owned = true }: { owned?: boolean } = {}): SqliteDatabase {
+export function bindableDatabase(
+  raw: BetterSqlite3.Database,
+  { owned = true }: { owned?: boolean } = {},
+): SqliteDatabase {
   const cache = new Map<string, Statement>();
   const prepare = (text: string): Statement => {
     let statement = cache.get(text);
@@ -138,7 +164,10 @@ export function bindableDatabase(raw: BetterSqlite3.Database, { owned = true }: 
   };
   const busyTimeout = raw.pragma("busy_timeout", { simple: true }) as number;
   // Prepared once: a claim transaction switches the timeout off and back on around its BEGIN.
-  const noWait = { off: raw.prepare("PRAGMA busy_timeout = 0"), on: raw.prepare(`PRAGMA busy_timeout = ${busyTimeout}`) };
+  const noWait = {
+    off: raw.prepare("PRAGMA busy_timeout = 0"),
+    on: raw.prepare(`PRAGMA busy_timeout = ${busyTimeout}`),
+  };
   return {
     // A Database the application passed in stays open: it is the application's to close.
     close: () => (owned ? raw.close() : undefined),

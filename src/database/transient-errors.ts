@@ -21,16 +21,38 @@ export async function retryTransient<T>(isTransient: (error: unknown) => boolean
 }
 
 /** Node's socket error codes that mean the connection to the database is gone or refused. */
-const SOCKET_CODES = new Set(["ECONNRESET", "ECONNREFUSED", "ECONNABORTED", "EPIPE", "ETIMEDOUT", "EHOSTUNREACH", "ENETUNREACH", "ENOTCONN", "EAI_AGAIN"]);
+const SOCKET_CODES = new Set([
+  "ECONNRESET",
+  "ECONNREFUSED",
+  "ECONNABORTED",
+  "EPIPE",
+  "ETIMEDOUT",
+  "EHOSTUNREACH",
+  "ENETUNREACH",
+  "ENOTCONN",
+  "EAI_AGAIN",
+]);
 
 /** MariaDB/MySQL driver codes for a lost or refused connection. */
-const MYSQL_CODES = new Set(["PROTOCOL_CONNECTION_LOST", "PROTOCOL_SEQUENCE_TIMEOUT", "ER_SERVER_SHUTDOWN", "ER_CON_COUNT_ERROR", "ER_CONNECTION_KILLED"]);
+const MYSQL_CODES = new Set([
+  "PROTOCOL_CONNECTION_LOST",
+  "PROTOCOL_SEQUENCE_TIMEOUT",
+  "ER_SERVER_SHUTDOWN",
+  "ER_CON_COUNT_ERROR",
+  "ER_CONNECTION_KILLED",
+]);
 
 /** PostgreSQL SQLSTATEs: admin_shutdown, crash_shutdown, cannot_connect_now. Class 08 is matched whole. */
 const POSTGRES_CODES = new Set(["57P01", "57P02", "57P03"]);
 
 /** Messages drivers use for a connection that ended under them, when they give no code. */
-const MESSAGES = [/Connection terminated/i, /connection is closed/i, /Client has encountered a connection error/i, /socket hang up/i, /Can't add new command when connection is in closed state/i];
+const MESSAGES = [
+  /Connection terminated/i,
+  /connection is closed/i,
+  /Client has encountered a connection error/i,
+  /socket hang up/i,
+  /Can't add new command when connection is in closed state/i,
+];
 
 /**
  * Whether `error` says the database connection failed (reset, refused, the server shutting
@@ -40,10 +62,15 @@ const MESSAGES = [/Connection terminated/i, /connection is closed/i, /Client has
  * landed must be idempotent to be repeated.
  */
 export function isConnectionError(error: unknown): boolean {
-  for (let current = error, depth = 0; current && depth < 5; current = (current as { cause?: unknown }).cause, depth++) {
+  for (
+    let current = error, depth = 0;
+    current && depth < 5;
+    current = (current as { cause?: unknown }).cause, depth++
+  ) {
     const { code, message } = current as { code?: unknown; message?: unknown };
     if (typeof code === "string") {
-      if (SOCKET_CODES.has(code) || MYSQL_CODES.has(code) || POSTGRES_CODES.has(code) || code.startsWith("SQLITE_BUSY")) return true;
+      if (SOCKET_CODES.has(code) || MYSQL_CODES.has(code) || POSTGRES_CODES.has(code) || code.startsWith("SQLITE_BUSY"))
+        return true;
       if (/^08[0-9A-Z]{3}$/.test(code)) return true;
     }
     if (typeof message === "string" && MESSAGES.some((pattern) => pattern.test(message))) return true;

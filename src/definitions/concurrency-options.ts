@@ -78,7 +78,9 @@ export function resolveConcurrency(jobName: string, options: unknown): ResolvedC
   if (duration <= 0) throw new ConfigurationError(`${what}.duration must be more than 0`);
   const group = given.group ?? jobName;
   if (typeof group !== "string" || group === "" || group.length > 200) {
-    throw new ConfigurationError(`${what}.group must be a non-empty string of at most 200 characters, got ${JSON.stringify(group)}`);
+    throw new ConfigurationError(
+      `${what}.group must be a non-empty string of at most 200 characters, got ${JSON.stringify(group)}`,
+    );
   }
   const onConflict = given.onConflict ?? "block";
   if (onConflict !== "block" && onConflict !== "discard") {
@@ -102,9 +104,15 @@ export function concurrencyKeyFor(jobName: string, concurrency: ResolvedConcurre
   try {
     value = concurrency.keyOf(args);
   } catch (error) {
-    throw new ConfigurationError(`The concurrency key function of job "${jobName}" threw: ${(error as Error)?.message ?? String(error)}`, { cause: error });
+    throw new ConfigurationError(
+      `The concurrency key function of job "${jobName}" threw: ${(error as Error)?.message ?? String(error)}`,
+      { cause: error },
+    );
   }
-  const valid = (typeof value === "string" && value !== "") || (typeof value === "number" && Number.isFinite(value)) || typeof value === "bigint";
+  const valid =
+    (typeof value === "string" && value !== "") ||
+    (typeof value === "number" && Number.isFinite(value)) ||
+    typeof value === "bigint";
   if (!valid) {
     throw new ConfigurationError(
       `The concurrency key function of job "${jobName}" must return a non-empty string, a finite number or a bigint, got ${describe(value)}`,
@@ -112,13 +120,16 @@ export function concurrencyKeyFor(jobName: string, concurrency: ResolvedConcurre
   }
   const key = `${concurrency.group}/${String(value)}`;
   if ([...key].length > MAX_KEY_LENGTH) {
-    throw new ConfigurationError(`The concurrency key of job "${jobName}" is longer than ${MAX_KEY_LENGTH} characters: ${key.slice(0, 60)}…`);
+    throw new ConfigurationError(
+      `The concurrency key of job "${jobName}" is longer than ${MAX_KEY_LENGTH} characters: ${key.slice(0, 60)}…`,
+    );
   }
   return key;
 }
 
 function describe(value: unknown): string {
   if (value === undefined) return "undefined";
-  if (typeof value === "object") return value === null ? "null" : `an object (${Object.prototype.toString.call(value)})`;
+  if (typeof value === "object")
+    return value === null ? "null" : `an object (${Object.prototype.toString.call(value)})`;
   return `${typeof value} ${String(value)}`;
 }

@@ -92,6 +92,7 @@ function resolveTimeout(timeout: Duration | undefined, what: string): number | n
   if (timeout === undefined) return null;
   const ms = toMilliseconds(timeout, what);
   // setTimeout cannot wait longer than this; a longer timeout would fire at once.
-  if (ms < 1 || ms > 2 ** 31 - 1) throw new ConfigurationError(`${what} must be from 1 ms to about 24 days, got ${JSON.stringify(timeout)}`);
+  if (ms < 1 || ms > 2 ** 31 - 1)
+    throw new ConfigurationError(`${what} must be from 1 ms to about 24 days, got ${JSON.stringify(timeout)}`);
   return ms;
 }

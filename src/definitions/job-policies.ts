@@ -9,7 +9,11 @@ import { NO_RETRY, type RetryPolicy } from "./retry-policy.js";
  * blocking, for the default duration. Never more permissive than what was asked for, so the
  * limit is not bypassed; it may run such jobs more slowly than the real definition would.
  */
-export const FALLBACK_LIMIT: ConcurrencyLimit = Object.freeze({ to: 1, duration: DEFAULT_CONCURRENCY_DURATION, onConflict: "block" });
+export const FALLBACK_LIMIT: ConcurrencyLimit = Object.freeze({
+  to: 1,
+  duration: DEFAULT_CONCURRENCY_DURATION,
+  onConflict: "block",
+});
 
 /**
  * What model code asks about a job by name when it moves the job between states: the

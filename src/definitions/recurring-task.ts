@@ -54,7 +54,9 @@ const MAX_KEY_LENGTH = 255;
 export function resolveRecurringTasks(input: unknown, jobNames: readonly string[]): RecurringTask[] {
   if (input === undefined || input === null) return [];
   if (typeof input !== "object" || Array.isArray(input)) {
-    throw new ConfigurationError(`recurring must be an object of task key → task, got ${Array.isArray(input) ? "an array" : typeof input}`);
+    throw new ConfigurationError(
+      `recurring must be an object of task key → task, got ${Array.isArray(input) ? "an array" : typeof input}`,
+    );
   }
   return Object.keys(input)
     .sort()
@@ -65,16 +67,23 @@ export function resolveRecurringTasks(input: unknown, jobNames: readonly string[
  * Check one task. With `jobNames`, its job must be one of them; pass null to skip that check
  * (a task read back from the database, whose job another process may define).
  */
-export function resolveRecurringTask(key: string, input: unknown, jobNames: readonly string[] | null, isStatic: boolean): RecurringTask {
+export function resolveRecurringTask(
+  key: string,
+  input: unknown,
+  jobNames: readonly string[] | null,
+  isStatic: boolean,
+): RecurringTask {
   checkTaskKey(key);
   if (typeof input !== "object" || input === null || Array.isArray(input)) {
     throw new RecurringTaskError(key, `must be an object like { job, schedule }, got ${JSON.stringify(input)}`);
   }
   for (const name of Object.keys(input)) {
-    if (!TASK_KEYS.has(name)) throw new RecurringTaskError(key, `unknown key "${name}" (known: ${[...TASK_KEYS].join(", ")})`);
+    if (!TASK_KEYS.has(name))
+      throw new RecurringTaskError(key, `unknown key "${name}" (known: ${[...TASK_KEYS].join(", ")})`);
   }
   const task = input as RecurringTaskOptions;
-  if (typeof task.job !== "string" || task.job === "") throw new RecurringTaskError(key, `job must name a defined job, got ${JSON.stringify(task.job)}`);
+  if (typeof task.job !== "string" || task.job === "")
+    throw new RecurringTaskError(key, `job must name a defined job, got ${JSON.stringify(task.job)}`);
   if (jobNames && !jobNames.includes(task.job)) {
     const known = jobNames.length > 0 ? `defined jobs: ${jobNames.join(", ")}` : "no jobs are defined";
     throw new RecurringTaskError(key, `job "${task.job}" is not defined (${known})`);
@@ -104,7 +113,10 @@ export function scheduleOf(task: RecurringTask): CronSchedule {
 
 function checkTaskKey(key: unknown): asserts key is string {
   if (typeof key !== "string" || key.trim() === "" || key.length > MAX_KEY_LENGTH) {
-    throw new RecurringTaskError(String(key), `a task key must be a non-empty string of at most ${MAX_KEY_LENGTH} characters`);
+    throw new RecurringTaskError(
+      String(key),
+      `a task key must be a non-empty string of at most ${MAX_KEY_LENGTH} characters`,
+    );
   }
 }
 

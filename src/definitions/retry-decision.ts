@@ -18,12 +18,19 @@ export type FailReason = "no attempts left" | "unrecoverable" | "retryOn decline
  * declining. Otherwise it is retried after the backoff delay. A policy function that throws or
  * answers nonsense fails the job rather than retry it blindly; the problem is returned to log.
  */
-export function decideAfterFailure(policy: RetryPolicy, attempt: number, error: unknown, random: () => number = Math.random): FailureDecision {
+export function decideAfterFailure(
+  policy: RetryPolicy,
+  attempt: number,
+  error: unknown,
+  random: () => number = Math.random,
+): FailureDecision {
   try {
     if (policy.discardOn && answer(policy.discardOn(error), "retry.discardOn")) return { action: "discard" };
-    if (isUnrecoverable(error) || error instanceof DeserializationError) return { action: "fail", reason: "unrecoverable" };
+    if (isUnrecoverable(error) || error instanceof DeserializationError)
+      return { action: "fail", reason: "unrecoverable" };
     if (attempt >= policy.attempts) return { action: "fail", reason: "no attempts left" };
-    if (policy.retryOn && !answer(policy.retryOn(error), "retry.retryOn")) return { action: "fail", reason: "retryOn declined" };
+    if (policy.retryOn && !answer(policy.retryOn(error), "retry.retryOn"))
+      return { action: "fail", reason: "retryOn declined" };
     return { action: "retry", delayMs: retryDelay(policy, attempt, error, random) };
   } catch (policyError) {
     return { action: "fail", reason: "retry policy threw", policyError };
@@ -35,7 +42,12 @@ export function decideAfterFailure(policy: RetryPolicy, attempt: number, error: 
  * at `maxDelay`, then shortened by up to `jitter` of itself. So it always lies in
  * [capped × (1 − jitter), capped].
  */
-export function retryDelay(policy: RetryPolicy, attempt: number, error: unknown, random: () => number = Math.random): number {
+export function retryDelay(
+  policy: RetryPolicy,
+  attempt: number,
+  error: unknown,
+  random: () => number = Math.random,
+): number {
   const capped = Math.min(baseDelay(policy, attempt, error), policy.maxDelay);
   return Math.round(capped * (1 - policy.jitter * random()));
 }
@@ -46,7 +58,8 @@ function baseDelay(policy: RetryPolicy, attempt: number, error: unknown): number
   if (backoff === "exponential") return 1000 * 2 ** (attempt - 1);
   if (backoff === "polynomial") return (attempt ** 4 + 2) * 1000;
   const result: unknown = backoff(attempt, error);
-  if (isThenable(result)) throw new ConfigurationError("retry.backoff returned a Promise; it must return a delay synchronously");
+  if (isThenable(result))
+    throw new ConfigurationError("retry.backoff returned a Promise; it must return a delay synchronously");
   return toMilliseconds(result as number | string, "the delay returned by retry.backoff");
 }
 

@@ -61,7 +61,9 @@ export function resolveRetryPolicy(options: RetryOptions | undefined, where: str
   rejectUnknownKeys(options, RETRY_KEYS, `${where} retry option`);
   const attempts = options.attempts ?? 1;
   if (typeof attempts !== "number" || !Number.isInteger(attempts) || attempts < 1 || attempts > MAX_ATTEMPTS) {
-    throw new ConfigurationError(`${where} retry.attempts must be a whole number of at least 1 (the first attempt included), got ${JSON.stringify(attempts)}`);
+    throw new ConfigurationError(
+      `${where} retry.attempts must be a whole number of at least 1 (the first attempt included), got ${JSON.stringify(attempts)}`,
+    );
   }
   const jitter = options.jitter ?? 0;
   if (typeof jitter !== "number" || !(jitter >= 0 && jitter <= 1)) {
@@ -82,20 +84,26 @@ function resolveBackoff(backoff: Backoff, maxDelay: number, where: string): Retr
   if (backoff === "exponential" || backoff === "polynomial" || typeof backoff === "function") return backoff;
   const what = `${where} retry.backoff`;
   if (typeof backoff !== "number" && typeof backoff !== "string") {
-    throw new ConfigurationError(`${what} must be "exponential", "polynomial", a duration or a function, got ${JSON.stringify(backoff)}`);
+    throw new ConfigurationError(
+      `${what} must be "exponential", "polynomial", a duration or a function, got ${JSON.stringify(backoff)}`,
+    );
   }
   let fixed: number;
   try {
     fixed = toMilliseconds(backoff, what);
   } catch {
-    throw new ConfigurationError(`${what} must be "exponential", "polynomial", a duration such as 5000 or "30s", or a function; got ${JSON.stringify(backoff)}`);
+    throw new ConfigurationError(
+      `${what} must be "exponential", "polynomial", a duration such as 5000 or "30s", or a function; got ${JSON.stringify(backoff)}`,
+    );
   }
-  if (fixed > maxDelay) throw new ConfigurationError(`${what} (${fixed} ms) is longer than retry.maxDelay (${maxDelay} ms)`);
+  if (fixed > maxDelay)
+    throw new ConfigurationError(`${what} (${fixed} ms) is longer than retry.maxDelay (${maxDelay} ms)`);
   return fixed;
 }
 
 function optionalFunction<F>(value: F | undefined, what: string): F | null {
   if (value === undefined) return null;
-  if (typeof value !== "function") throw new ConfigurationError(`${what} must be a function (error) => boolean, got ${JSON.stringify(value)}`);
+  if (typeof value !== "function")
+    throw new ConfigurationError(`${what} must be a function (error) => boolean, got ${JSON.stringify(value)}`);
   return value;
 }

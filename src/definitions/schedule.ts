@@ -24,7 +24,10 @@ export class CronSchedule {
     readonly timezone: string = DEFAULT_TIMEZONE,
   ) {
     if (typeof expression !== "string" || expression.trim() === "") {
-      throw new RecurringTaskError(taskKey, `schedule must be a cron expression string, got ${JSON.stringify(expression)}`);
+      throw new RecurringTaskError(
+        taskKey,
+        `schedule must be a cron expression string, got ${JSON.stringify(expression)}`,
+      );
     }
     checkTimezone(taskKey, timezone);
     try {
@@ -42,7 +45,10 @@ export class CronSchedule {
       );
     }
     if (this.next(new Date()) === null) {
-      throw new RecurringTaskError(taskKey, `schedule ${JSON.stringify(expression)} never matches a date in the future`);
+      throw new RecurringTaskError(
+        taskKey,
+        `schedule ${JSON.stringify(expression)} never matches a date in the future`,
+      );
     }
   }
 
@@ -59,11 +65,18 @@ export class CronSchedule {
 
 function checkTimezone(taskKey: string, timezone: unknown): void {
   if (typeof timezone !== "string" || timezone === "") {
-    throw new RecurringTaskError(taskKey, `timezone must be an IANA time zone name such as "Europe/Berlin", got ${JSON.stringify(timezone)}`);
+    throw new RecurringTaskError(
+      taskKey,
+      `timezone must be an IANA time zone name such as "Europe/Berlin", got ${JSON.stringify(timezone)}`,
+    );
   }
   try {
     new Intl.DateTimeFormat("en-US", { timeZone: timezone });
   } catch (error) {
-    throw new RecurringTaskError(taskKey, `timezone ${JSON.stringify(timezone)} is not a time zone this Node.js knows (use an IANA name such as "Europe/Berlin")`, { cause: error });
+    throw new RecurringTaskError(
+      taskKey,
+      `timezone ${JSON.stringify(timezone)} is not a time zone this Node.js knows (use an IANA name such as "Europe/Berlin")`,
+      { cause: error },
+    );
   }
 }

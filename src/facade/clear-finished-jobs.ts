@@ -21,7 +21,11 @@ export interface ClearFinishedJobsOptions {
 const KEYS = new Set(["olderThan", "batchSize", "name"]);
 
 /** Check the options of `clearFinishedJobs`, then delete in batches. Returns the count. */
-export async function clearFinishedJobs(database: Database, options: ClearFinishedJobsOptions, defaultAfter: number | null): Promise<number> {
+export async function clearFinishedJobs(
+  database: Database,
+  options: ClearFinishedJobsOptions,
+  defaultAfter: number | null,
+): Promise<number> {
   rejectUnknownKeys(options, KEYS, "clearFinishedJobs option");
   const cutoff = cutoffOf(options.olderThan, defaultAfter, database.clock.now());
   const batchSize = positiveInteger(options.batchSize ?? 500, "clearFinishedJobs option batchSize");
@@ -34,12 +38,15 @@ export async function clearFinishedJobs(database: Database, options: ClearFinish
 
 function cutoffOf(olderThan: Duration | Date | undefined, defaultAfter: number | null, now: Date): Date {
   if (olderThan instanceof Date) {
-    if (Number.isNaN(olderThan.getTime())) throw new ConfigurationError("clearFinishedJobs option olderThan is an invalid Date");
+    if (Number.isNaN(olderThan.getTime()))
+      throw new ConfigurationError("clearFinishedJobs option olderThan is an invalid Date");
     return olderThan;
   }
   if (olderThan === undefined) {
     if (defaultAfter === null) {
-      throw new ConfigurationError("clearFinishedJobs needs olderThan: this FirmQueue has clearFinishedJobsAfter: false");
+      throw new ConfigurationError(
+        "clearFinishedJobs needs olderThan: this FirmQueue has clearFinishedJobsAfter: false",
+      );
     }
     return new Date(now.getTime() - defaultAfter);
   }

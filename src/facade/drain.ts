@@ -33,12 +33,22 @@ export async function drainQueues(
   database: Database,
   registry: JobRegistry,
   policies: JobPolicies,
-  settings: { queues: string | readonly string[]; concurrency: number; heartbeatInterval: number; preserveFinishedJobs: boolean; logger: Logger },
+  settings: {
+    queues: string | readonly string[];
+    concurrency: number;
+    heartbeatInterval: number;
+    preserveFinishedJobs: boolean;
+    logger: Logger;
+  },
 ): Promise<number> {
   const selector = new QueueSelector(settings.queues);
   const processId = await registerProcess(
     database.db,
-    { kind: "Worker", name: `drain-${randomBytes(6).toString("hex")}`, metadata: { queues: selector.patterns, drain: true } },
+    {
+      kind: "Worker",
+      name: `drain-${randomBytes(6).toString("hex")}`,
+      metadata: { queues: selector.patterns, drain: true },
+    },
     database.clock.now(),
   );
   // Heartbeat like any worker: a drain running a long job must not look dead to a supervisor.
@@ -46,7 +56,10 @@ export async function drainQueues(
     database,
     processId,
     settings.heartbeatInterval,
-    () => settings.logger.warn("the drain's process row is gone (pruned as dead?); its next claim will be refused", { processId }),
+    () =>
+      settings.logger.warn("the drain's process row is gone (pruned as dead?); its next claim will be refused", {
+        processId,
+      }),
     (error) => settings.logger.warn("the drain's heartbeat failed", { processId, error }),
   );
   heartbeat.start();
@@ -56,7 +69,9 @@ export async function drainQueues(
   try {
     for (;;) {
       const jobs = await claimJobs(database, selector, settings.concurrency, processId, (error) =>
-        settings.logger.warn("claiming from a later queue failed; running what was claimed, then trying again", { error }),
+        settings.logger.warn("claiming from a later queue failed; running what was claimed, then trying again", {
+          error,
+        }),
       );
       if (jobs.length === 0) return count;
       await Promise.all(jobs.map((job) => runner.run(job, signal)));

@@ -66,12 +66,16 @@ export class FailedJobOperations {
    * JobNotFailedError, JobRunningError or JobNotFoundError says which is not. Returns the count.
    */
   async retry(ids: number | readonly number[]): Promise<number> {
-    return this.byIds(ids, "retried", (trx, jobs, now, database) => retryLockedFailedJobs(trx, jobs, now, dispatchContext(database, this.policies)));
+    return this.byIds(ids, "retried", (trx, jobs, now, database) =>
+      retryLockedFailedJobs(trx, jobs, now, dispatchContext(database, this.policies)),
+    );
   }
 
   /** Retry every failed job (of one name and/or queue), in batches. Returns the count. */
   async retryAll(options: BatchOptions = {}): Promise<number> {
-    return this.inBatches(options, "retryAll", (trx, jobs, now, database) => retryLockedFailedJobs(trx, jobs, now, dispatchContext(database, this.policies)));
+    return this.inBatches(options, "retryAll", (trx, jobs, now, database) =>
+      retryLockedFailedJobs(trx, jobs, now, dispatchContext(database, this.policies)),
+    );
   }
 
   /**
@@ -87,8 +91,14 @@ export class FailedJobOperations {
     return this.inBatches(options, "discardAll", (trx, jobs) => discardLockedFailedJobs(trx, jobs));
   }
 
-  private async byIds(ids: number | readonly number[], action: "retried" | "discarded", change: Change): Promise<number> {
-    const list = (typeof ids === "number" ? [ids] : Array.isArray(ids) ? ids : [ids as unknown]).map((id) => jobId(id, "job id"));
+  private async byIds(
+    ids: number | readonly number[],
+    action: "retried" | "discarded",
+    change: Change,
+  ): Promise<number> {
+    const list = (typeof ids === "number" ? [ids] : Array.isArray(ids) ? ids : [ids as unknown]).map((id) =>
+      jobId(id, "job id"),
+    );
     const unique = [...new Set(list)];
     const database = await this.database();
     return database.claimTransaction(async (trx) => {
@@ -134,7 +144,9 @@ function checkFilter(filter: FailedJobFilter): FailedJobFilter {
 
 function jobId(value: unknown, what: string): number {
   if (typeof value !== "number" || !Number.isSafeInteger(value) || value < 1) {
-    throw new ConfigurationError(`${what} must be a job id (a whole number of at least 1), got ${JSON.stringify(value)}`);
+    throw new ConfigurationError(
+      `${what} must be a job id (a whole number of at least 1), got ${JSON.stringify(value)}`,
+    );
   }
   return value;
 }

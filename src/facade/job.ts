@@ -33,13 +33,22 @@ export class Job<Args, Result extends number | null = number> {
    * with null in the place of each discarded job. `options` apply to every job.
    */
   async enqueueAll(argsList: readonly Args[], options?: EnqueueOptions): Promise<Result[]> {
-    if (!Array.isArray(argsList)) throw new ConfigurationError(`enqueueAll("${this.name}") takes an array of arguments`);
+    if (!Array.isArray(argsList))
+      throw new ConfigurationError(`enqueueAll("${this.name}") takes an array of arguments`);
     return (await this.enqueueMany(argsList, options)) as Result[];
   }
 
-  private async enqueueMany(argsList: readonly Args[], options: EnqueueOptions | undefined): Promise<(number | null)[]> {
+  private async enqueueMany(
+    argsList: readonly Args[],
+    options: EnqueueOptions | undefined,
+  ): Promise<(number | null)[]> {
     const database = await this.database();
-    const requests = argsList.map((args) => ({ name: this.name, args, defaults: this.options, ...(options ? { options } : {}) }));
+    const requests = argsList.map((args) => ({
+      name: this.name,
+      args,
+      defaults: this.options,
+      ...(options ? { options } : {}),
+    }));
     return enqueueJobs(database, this.policies, requests, options?.transaction);
   }
 }

@@ -67,7 +67,18 @@ export interface ResolvedOptions {
 
 /** The database used when nothing else is configured: a SQLite file in the working directory. */
 export { DEFAULT_DATABASE_URL } from "../database-url-option.js";
-const OPTION_KEYS = new Set(["databaseUrl", "database", "listenUrl", "schema", "preserveFinishedJobs", "clearFinishedJobsAfter", "poolSize", "logger", "logLevel", "hooks"]);
+const OPTION_KEYS = new Set([
+  "databaseUrl",
+  "database",
+  "listenUrl",
+  "schema",
+  "preserveFinishedJobs",
+  "clearFinishedJobsAfter",
+  "poolSize",
+  "logger",
+  "logLevel",
+  "hooks",
+]);
 
 /** Check `new FirmQueue()` options and fill in defaults (environment variables included). */
 export function resolveOptions(options: FirmQueueOptions = {}): ResolvedOptions {
@@ -76,14 +87,18 @@ export function resolveOptions(options: FirmQueueOptions = {}): ResolvedOptions 
     throw new ConfigurationError("Pass either databaseUrl or database to new FirmQueue(), not both");
   }
   const logLevel = options.logLevel ?? process.env.FIRM_QUEUE_LOG_LEVEL ?? "info";
-  if (!isLogLevel(logLevel)) throw new ConfigurationError(`logLevel must be debug, info, warn or error, got ${JSON.stringify(logLevel)}`);
+  if (!isLogLevel(logLevel))
+    throw new ConfigurationError(`logLevel must be debug, info, warn or error, got ${JSON.stringify(logLevel)}`);
   return Object.freeze({
     databaseUrl: options.database === undefined ? resolveDatabaseUrl(options) : describeHandle(options.database),
     database: options.database,
     listenUrl: options.listenUrl === undefined ? undefined : checkUrlText(options.listenUrl, "listenUrl"),
     schema: options.schema === undefined ? undefined : checkSchemaName(options.schema),
     preserveFinishedJobs: checkBoolean(options.preserveFinishedJobs ?? true, "preserveFinishedJobs"),
-    clearFinishedJobsAfter: options.clearFinishedJobsAfter === false ? null : toMilliseconds(options.clearFinishedJobsAfter ?? "1d", "clearFinishedJobsAfter"),
+    clearFinishedJobsAfter:
+      options.clearFinishedJobsAfter === false
+        ? null
+        : toMilliseconds(options.clearFinishedJobsAfter ?? "1d", "clearFinishedJobsAfter"),
     poolSize: positiveInteger(options.poolSize ?? 10, "poolSize"),
     logger: options.logger ?? consoleLogger(logLevel),
   });
@@ -168,24 +183,41 @@ const START_KEYS = new Set([
   "scheduler",
 ]);
 const WORKER_KEYS = new Set(["queues", "concurrency", "pollingInterval", "processes", "prefetch"]);
-const DISPATCHER_KEYS = new Set(["pollingInterval", "batchSize", "clearFinishedJobsInterval", "clearFinishedJobsBatchSize", "concurrencyMaintenanceInterval"]);
+const DISPATCHER_KEYS = new Set([
+  "pollingInterval",
+  "batchSize",
+  "clearFinishedJobsInterval",
+  "clearFinishedJobsBatchSize",
+  "concurrencyMaintenanceInterval",
+]);
 const DEFAULT_CONCURRENCY_MAINTENANCE_INTERVAL = 600_000;
 
 /** Check `firm.start()` options and fill in defaults: what the supervisor runs. */
 export function resolveStartOptions(options: StartOptions = {}): ResolvedStartOptions {
   rejectUnknownKeys(options, START_KEYS, "start option");
   const mode = options.mode ?? "async";
-  if (mode !== "async" && mode !== "fork") throw new ConfigurationError(`start option mode must be "fork" or "async", got ${JSON.stringify(mode)}`);
-  const processHeartbeatInterval = positive(toTimerMilliseconds(options.processHeartbeatInterval ?? 60_000, "processHeartbeatInterval"), "processHeartbeatInterval");
-  const processAliveThreshold = positive(toTimerMilliseconds(options.processAliveThreshold ?? 300_000, "processAliveThreshold"), "processAliveThreshold");
+  if (mode !== "async" && mode !== "fork")
+    throw new ConfigurationError(`start option mode must be "fork" or "async", got ${JSON.stringify(mode)}`);
+  const processHeartbeatInterval = positive(
+    toTimerMilliseconds(options.processHeartbeatInterval ?? 60_000, "processHeartbeatInterval"),
+    "processHeartbeatInterval",
+  );
+  const processAliveThreshold = positive(
+    toTimerMilliseconds(options.processAliveThreshold ?? 300_000, "processAliveThreshold"),
+    "processAliveThreshold",
+  );
   if (processAliveThreshold <= processHeartbeatInterval) {
     throw new ConfigurationError(
       `processAliveThreshold (${processAliveThreshold} ms) must be longer than processHeartbeatInterval (${processHeartbeatInterval} ms), ` +
         "or live processes would be pruned as dead",
     );
   }
-  const workers = list(options.workers ?? [{}], "workers").map((worker, index) => resolveWorker(worker, `workers[${index}]`));
-  const dispatchers = list(options.dispatchers ?? [{}], "dispatchers").map((dispatcher, index) => resolveDispatcher(dispatcher, `dispatchers[${index}]`));
+  const workers = list(options.workers ?? [{}], "workers").map((worker, index) =>
+    resolveWorker(worker, `workers[${index}]`),
+  );
+  const dispatchers = list(options.dispatchers ?? [{}], "dispatchers").map((dispatcher, index) =>
+    resolveDispatcher(dispatcher, `dispatchers[${index}]`),
+  );
   return Object.freeze({
     mode,
     require: resolveRequire(options.require),
@@ -205,7 +237,10 @@ function resolveWorker(worker: WorkerOptions, where: string): ResolvedWorker {
   return Object.freeze({
     queues,
     concurrency: positiveInteger(worker.concurrency ?? 3, `${where}.concurrency`),
-    pollingInterval: positive(toTimerMilliseconds(worker.pollingInterval ?? 100, `${where}.pollingInterval`), `${where}.pollingInterval`),
+    pollingInterval: positive(
+      toTimerMilliseconds(worker.pollingInterval ?? 100, `${where}.pollingInterval`),
+      `${where}.pollingInterval`,
+    ),
     processes: positiveInteger(worker.processes ?? 1, `${where}.processes`),
     ...(worker.prefetch === undefined ? {} : { prefetch: nonNegativeInteger(worker.prefetch, `${where}.prefetch`) }),
   });
@@ -214,14 +249,23 @@ function resolveWorker(worker: WorkerOptions, where: string): ResolvedWorker {
 function resolveDispatcher(dispatcher: DispatcherOptions, where: string): ResolvedDispatcher {
   rejectUnknownKeys(dispatcher, DISPATCHER_KEYS, `${where} option`);
   return Object.freeze({
-    pollingInterval: positive(toTimerMilliseconds(dispatcher.pollingInterval ?? 1000, `${where}.pollingInterval`), `${where}.pollingInterval`),
+    pollingInterval: positive(
+      toTimerMilliseconds(dispatcher.pollingInterval ?? 1000, `${where}.pollingInterval`),
+      `${where}.pollingInterval`,
+    ),
     batchSize: positiveInteger(dispatcher.batchSize ?? 500, `${where}.batchSize`),
     clearFinishedJobsInterval: positive(
       toTimerMilliseconds(dispatcher.clearFinishedJobsInterval ?? 300_000, `${where}.clearFinishedJobsInterval`),
       `${where}.clearFinishedJobsInterval`,
     ),
-    clearFinishedJobsBatchSize: positiveInteger(dispatcher.clearFinishedJobsBatchSize ?? 500, `${where}.clearFinishedJobsBatchSize`),
-    concurrencyMaintenanceInterval: maintenanceInterval(dispatcher.concurrencyMaintenanceInterval, `${where}.concurrencyMaintenanceInterval`),
+    clearFinishedJobsBatchSize: positiveInteger(
+      dispatcher.clearFinishedJobsBatchSize ?? 500,
+      `${where}.clearFinishedJobsBatchSize`,
+    ),
+    concurrencyMaintenanceInterval: maintenanceInterval(
+      dispatcher.concurrencyMaintenanceInterval,
+      `${where}.concurrencyMaintenanceInterval`,
+    ),
   });
 }
 
@@ -238,7 +282,9 @@ function list<T>(value: readonly T[], what: string): readonly T[] {
 function resolveRequire(paths: unknown): readonly string[] | undefined {
   if (paths === undefined) return undefined;
   if (!Array.isArray(paths) || paths.length === 0 || !paths.every((path) => typeof path === "string" && path !== "")) {
-    throw new ConfigurationError(`start option require must be a non-empty list of module paths, got ${JSON.stringify(paths)}`);
+    throw new ConfigurationError(
+      `start option require must be a non-empty list of module paths, got ${JSON.stringify(paths)}`,
+    );
   }
   return Object.freeze([...paths]);
 }

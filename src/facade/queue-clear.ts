@@ -10,7 +10,12 @@ import { compareKeys, releaseSemaphoreAndPromote } from "../lifecycle/semaphore-
  * Ready rows a worker is claiming at that moment are skipped (they are about to run); the slots
  * the discarded jobs held are given up. Returns how many jobs were discarded.
  */
-export async function discardReadyJobs(database: Database, policies: JobPolicies, queueName: string, batchSize: number): Promise<number> {
+export async function discardReadyJobs(
+  database: Database,
+  policies: JobPolicies,
+  queueName: string,
+  batchSize: number,
+): Promise<number> {
   const context = dispatchContext(database, policies);
   const { db, dialect } = database;
   const newest = await db
@@ -40,7 +45,11 @@ export async function discardReadyJobs(database: Database, policies: JobPolicies
       // A ready job holds its slot: hand it on. Keys in one order, so transactions cannot deadlock on them.
       const holders = rows
         .filter((row) => row.concurrency_key !== null)
-        .map((row) => ({ jobName: row.class_name, concurrencyKey: row.concurrency_key, semaphoreId: row.semaphore_id === null ? null : Number(row.semaphore_id) }))
+        .map((row) => ({
+          jobName: row.class_name,
+          concurrencyKey: row.concurrency_key,
+          semaphoreId: row.semaphore_id === null ? null : Number(row.semaphore_id),
+        }))
         .sort((a, b) => compareKeys(a.concurrencyKey!, b.concurrencyKey!));
       for (const holder of holders) await releaseSemaphoreAndPromote(trx, context, holder, now);
       return { deleted, seen: ids.length, nextAfter: ids.length ? Math.max(...ids) : lastId };

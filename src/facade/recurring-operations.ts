@@ -10,7 +10,12 @@ import {
   taskFromRow,
 } from "../models/recurring-task.js";
 import { readableArguments } from "../serialization.js";
-import { resolveRecurringTask, scheduleOf, type RecurringTask, type RecurringTaskOptions } from "../definitions/recurring-task.js";
+import {
+  resolveRecurringTask,
+  scheduleOf,
+  type RecurringTask,
+  type RecurringTaskOptions,
+} from "../definitions/recurring-task.js";
 
 /** One recurring task as `firm.recurring.list()` and `firm-queue recurring` show it. */
 export interface RecurringTaskInfo extends Omit<RecurringTask, "arguments"> {
@@ -79,4 +84,3 @@ export class RecurringOperations {
     });
   }
 }
-

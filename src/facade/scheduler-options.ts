@@ -18,12 +18,16 @@ const SCHEDULER_KEYS = new Set(["dynamicTasks", "pollingInterval"]);
  * options declare `recurring` tasks (even none: then it removes the static tasks that are gone)
  * or configure a `scheduler`.
  */
-export function resolveSchedulerOptions(options: SchedulerOptions | undefined, declaresRecurring: boolean): SchedulerSettings | null {
+export function resolveSchedulerOptions(
+  options: SchedulerOptions | undefined,
+  declaresRecurring: boolean,
+): SchedulerSettings | null {
   if (options === undefined && !declaresRecurring) return null;
   const scheduler = options ?? {};
   rejectUnknownKeys(scheduler, SCHEDULER_KEYS, "scheduler option");
   const dynamicTasks = scheduler.dynamicTasks ?? false;
-  if (typeof dynamicTasks !== "boolean") throw new ConfigurationError(`scheduler.dynamicTasks must be true or false, got ${JSON.stringify(dynamicTasks)}`);
+  if (typeof dynamicTasks !== "boolean")
+    throw new ConfigurationError(`scheduler.dynamicTasks must be true or false, got ${JSON.stringify(dynamicTasks)}`);
   const pollingInterval = toTimerMilliseconds(scheduler.pollingInterval ?? 5000, "scheduler.pollingInterval");
   if (pollingInterval <= 0) throw new ConfigurationError("scheduler.pollingInterval must be more than 0");
   return Object.freeze({ dynamicTasks, pollingInterval });

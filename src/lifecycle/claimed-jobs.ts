@@ -5,7 +5,12 @@ import { dispatchContext } from "./dispatch-context.js";
 import { recordFailedAttempt, type FailedAttemptOutcome } from "./failed-attempt.js";
 import { dispatchStoredJobsNow } from "./job-dispatch.js";
 import { markJobsFinished, type JobRow } from "../models/job.js";
-import { compareKeys, releaseSemaphoreAndPromote, releaseSemaphoresForRequeue, type SlotHolder } from "./semaphore-release.js";
+import {
+  compareKeys,
+  releaseSemaphoreAndPromote,
+  releaseSemaphoresForRequeue,
+  type SlotHolder,
+} from "./semaphore-release.js";
 
 /**
  * Give up the claim `processId` holds on a job. Returns false when the claim is no longer there
@@ -23,7 +28,11 @@ export async function removeClaim(trx: Db, jobId: number, processId: number | nu
 
 /** Ids of the jobs `processId` holds claims on. */
 export async function claimedJobIds(db: Db, processId: number): Promise<number[]> {
-  const rows = await db.selectFrom("firm_queue_claimed_executions").select("job_id").where("process_id", "=", processId).execute();
+  const rows = await db
+    .selectFrom("firm_queue_claimed_executions")
+    .select("job_id")
+    .where("process_id", "=", processId)
+    .execute();
   return rows.map((row) => Number(row.job_id));
 }
 
@@ -33,7 +42,12 @@ export async function claimedJobIds(db: Db, processId: number): Promise<number[]
  * process. A job holding a concurrency slot gives it back and takes it again through the
  * semaphore in the same transaction, so it keeps its place. Returns the job ids released.
  */
-export async function releaseClaims(database: Database, policies: JobPolicies, processId: number, jobIds?: readonly number[]): Promise<number[]> {
+export async function releaseClaims(
+  database: Database,
+  policies: JobPolicies,
+  processId: number,
+  jobIds?: readonly number[],
+): Promise<number[]> {
   return database.claimTransaction(async (trx) => {
     let query = trx.selectFrom("firm_queue_claimed_executions").select("job_id").where("process_id", "=", processId);
     if (jobIds !== undefined) {
@@ -45,9 +59,24 @@ export async function releaseClaims(database: Database, policies: JobPolicies, p
     if (released.length === 0) return [];
     const now = database.clock.now();
     const context = dispatchContext(database, policies);
-    const holders = await trx.selectFrom("firm_queue_jobs").select(["class_name", "concurrency_key", "semaphore_id"]).where("id", "in", released).execute();
+    const holders = await trx
+      .selectFrom("firm_queue_jobs")
+      .select(["class_name", "concurrency_key", "semaphore_id"])
+      .where("id", "in", released)
+      .execute();
     await trx.deleteFrom("firm_queue_claimed_executions").where("job_id", "in", released).execute();
-    await releaseSemaphoresForRequeue(trx, context, holders.map((row): SlotHolder => ({ jobName: row.class_name, concurrencyKey: row.concurrency_key, semaphoreId: toId(row.semaphore_id) })), now);
+    await releaseSemaphoresForRequeue(
+      trx,
+      context,
+      holders.map(
+        (row): SlotHolder => ({
+          jobName: row.class_name,
+          concurrencyKey: row.concurrency_key,
+          semaphoreId: toId(row.semaphore_id),
+        }),
+      ),
+      now,
+    );
     await dispatchStoredJobsNow(trx, released, now, context);
     return released;
   });
@@ -78,7 +107,11 @@ export async function finishClaimedJobs(
     const removed = await trx
       .deleteFrom("firm_queue_claimed_executions")
       .where("process_id", "=", processId)
-      .where("job_id", "in", jobs.map((job) => Number(job.id)))
+      .where(
+        "job_id",
+        "in",
+        jobs.map((job) => Number(job.id)),
+      )
       .returning("job_id")
       .execute();
     const finished = new Set(removed.map((row) => Number(row.job_id)));
@@ -87,7 +120,13 @@ export async function finishClaimedJobs(
     await markJobsFinished(trx, [...finished], now, preserve);
     const holders = jobs
       .filter((job) => finished.has(Number(job.id)) && job.concurrency_key !== null)
-      .map((job): SlotHolder => ({ jobName: job.class_name, concurrencyKey: job.concurrency_key, semaphoreId: toId(job.semaphore_id) }))
+      .map(
+        (job): SlotHolder => ({
+          jobName: job.class_name,
+          concurrencyKey: job.concurrency_key,
+          semaphoreId: toId(job.semaphore_id),
+        }),
+      )
       .sort((a, b) => compareKeys(a.concurrencyKey!, b.concurrencyKey!));
     const context = dispatchContext(database, policies);
     for (const holder of holders) await releaseSemaphoreAndPromote(trx, context, holder, now);
@@ -118,10 +157,20 @@ export async function failClaimedJob(
  * Give back the concurrency slot a job kept after its attempt was recorded failed (a timed-out
  * handler that has now really ended), and promote the next blocked job of its key.
  */
-export async function releaseKeptSlot(database: Database, policies: JobPolicies, job: Pick<JobRow, "class_name" | "concurrency_key" | "semaphore_id">): Promise<void> {
+export async function releaseKeptSlot(
+  database: Database,
+  policies: JobPolicies,
+  job: Pick<JobRow, "class_name" | "concurrency_key" | "semaphore_id">,
+): Promise<void> {
   if (job.concurrency_key === null) return;
-  const holder: SlotHolder = { jobName: job.class_name, concurrencyKey: job.concurrency_key, semaphoreId: toId(job.semaphore_id) };
-  await database.claimTransaction((trx) => releaseSemaphoreAndPromote(trx, dispatchContext(database, policies), holder, database.clock.now()));
+  const holder: SlotHolder = {
+    jobName: job.class_name,
+    concurrencyKey: job.concurrency_key,
+    semaphoreId: toId(job.semaphore_id),
+  };
+  await database.claimTransaction((trx) =>
+    releaseSemaphoreAndPromote(trx, dispatchContext(database, policies), holder, database.clock.now()),
+  );
 }
 
 /** A nullable id column as a number (drivers may hand BIGINTs back as strings). */

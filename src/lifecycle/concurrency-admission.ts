@@ -21,7 +21,12 @@ export interface Admission {
  * one key in the order given. Once a key has no slot left, the rest of its jobs in this batch
  * conflict without asking again.
  */
-export async function admitThroughSemaphores(trx: Db, jobs: readonly DispatchableJob[], now: Date, context: DispatchContext): Promise<Admission> {
+export async function admitThroughSemaphores(
+  trx: Db,
+  jobs: readonly DispatchableJob[],
+  now: Date,
+  context: DispatchContext,
+): Promise<Admission> {
   const admission: Admission = { ready: [], blocked: [], discarded: [] };
   const byKey = new Map<string, DispatchableJob[]>();
   for (const job of jobs) {

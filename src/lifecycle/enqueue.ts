@@ -39,7 +39,12 @@ export async function enqueueJobs(
   if (jobs.length === 0) return [];
   const write = async (trx: Db) => {
     const ids = await insertJobs(trx, jobs, now);
-    const { discarded } = await dispatchJobs(trx, jobs.map((job, index) => ({ ...job, id: ids[index]! })), now, dispatchContext(database, policies));
+    const { discarded } = await dispatchJobs(
+      trx,
+      jobs.map((job, index) => ({ ...job, id: ids[index]! })),
+      now,
+      dispatchContext(database, policies),
+    );
     if (discarded.length === 0) return ids;
     const gone = new Set(discarded);
     return ids.map((id) => (gone.has(id) ? null : id));
@@ -53,9 +58,12 @@ export async function enqueueJobs(
   const { enqueueReady } = database.dialect;
   // Jobs due now without a concurrency key only become ready: the database's single statement
   // does that where it has one. Everything else is routed by dispatchJobs in a transaction.
-  const simple = enqueueReady !== undefined && jobs.every((job) => job.concurrencyKey === null && job.scheduledAt.getTime() <= now.getTime());
+  const simple =
+    enqueueReady !== undefined &&
+    jobs.every((job) => job.concurrencyKey === null && job.scheduledAt.getTime() <= now.getTime());
   const ids = simple ? await enqueueReady(database.db, { jobs, now }) : await database.writeTransaction(write);
-  if (jobs.some((job, index) => ids[index] !== null && job.scheduledAt.getTime() <= now.getTime())) database.jobsReady.notify();
+  if (jobs.some((job, index) => ids[index] !== null && job.scheduledAt.getTime() <= now.getTime()))
+    database.jobsReady.notify();
   return ids;
 }
 
@@ -64,11 +72,17 @@ function prepareJob(request: EnqueueRequest, now: Date): NewJob {
   rejectUnknownKeys(options, ENQUEUE_OPTION_KEYS, `enqueue("${request.name}") option`);
   return {
     className: request.name,
-    queueName: options.queue === undefined ? request.defaults.queue : checkQueueName(options.queue, "enqueue option queue"),
-    priority: options.priority === undefined ? request.defaults.priority : checkPriority(options.priority, "enqueue option priority"),
+    queueName:
+      options.queue === undefined ? request.defaults.queue : checkQueueName(options.queue, "enqueue option queue"),
+    priority:
+      options.priority === undefined
+        ? request.defaults.priority
+        : checkPriority(options.priority, "enqueue option priority"),
     scheduledAt: scheduledAt(options, now),
     arguments: serializeArguments(request.name, request.args),
-    concurrencyKey: request.defaults.concurrency ? concurrencyKeyFor(request.name, request.defaults.concurrency, request.args) : null,
+    concurrencyKey: request.defaults.concurrency
+      ? concurrencyKeyFor(request.name, request.defaults.concurrency, request.args)
+      : null,
   };
 }
 
@@ -82,6 +96,10 @@ function scheduledAt(options: EnqueueOptions, now: Date): Date {
     }
     return checkStorableDate(options.at, "enqueue option at");
   }
-  if (options.wait !== undefined) return checkStorableDate(new Date(now.getTime() + toMilliseconds(options.wait, "enqueue option wait")), "enqueue option wait (from now)");
+  if (options.wait !== undefined)
+    return checkStorableDate(
+      new Date(now.getTime() + toMilliseconds(options.wait, "enqueue option wait")),
+      "enqueue option wait (from now)",
+    );
   return now;
 }

@@ -52,7 +52,17 @@ export async function recordFailedAttempt(
   const outcome = { jobId, name: row.class_name, attempt, maxAttempts: policy.attempts, decision };
 
   // A timed-out handler still running keeps its slot until it ends (see releaseSlotOf).
-  if (!options.keepSlot) await releaseSemaphoreAndPromote(trx, context, { jobName: row.class_name, concurrencyKey: row.concurrency_key, semaphoreId: row.semaphore_id === null ? null : Number(row.semaphore_id) }, now);
+  if (!options.keepSlot)
+    await releaseSemaphoreAndPromote(
+      trx,
+      context,
+      {
+        jobName: row.class_name,
+        concurrencyKey: row.concurrency_key,
+        semaphoreId: row.semaphore_id === null ? null : Number(row.semaphore_id),
+      },
+      now,
+    );
 
   if (decision.action === "retry") {
     const retryAt = new Date(now.getTime() + decision.delayMs);

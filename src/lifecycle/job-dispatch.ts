@@ -11,7 +11,6 @@ import { recordSemaphoreIds } from "../models/semaphore.js";
 export type { DispatchContext } from "./dispatch-context.js";
 export { dispatchContext } from "./dispatch-context.js";
 
-
 /** Where dispatched jobs went. */
 export interface DispatchCounts {
   ready: number;
@@ -35,13 +34,21 @@ export interface DispatchCounts {
  * `context` carries the dialect and the concurrency limits of the job definitions this process
  * knows (see `dispatchContext(database, concurrency)`). Runs inside the caller's transaction.
  */
-export async function dispatchJobs(trx: Db, jobs: readonly DispatchableJob[], now: Date, context: DispatchContext): Promise<DispatchCounts> {
+export async function dispatchJobs(
+  trx: Db,
+  jobs: readonly DispatchableJob[],
+  now: Date,
+  context: DispatchContext,
+): Promise<DispatchCounts> {
   const later = jobs.filter((job) => job.scheduledAt.getTime() > now.getTime());
   const due = jobs.filter((job) => job.scheduledAt.getTime() <= now.getTime());
   const unlimited = due.filter((job) => job.concurrencyKey === null);
   const limited = due.filter((job) => job.concurrencyKey !== null);
   await insertScheduledExecutions(trx, later, now);
-  const admission = limited.length > 0 ? await admitThroughSemaphores(trx, limited, now, context) : { ready: [], blocked: [], discarded: [] };
+  const admission =
+    limited.length > 0
+      ? await admitThroughSemaphores(trx, limited, now, context)
+      : { ready: [], blocked: [], discarded: [] };
   await insertReadyExecutions(trx, [...unlimited, ...admission.ready], now);
   if (admission.ready.length > 0) await recordSemaphoreIds(trx, admission.ready);
   await insertBlockedExecutions(trx, admission.blocked, now);
@@ -58,19 +65,34 @@ export async function dispatchJobs(trx: Db, jobs: readonly DispatchableJob[], no
       jobIds: admission.blocked.map((job) => job.id),
     });
   }
-  return { ready: unlimited.length + admission.ready.length, scheduled: later.length, blocked: admission.blocked.length, discarded };
+  return {
+    ready: unlimited.length + admission.ready.length,
+    scheduled: later.length,
+    blocked: admission.blocked.length,
+    discarded,
+  };
 }
 
 /**
  * Dispatch jobs already in the database by id, as due now, in the order given (the
  * dispatcher, releases, retries).
  */
-export async function dispatchStoredJobsNow(trx: Db, jobIds: readonly number[], now: Date, context: DispatchContext): Promise<DispatchCounts> {
+export async function dispatchStoredJobsNow(
+  trx: Db,
+  jobIds: readonly number[],
+  now: Date,
+  context: DispatchContext,
+): Promise<DispatchCounts> {
   if (jobIds.length === 0) return { ready: 0, scheduled: 0, blocked: 0, discarded: [] };
   const rows = await trx.selectFrom("firm_queue_jobs").selectAll().where("id", "in", jobIds).execute();
   const position = new Map(jobIds.map((id, index) => [id, index]));
   rows.sort((a, b) => position.get(Number(a.id))! - position.get(Number(b.id))!);
-  return dispatchJobs(trx, rows.map((row) => ({ ...toDispatchable(row), scheduledAt: now })), now, context);
+  return dispatchJobs(
+    trx,
+    rows.map((row) => ({ ...toDispatchable(row), scheduledAt: now })),
+    now,
+    context,
+  );
 }
 
 /** What dispatching needs of a jobs row. */

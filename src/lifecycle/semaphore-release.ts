@@ -20,7 +20,12 @@ export interface SlotHolder {
  * recovering a crashed process's claim. A job without a key is left alone. Returns the id of
  * the job promoted, or null.
  */
-export async function releaseSemaphoreAndPromote(trx: Db, context: DispatchContext, job: SlotHolder, now: Date): Promise<number | null> {
+export async function releaseSemaphoreAndPromote(
+  trx: Db,
+  context: DispatchContext,
+  job: SlotHolder,
+  now: Date,
+): Promise<number | null> {
   if (job.concurrencyKey === null) return null;
   const limit = context.policies.limitFor(job.jobName, job.concurrencyKey);
   await releaseSemaphore(trx, job.concurrencyKey, limit, now, job.semaphoreId ?? null);
@@ -33,7 +38,12 @@ export async function releaseSemaphoreAndPromote(trx: Db, context: DispatchConte
  * one, then it acquires the semaphore like any other job: a promotion never goes around the
  * limit. Returns the promoted job's id, or null when nothing was blocked or no slot was free.
  */
-export async function promoteNextBlocked(trx: Db, context: DispatchContext, key: string, now: Date): Promise<number | null> {
+export async function promoteNextBlocked(
+  trx: Db,
+  context: DispatchContext,
+  key: string,
+  now: Date,
+): Promise<number | null> {
   const next = await lockNextBlocked(trx, context.dialect, key);
   if (next === null) return null;
   const limit = context.policies.limitFor(next.jobName, key);
@@ -50,7 +60,12 @@ export async function promoteNextBlocked(trx: Db, context: DispatchContext, key:
  * slots back without promoting anyone: the caller dispatches them again in this transaction,
  * and they take their slots again through the semaphore, keeping their place.
  */
-export async function releaseSemaphoresForRequeue(trx: Db, context: DispatchContext, jobs: readonly SlotHolder[], now: Date): Promise<void> {
+export async function releaseSemaphoresForRequeue(
+  trx: Db,
+  context: DispatchContext,
+  jobs: readonly SlotHolder[],
+  now: Date,
+): Promise<void> {
   for (const job of sortedByKey(jobs)) {
     const limit = context.policies.limitFor(job.jobName, job.concurrencyKey!);
     await releaseSemaphore(trx, job.concurrencyKey!, limit, now, job.semaphoreId ?? null);
@@ -59,7 +74,9 @@ export async function releaseSemaphoresForRequeue(trx: Db, context: DispatchCont
 
 /** Keyed jobs only, in key order: transactions lock semaphores in one order, so they cannot deadlock on them. */
 function sortedByKey(jobs: readonly SlotHolder[]): SlotHolder[] {
-  return jobs.filter((job) => job.concurrencyKey !== null).sort((a, b) => compareKeys(a.concurrencyKey!, b.concurrencyKey!));
+  return jobs
+    .filter((job) => job.concurrencyKey !== null)
+    .sort((a, b) => compareKeys(a.concurrencyKey!, b.concurrencyKey!));
 }
 
 /** Code-unit order of keys, the same in every process whatever the database collation. */

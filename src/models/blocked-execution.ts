@@ -50,7 +50,11 @@ export async function lockNextBlocked(trx: Db, dialect: Dialect, key: string): P
     .limit(1);
   const row = await dialect.withSkipLocked(query).executeTakeFirst();
   if (!row) return null;
-  const job = await trx.selectFrom("firm_queue_jobs").select("class_name").where("id", "=", row.job_id).executeTakeFirstOrThrow();
+  const job = await trx
+    .selectFrom("firm_queue_jobs")
+    .select("class_name")
+    .where("id", "=", row.job_id)
+    .executeTakeFirstOrThrow();
   return { jobId: Number(row.job_id), jobName: job.class_name, queueName: row.queue_name, priority: row.priority };
 }
 
@@ -77,4 +81,3 @@ export async function blockedKeysWithFreeSlots(db: Db, after: string | null, lim
   const rows = await query.execute();
   return rows.map((row) => row.concurrency_key);
 }
-

@@ -28,12 +28,20 @@ export function parseStoredError(text: string | null): StoredError | null {
 
 /** Move a job to failed executions; `errorJson` is a {@link StoredError} as JSON. */
 export async function insertFailedExecution(trx: Db, jobId: number, errorJson: string, now: Date): Promise<void> {
-  await trx.insertInto("firm_queue_failed_executions").values({ job_id: jobId, error: errorJson, created_at: now }).execute();
+  await trx
+    .insertInto("firm_queue_failed_executions")
+    .values({ job_id: jobId, error: errorJson, created_at: now })
+    .execute();
 }
 
 /** An error already described (a {@link StoredError}), or an error-like object from another realm. */
 function looksStored(value: unknown): value is { name: string; message: string; stack?: unknown } {
-  return typeof value === "object" && value !== null && typeof (value as StoredError).name === "string" && typeof (value as StoredError).message === "string";
+  return (
+    typeof value === "object" &&
+    value !== null &&
+    typeof (value as StoredError).name === "string" &&
+    typeof (value as StoredError).message === "string"
+  );
 }
 
 function safeJson(value: unknown): string {

@@ -21,7 +21,9 @@ export interface JobSummary {
 }
 
 /** The {@link JobSummary} of a jobs row. */
-export function jobSummary(row: Pick<JobRow, "id" | "class_name" | "queue_name" | "priority" | "arguments" | "attempts" | "created_at">): JobSummary {
+export function jobSummary(
+  row: Pick<JobRow, "id" | "class_name" | "queue_name" | "priority" | "arguments" | "attempts" | "created_at">,
+): JobSummary {
   return {
     id: Number(row.id),
     name: row.class_name,
@@ -61,17 +63,29 @@ export async function findJobInfo(db: Db, jobId: number): Promise<JobInfo | null
     .leftJoin("firm_queue_blocked_executions as b", "b.job_id", "j.id")
     .leftJoin("firm_queue_failed_executions as f", "f.job_id", "j.id")
     .selectAll("j")
-    .select(["r.id as ready_id", "c.id as claimed_id", "s.id as scheduled_id", "b.id as blocked_id", "f.id as failed_id", "f.error as failure"])
+    .select([
+      "r.id as ready_id",
+      "c.id as claimed_id",
+      "s.id as scheduled_id",
+      "b.id as blocked_id",
+      "f.id as failed_id",
+      "f.error as failure",
+    ])
     .where("j.id", "=", jobId)
     .executeTakeFirst();
   if (!row) return null;
   const state: JobState =
-    row.failed_id !== null ? "failed"
-    : row.claimed_id !== null ? "claimed"
-    : row.ready_id !== null ? "ready"
-    : row.blocked_id !== null ? "blocked"
-    : row.scheduled_id !== null ? "scheduled"
-    : "finished";
+    row.failed_id !== null
+      ? "failed"
+      : row.claimed_id !== null
+        ? "claimed"
+        : row.ready_id !== null
+          ? "ready"
+          : row.blocked_id !== null
+            ? "blocked"
+            : row.scheduled_id !== null
+              ? "scheduled"
+              : "finished";
   const error = parseStoredError(row.failure);
   const lastError = parseStoredError(row.last_error);
   return {
@@ -84,4 +98,3 @@ export async function findJobInfo(db: Db, jobId: number): Promise<JobInfo | null
     ...(lastError ? { lastError } : {}),
   };
 }
-

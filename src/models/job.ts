@@ -61,7 +61,12 @@ export async function insertJobs(trx: Db, jobs: readonly NewJob[], now: Date): P
 }
 
 /** Record a finished attempt: either keep the row with `finished_at`, or delete it. */
-export async function markJobsFinished(trx: Db, jobIds: readonly number[], now: Date, preserve: boolean): Promise<void> {
+export async function markJobsFinished(
+  trx: Db,
+  jobIds: readonly number[],
+  now: Date,
+  preserve: boolean,
+): Promise<void> {
   if (jobIds.length === 0) return;
   if (preserve) {
     await trx

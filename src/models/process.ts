@@ -47,11 +47,18 @@ export async function heartbeatProcess(db: Db, processId: number, now: Date): Pr
  * Refresh the heartbeat of `processId` and, with `andSupervised`, of every process it
  * supervises: they live on this event loop, so if this one is beating they are alive too.
  */
-export async function heartbeatOwnProcesses(db: Db, processId: number, andSupervised: boolean, now: Date): Promise<void> {
+export async function heartbeatOwnProcesses(
+  db: Db,
+  processId: number,
+  andSupervised: boolean,
+  now: Date,
+): Promise<void> {
   await db
     .updateTable("firm_queue_processes")
     .set({ last_heartbeat_at: now })
-    .where((eb) => (andSupervised ? eb.or([eb("id", "=", processId), eb("supervisor_id", "=", processId)]) : eb("id", "=", processId)))
+    .where((eb) =>
+      andSupervised ? eb.or([eb("id", "=", processId), eb("supervisor_id", "=", processId)]) : eb("id", "=", processId),
+    )
     .execute();
 }
 

@@ -57,7 +57,9 @@ export async function claimReadyExecutions(
   // Only a registered process may claim, and its row may not be pruned until this commits:
   // otherwise the pruner could fail these claims as orphans while their handlers run here.
   // Checked once there is something to claim, so an empty poll holds no lock on the row.
-  const self = await dialect.withShareLock(trx.selectFrom("firm_queue_processes").select("id").where("id", "=", processId)).executeTakeFirst();
+  const self = await dialect
+    .withShareLock(trx.selectFrom("firm_queue_processes").select("id").where("id", "=", processId))
+    .executeTakeFirst();
   if (!self) throw new ProcessRowGoneError(processId);
   const jobIds = jobs.map((job) => Number(job.id));
   await trx

@@ -9,7 +9,11 @@ export const RECURRING_TICK_INDEX: UniqueIndex = {
 };
 
 /** Record that tick `runAt` of a task enqueued `jobId`; fails on a tick already recorded. */
-export async function insertRecurringExecution(trx: Db, execution: { jobId: number; taskKey: string; runAt: Date }, now: Date): Promise<void> {
+export async function insertRecurringExecution(
+  trx: Db,
+  execution: { jobId: number; taskKey: string; runAt: Date },
+  now: Date,
+): Promise<void> {
   await trx
     .insertInto("firm_queue_recurring_executions")
     .values({ job_id: execution.jobId, task_key: execution.taskKey, run_at: execution.runAt, created_at: now })

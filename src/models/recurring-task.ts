@@ -79,11 +79,7 @@ export async function syncStaticRecurringTasks(
     .filter((row) => Boolean(row.static) && !declared.has(row.key))
     .map((row) => row.key);
   if (gone.length > 0)
-    await trx
-      .deleteFrom("firm_queue_recurring_tasks")
-      .where("key", "in", gone)
-      .where("static", "=", true)
-      .execute();
+    await trx.deleteFrom("firm_queue_recurring_tasks").where("key", "in", gone).where("static", "=", true).execute();
   result.deleted.push(...gone);
   return result;
 }

@@ -22,7 +22,12 @@ export async function insertScheduledExecutions(trx: Db, jobs: readonly Dispatch
  * Take up to `limit` scheduled jobs that are due, oldest schedule first and then by priority,
  * and delete their scheduled rows; the caller makes them ready in the same transaction.
  */
-export async function takeDueScheduledExecutions(trx: Db, dialect: Dialect, limit: number, now: Date): Promise<number[]> {
+export async function takeDueScheduledExecutions(
+  trx: Db,
+  dialect: Dialect,
+  limit: number,
+  now: Date,
+): Promise<number[]> {
   const query = trx
     .selectFrom("firm_queue_scheduled_executions")
     .select("job_id")
@@ -33,6 +38,7 @@ export async function takeDueScheduledExecutions(trx: Db, dialect: Dialect, limi
     .limit(limit);
   const rows = await dialect.withSkipLocked(query).execute();
   const jobIds = rows.map((row) => Number(row.job_id));
-  if (jobIds.length > 0) await trx.deleteFrom("firm_queue_scheduled_executions").where("job_id", "in", jobIds).execute();
+  if (jobIds.length > 0)
+    await trx.deleteFrom("firm_queue_scheduled_executions").where("job_id", "in", jobIds).execute();
   return jobIds;
 }

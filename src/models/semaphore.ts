@@ -19,7 +19,13 @@ export interface SemaphoreLimit {
  * and a release that comes later waits for this transaction, so it sees the blocked job the
  * caller writes next and promotes it. Either way no job is left blocked beside a free slot.
  */
-export async function acquireSemaphore(trx: Db, dialect: Dialect, key: string, limit: SemaphoreLimit, now: Date): Promise<number | null> {
+export async function acquireSemaphore(
+  trx: Db,
+  dialect: Dialect,
+  key: string,
+  limit: SemaphoreLimit,
+  now: Date,
+): Promise<number | null> {
   const expiresAt = new Date(now.getTime() + limit.duration);
   const taken = await decrement(trx, dialect, key, limit.to, expiresAt, now);
   if (taken !== null) return taken;
@@ -36,11 +42,22 @@ export async function acquireSemaphore(trx: Db, dialect: Dialect, key: string, l
  * taken before semaphore ids were recorded; it goes back to whatever row the key has). A key
  * whose row is gone has every slot free already; nothing to do.
  */
-export async function releaseSemaphore(trx: Db, key: string, limit: SemaphoreLimit, now: Date, semaphoreId: number | null): Promise<void> {
+export async function releaseSemaphore(
+  trx: Db,
+  key: string,
+  limit: SemaphoreLimit,
+  now: Date,
+  semaphoreId: number | null,
+): Promise<void> {
   let update = trx
     .updateTable("firm_queue_semaphores")
     .set((eb) => ({
-      value: eb.case().when("value", "<", limit.to).then(eb("value", "+", 1)).else(limit.to).end(),
+      value: eb
+        .case()
+        .when("value", "<", limit.to)
+        .then(eb("value", "+", 1))
+        .else(limit.to)
+        .end(),
       expires_at: new Date(now.getTime() + limit.duration),
       updated_at: now,
     }))
@@ -53,7 +70,10 @@ export async function releaseSemaphore(trx: Db, key: string, limit: SemaphoreLim
  * Remember which semaphore row each job took its slot from (see {@link releaseSemaphore}):
  * one UPDATE per semaphore row, which is one per key in practice.
  */
-export async function recordSemaphoreIds(trx: Db, jobs: readonly { readonly id: number; readonly semaphoreId: number }[]): Promise<void> {
+export async function recordSemaphoreIds(
+  trx: Db,
+  jobs: readonly { readonly id: number; readonly semaphoreId: number }[],
+): Promise<void> {
   const bySemaphore = new Map<number, number[]>();
   for (const job of jobs) {
     const ids = bySemaphore.get(job.semaphoreId);
@@ -72,11 +92,23 @@ export async function deleteExpiredSemaphores(trx: Db, now: Date): Promise<numbe
 }
 
 /** One atomic conditional decrement. A value above `to` (the limit was lowered) counts as `to`. */
-async function decrement(trx: Db, dialect: Dialect, key: string, to: number, expiresAt: Date, now: Date): Promise<number | null> {
+async function decrement(
+  trx: Db,
+  dialect: Dialect,
+  key: string,
+  to: number,
+  expiresAt: Date,
+  now: Date,
+): Promise<number | null> {
   const update = trx
     .updateTable("firm_queue_semaphores")
     .set((eb) => ({
-      value: eb.case().when("value", ">", to).then(to - 1).else(eb("value", "-", 1)).end(),
+      value: eb
+        .case()
+        .when("value", ">", to)
+        .then(to - 1)
+        .else(eb("value", "-", 1))
+        .end(),
       expires_at: expiresAt,
       updated_at: now,
     }))
@@ -89,11 +121,22 @@ async function decrement(trx: Db, dialect: Dialect, key: string, to: number, exp
   const result = await update.executeTakeFirst();
   if (Number(result.numUpdatedRows) === 0) return null;
   // The row is locked by the update until the transaction ends: this reads the one just changed.
-  const row = await trx.selectFrom("firm_queue_semaphores").select("id").where("key", "=", key).executeTakeFirstOrThrow();
+  const row = await trx
+    .selectFrom("firm_queue_semaphores")
+    .select("id")
+    .where("key", "=", key)
+    .executeTakeFirstOrThrow();
   return Number(row.id);
 }
 
-async function insertIfMissing(trx: Db, dialect: Dialect, key: string, value: number, expiresAt: Date, now: Date): Promise<number | null> {
+async function insertIfMissing(
+  trx: Db,
+  dialect: Dialect,
+  key: string,
+  value: number,
+  expiresAt: Date,
+  now: Date,
+): Promise<number | null> {
   const insert = trx
     .insertInto("firm_queue_semaphores")
     .values({ key, value, expires_at: expiresAt, created_at: now, updated_at: now });

@@ -17,7 +17,13 @@ export interface RecoveredProcess {
  * Fail every claim `processId` holds with `error` (a counted, failed attempt) inside `trx`.
  * Each claim goes through the stale-worker guard, so a claim finalized meanwhile is left alone.
  */
-async function failClaimsOf(database: Database, policies: JobPolicies, trx: Db, processId: number | null, error: Error): Promise<number[]> {
+async function failClaimsOf(
+  database: Database,
+  policies: JobPolicies,
+  trx: Db,
+  processId: number | null,
+  error: Error,
+): Promise<number[]> {
   const query = trx
     .selectFrom("firm_queue_claimed_executions")
     .select("job_id")
@@ -51,7 +57,8 @@ export async function pruneDeadProcesses(
     const cutoff = new Date(database.clock.now().getTime() - thresholdMs);
     let query = trx.selectFrom("firm_queue_processes").selectAll().where("last_heartbeat_at", "<", cutoff);
     if (keepId !== null) query = query.where("id", "<>", keepId);
-    if (keepId !== null && spareSupervised) query = query.where((eb) => eb.or([eb("supervisor_id", "is", null), eb("supervisor_id", "<>", keepId)]));
+    if (keepId !== null && spareSupervised)
+      query = query.where((eb) => eb.or([eb("supervisor_id", "is", null), eb("supervisor_id", "<>", keepId)]));
     const dead = (await database.dialect.withSkipLocked(query).execute()).map(toProcessRow);
     const recovered: RecoveredProcess[] = [];
     for (const process of dead) {
@@ -68,13 +75,29 @@ export async function pruneDeadProcesses(
  * Fail the claims of an exited child with ProcessExitError and remove its row. `how` says how it
  * ended ("killed by SIGKILL", "exit code 1"). Returns null when the child never registered.
  */
-export async function reapExitedProcess(database: Database, policies: JobPolicies, supervisorId: number, name: string, how: string): Promise<RecoveredProcess | null> {
+export async function reapExitedProcess(
+  database: Database,
+  policies: JobPolicies,
+  supervisorId: number,
+  name: string,
+  how: string,
+): Promise<RecoveredProcess | null> {
   return database.claimTransaction(async (trx) => {
-    const query = trx.selectFrom("firm_queue_processes").selectAll().where("supervisor_id", "=", supervisorId).where("name", "=", name);
+    const query = trx
+      .selectFrom("firm_queue_processes")
+      .selectAll()
+      .where("supervisor_id", "=", supervisorId)
+      .where("name", "=", name);
     const row = await database.dialect.withSkipLocked(query).executeTakeFirst();
     if (!row) return null;
     const process = toProcessRow(row);
-    const failedJobIds = await failClaimsOf(database, policies, trx, process.id, new ProcessExitError(process.name, process.pid, how));
+    const failedJobIds = await failClaimsOf(
+      database,
+      policies,
+      trx,
+      process.id,
+      new ProcessExitError(process.name, process.pid, how),
+    );
     await trx.deleteFrom("firm_queue_processes").where("id", "=", process.id).execute();
     return { process, failedJobIds };
   });
@@ -91,7 +114,13 @@ export async function failOrphanedClaims(database: Database, policies: JobPolici
       .selectFrom("firm_queue_claimed_executions as claim")
       .select(["claim.job_id", "claim.process_id"])
       .where(({ not, exists, selectFrom }) =>
-        not(exists(selectFrom("firm_queue_processes as process").select("process.id").whereRef("process.id", "=", "claim.process_id"))),
+        not(
+          exists(
+            selectFrom("firm_queue_processes as process")
+              .select("process.id")
+              .whereRef("process.id", "=", "claim.process_id"),
+          ),
+        ),
       );
     const orphans = await database.dialect.withSkipLocked(query).execute();
     const failed: number[] = [];
@@ -100,7 +129,13 @@ export async function failOrphanedClaims(database: Database, policies: JobPolici
       const jobId = Number(orphan.job_id);
       const processId = orphan.process_id === null ? null : Number(orphan.process_id);
       if (!(await removeClaim(trx, jobId, processId))) continue;
-      await recordFailedAttempt(trx, jobId, new ProcessMissingError(processId), now, dispatchContext(database, policies));
+      await recordFailedAttempt(
+        trx,
+        jobId,
+        new ProcessMissingError(processId),
+        now,
+        dispatchContext(database, policies),
+      );
       failed.push(jobId);
     }
     return failed;

@@ -42,10 +42,18 @@ export interface LifecycleHooks {
 export type LifecycleEvent = "Start" | "Stop" | "Exit";
 
 const HOOK_NAMES = [
-  "onStart", "onStop", "onExit",
-  "onWorkerStart", "onWorkerStop", "onWorkerExit",
-  "onDispatcherStart", "onDispatcherStop", "onDispatcherExit",
-  "onSchedulerStart", "onSchedulerStop", "onSchedulerExit",
+  "onStart",
+  "onStop",
+  "onExit",
+  "onWorkerStart",
+  "onWorkerStop",
+  "onWorkerExit",
+  "onDispatcherStart",
+  "onDispatcherStop",
+  "onDispatcherExit",
+  "onSchedulerStart",
+  "onSchedulerStop",
+  "onSchedulerExit",
   "onError",
 ] as const;
 
@@ -63,7 +71,8 @@ export class HookSet {
 
   /** Add hooks; several hooks for one event run in the order they were added. */
   add(hooks: LifecycleHooks): void {
-    if (typeof hooks !== "object" || hooks === null) throw new ConfigurationError("hooks must be an object of functions");
+    if (typeof hooks !== "object" || hooks === null)
+      throw new ConfigurationError("hooks must be an object of functions");
     for (const [name, hook] of Object.entries(hooks)) {
       if (!(HOOK_NAMES as readonly string[]).includes(name)) {
         throw new ConfigurationError(`Unknown hook "${name}" (known: ${HOOK_NAMES.join(", ")})`);
@@ -76,7 +85,10 @@ export class HookSet {
 
   /** Run the hooks of `event` for a process of `kind` (a supervisor runs onStart/onStop/onExit). */
   async run(kind: ProcessKind, event: LifecycleEvent, process: ProcessInfo): Promise<void> {
-    const name = (kind === "Supervisor" ? `on${event}` : `on${kind}${event}`) as Exclude<keyof LifecycleHooks, "onError">;
+    const name = (kind === "Supervisor" ? `on${event}` : `on${kind}${event}`) as Exclude<
+      keyof LifecycleHooks,
+      "onError"
+    >;
     for (const hook of this.hooks[name]) {
       try {
         await hook(process);
@@ -88,7 +100,11 @@ export class HookSet {
 
   /** Report an error in firm-queue's machinery: logged, then passed to every `onError` hook. */
   async error(error: unknown, context: ErrorContext): Promise<void> {
-    this.logger.error(`${context.where} failed`, { processId: context.process?.id, kind: context.process?.kind, error });
+    this.logger.error(`${context.where} failed`, {
+      processId: context.process?.id,
+      kind: context.process?.kind,
+      error,
+    });
     for (const hook of this.hooks.onError) {
       try {
         await hook(error, context);

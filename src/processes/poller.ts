@@ -90,10 +90,13 @@ export abstract class Poller {
   private recovered(): void {
     const failedPolls = this.backoff!.count;
     this.backoff = undefined;
-    this.outageLog?.logger.info(`${this.outageLog.what} works again after failing for ${Date.now() - this.outageStartedAt} ms`, {
-      ...this.outageLog.fields?.(),
-      failedPolls,
-    });
+    this.outageLog?.logger.info(
+      `${this.outageLog.what} works again after failing for ${Date.now() - this.outageStartedAt} ms`,
+      {
+        ...this.outageLog.fields?.(),
+        failedPolls,
+      },
+    );
   }
 
   private sleep(milliseconds: number): Promise<void> {

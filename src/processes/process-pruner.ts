@@ -40,7 +40,13 @@ export class ProcessPruner extends Poller {
     // First say that we are alive: after a stall, other supervisors must not see us as dead
     // because our heartbeat timer has not run yet.
     await heartbeatOwnProcesses(this.database.db, ownProcessId, supervisedInProcess, this.database.clock.now());
-    const pruned = await pruneDeadProcesses(this.database, this.policies, aliveThreshold, ownProcessId, supervisedInProcess);
+    const pruned = await pruneDeadProcesses(
+      this.database,
+      this.policies,
+      aliveThreshold,
+      ownProcessId,
+      supervisedInProcess,
+    );
     for (const { process, failedJobIds } of pruned) {
       this.logger.warn("pruned a process that stopped heartbeating; its jobs failed with ProcessPrunedError", {
         processId: process.id,

@@ -8,7 +8,11 @@ import { deleteProcess } from "../models/process.js";
  * without counting an attempt (they were not finished in time), then its row is deleted. Returns
  * the ids of the jobs released.
  */
-export async function deregisterProcess(database: Database, policies: JobPolicies, processId: number): Promise<number[]> {
+export async function deregisterProcess(
+  database: Database,
+  policies: JobPolicies,
+  processId: number,
+): Promise<number[]> {
   const released = await releaseClaims(database, policies, processId);
   await deleteProcess(database.db, processId);
   return released;

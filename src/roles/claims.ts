@@ -39,10 +39,17 @@ export async function claimJobs(
  * One target's claim: the database's single claim statement where it has one, else the portable
  * claim transaction. Both skip rows other claimers hold and need this process's row.
  */
-async function claimTarget(database: Database, target: ClaimTarget, limit: number, processId: number): Promise<JobRow[]> {
+async function claimTarget(
+  database: Database,
+  target: ClaimTarget,
+  limit: number,
+  processId: number,
+): Promise<JobRow[]> {
   const { claimReady } = database.dialect;
   if (claimReady === undefined) {
-    return database.claimTransaction((trx) => claimReadyExecutions(trx, database.dialect, target, limit, processId, database.clock.now()));
+    return database.claimTransaction((trx) =>
+      claimReadyExecutions(trx, database.dialect, target, limit, processId, database.clock.now()),
+    );
   }
   const result = await claimReady(database.db, { ...target, limit, processId, now: database.clock.now() });
   if (result.processGone) throw new ProcessRowGoneError(processId);

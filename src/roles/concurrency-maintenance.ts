@@ -25,7 +25,11 @@ const KEY_PAGE = 100;
  * is its own transaction and takes its slot like any other job: maintenance never moves a job
  * to ready around the limit.
  */
-export async function runConcurrencyMaintenance(database: Database, policies: JobPolicies, now = database.clock.now()): Promise<MaintenanceResult> {
+export async function runConcurrencyMaintenance(
+  database: Database,
+  policies: JobPolicies,
+  now = database.clock.now(),
+): Promise<MaintenanceResult> {
   const { db } = database;
   const context = dispatchContext(database, policies);
   const expiredSemaphores = await database.claimTransaction((trx) => deleteExpiredSemaphores(trx, now));
@@ -34,7 +38,10 @@ export async function runConcurrencyMaintenance(database: Database, policies: Jo
   for (;;) {
     const keys = await blockedKeysWithFreeSlots(db, after, KEY_PAGE);
     for (const key of keys) {
-      while ((await database.claimTransaction((trx) => promoteNextBlocked(trx, context, key, database.clock.now()))) !== null) promoted++;
+      while (
+        (await database.claimTransaction((trx) => promoteNextBlocked(trx, context, key, database.clock.now()))) !== null
+      )
+        promoted++;
     }
     if (keys.length < KEY_PAGE) break;
     after = keys[keys.length - 1]!;

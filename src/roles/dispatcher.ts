@@ -23,7 +23,11 @@ export interface DispatcherSettings {
  * transaction: each becomes ready, or blocked if its concurrency key has no free slot. Returns
  * how many were dispatched.
  */
-export async function dispatchScheduledBatch(database: Database, policies: JobPolicies, batchSize: number): Promise<number> {
+export async function dispatchScheduledBatch(
+  database: Database,
+  policies: JobPolicies,
+  batchSize: number,
+): Promise<number> {
   const promoted = await database.claimTransaction(async (trx) => {
     const now = database.clock.now();
     const jobIds = await takeDueScheduledExecutions(trx, database.dialect, batchSize, now);

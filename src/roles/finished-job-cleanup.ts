@@ -36,7 +36,8 @@ export class FinishedJobCleanup {
     const deleted = await database.claimTransaction((trx) =>
       deleteFinishedJobsBatch(trx, database.dialect, { cutoff }, this.settings.batchSize),
     );
-    if (deleted > 0) this.logger.info("deleted old finished jobs", { count: deleted, finishedBefore: cutoff.toISOString() });
+    if (deleted > 0)
+      this.logger.info("deleted old finished jobs", { count: deleted, finishedBefore: cutoff.toISOString() });
     const more = deleted === this.settings.batchSize;
     if (more) this.nextRunAt = now;
     return more;

@@ -39,7 +39,9 @@ export class JobRunner {
     preserveFinishedJobs: boolean,
     private readonly logger: Logger,
   ) {
-    this.finished = new FinishBatcher((jobs) => finishClaimedJobs(database, policies, processId, jobs, preserveFinishedJobs));
+    this.finished = new FinishBatcher((jobs) =>
+      finishClaimedJobs(database, policies, processId, jobs, preserveFinishedJobs),
+    );
   }
 
   /**
@@ -65,7 +67,8 @@ export class JobRunner {
     }
     const ms = Math.round(performance.now() - started);
     onSettled?.();
-    const record = <T>(write: () => Promise<T>): Promise<T> => persistently(write, this.giveUp.signal, this.logger, fields);
+    const record = <T>(write: () => Promise<T>): Promise<T> =>
+      persistently(write, this.giveUp.signal, this.logger, fields);
     if (succeeded) {
       const recorded = await record(() => this.finished.finish(job));
       if (!recorded) return this.lost(fields);
@@ -80,8 +83,18 @@ export class JobRunner {
     // A handler past its timeout may still be running: its attempt fails now, but it keeps the
     // job's concurrency slot until it really ends, or the key's limit would be exceeded.
     const keepSlot = late.timedOut && job.concurrency_key !== null;
-    const outcome = await record(() => failClaimedJob(this.database, this.policies, jobId, this.processId, failure, { keepSlot }));
-    if (keepSlot && outcome) void handlerEnded.then(() => record(() => releaseKeptSlot(this.database, this.policies, job))).catch((error: unknown) => this.logger.error("could not give back a timed-out job's concurrency slot; it frees when the semaphore expires", { ...fields, error }));
+    const outcome = await record(() =>
+      failClaimedJob(this.database, this.policies, jobId, this.processId, failure, { keepSlot }),
+    );
+    if (keepSlot && outcome)
+      void handlerEnded
+        .then(() => record(() => releaseKeptSlot(this.database, this.policies, job)))
+        .catch((error: unknown) =>
+          this.logger.error(
+            "could not give back a timed-out job's concurrency slot; it frees when the semaphore expires",
+            { ...fields, error },
+          ),
+        );
     if (!outcome) return this.lost(fields);
     this.logFailure(outcome, { ...fields, ms, error: failure });
     return "failed";
@@ -95,14 +108,25 @@ export class JobRunner {
   private logFailure({ decision, maxAttempts, retryAt }: FailedAttemptOutcome, fields: Record<string, unknown>): void {
     switch (decision.action) {
       case "retry":
-        this.logger.warn("job attempt failed; retry scheduled", { ...fields, maxAttempts, retryInMs: decision.delayMs, retryAt: retryAt?.toISOString() });
+        this.logger.warn("job attempt failed; retry scheduled", {
+          ...fields,
+          maxAttempts,
+          retryInMs: decision.delayMs,
+          retryAt: retryAt?.toISOString(),
+        });
         return;
       case "discard":
-        this.logger.warn("job attempt failed with an error its discardOn matches; job discarded (recorded as finished)", fields);
+        this.logger.warn(
+          "job attempt failed with an error its discardOn matches; job discarded (recorded as finished)",
+          fields,
+        );
         return;
       case "fail":
         if (decision.policyError !== undefined) {
-          this.logger.error("job's retry policy threw while judging a failure; the job is failed instead of retried", { ...fields, policyError: decision.policyError });
+          this.logger.error("job's retry policy threw while judging a failure; the job is failed instead of retried", {
+            ...fields,
+            policyError: decision.policyError,
+          });
         }
         this.logger.error(`job failed (${decision.reason}); moved to failed jobs`, { ...fields, maxAttempts });
         return;
@@ -110,7 +134,11 @@ export class JobRunner {
   }
 
   /** Run the handler; `late` hears whether it outlived its timeout, and when it then ended. */
-  private async perform(job: JobRow, signal: AbortSignal, late: { timedOut: boolean; ended: () => void }): Promise<void> {
+  private async perform(
+    job: JobRow,
+    signal: AbortSignal,
+    late: { timedOut: boolean; ended: () => void },
+  ): Promise<void> {
     const definition = this.registry.get(job.class_name);
     if (definition === undefined) throw new UnknownJobError(job.class_name, this.registry.names());
     const args = deserializeArguments(job.arguments);

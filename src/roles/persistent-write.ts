@@ -14,19 +14,32 @@ const LONGEST_RETRY_MS = 5000;
  * write first fails and one line when it finally succeeds. Gives up (rethrowing the last error)
  * only once `giveUp` fires: the process has been told to stop and can wait no longer.
  */
-export async function persistently<T>(write: () => Promise<T>, giveUp: AbortSignal, logger: Logger, fields: Record<string, unknown>): Promise<T> {
+export async function persistently<T>(
+  write: () => Promise<T>,
+  giveUp: AbortSignal,
+  logger: Logger,
+  fields: Record<string, unknown>,
+): Promise<T> {
   const backoff = new Backoff(FIRST_RETRY_MS, LONGEST_RETRY_MS);
   const started = Date.now();
   for (;;) {
     try {
       const result = await write();
       if (backoff.count > 0) {
-        logger.info("recording the job's outcome succeeded after retries", { ...fields, attempts: backoff.count + 1, ms: Date.now() - started });
+        logger.info("recording the job's outcome succeeded after retries", {
+          ...fields,
+          attempts: backoff.count + 1,
+          ms: Date.now() - started,
+        });
       }
       return result;
     } catch (error) {
       if (giveUp.aborted) throw error;
-      if (backoff.count === 0) logger.warn("recording the job's outcome failed; retrying until it succeeds (the job stays claimed meanwhile)", { ...fields, error });
+      if (backoff.count === 0)
+        logger.warn(
+          "recording the job's outcome failed; retrying until it succeeds (the job stays claimed meanwhile)",
+          { ...fields, error },
+        );
       await sleep(backoff.next(), giveUp);
     }
   }

@@ -3,7 +3,6 @@ import type { Db } from "../database/dialect.js";
 import { pausedQueueNames } from "../models/pause.js";
 import { readyQueueNamesWithPrefix, type ClaimTarget } from "../models/ready-execution.js";
 
-
 /**
  * Which queues a worker takes jobs from, and in what order.
  * - `"*"`: every queue, in one global (priority, job id) order.
@@ -56,6 +55,7 @@ export class QueueSelector {
 export function queuePatterns(queues: string | readonly string[]): readonly string[] {
   const list = typeof queues === "string" ? queues.split(",") : [...queues];
   const patterns = list.map((queue) => String(queue).trim()).filter((queue) => queue !== "");
-  if (patterns.length === 0) throw new ConfigurationError(`queues must name at least one queue or "*", got ${JSON.stringify(queues)}`);
+  if (patterns.length === 0)
+    throw new ConfigurationError(`queues must name at least one queue or "*", got ${JSON.stringify(queues)}`);
   return Object.freeze(patterns);
 }

@@ -23,7 +23,12 @@ export type TickOutcome =
   | { readonly kind: "removed" };
 
 /** The enqueue internals, as a parameter so tests can stand in for concurrency controls. */
-export type EnqueueJobs = (database: Database, policies: JobPolicies, requests: readonly EnqueueRequest[], transaction?: Db) => Promise<ReadonlyArray<number | null>>;
+export type EnqueueJobs = (
+  database: Database,
+  policies: JobPolicies,
+  requests: readonly EnqueueRequest[],
+  transaction?: Db,
+) => Promise<ReadonlyArray<number | null>>;
 
 /**
  * Enqueue tick `runAt` of `task`: one job scheduled at `runAt` (so it is ready at once when the

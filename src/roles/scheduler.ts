@@ -98,7 +98,8 @@ export class Scheduler extends Poller {
       (error) => isTaskKeyConflict(database.dialect, error),
       () => database.writeTransaction((trx) => syncStaticRecurringTasks(trx, staticTasks, new Date(this.startedAt))),
     );
-    if (changes.added.length + changes.updated.length + changes.deleted.length > 0) logger.info("recurring tasks synced from configuration", { ...changes });
+    if (changes.added.length + changes.updated.length + changes.deleted.length > 0)
+      logger.info("recurring tasks synced from configuration", { ...changes });
     for (const task of staticTasks) this.entries.set(task.key, this.entryFor(task, "", new Date(this.startedAt)));
   }
 
@@ -126,10 +127,13 @@ export class Scheduler extends Poller {
     }
     const stalled = this.plannedWake !== undefined && now - this.plannedWake > STALL_LIMIT_MS;
     if (stalled) {
-      this.deps.logger.warn("scheduler woke late (process suspended or event loop blocked?); ticks missed meanwhile are skipped", {
-        plannedAt: new Date(this.plannedWake!).toISOString(),
-        lateMs: now - this.plannedWake!,
-      });
+      this.deps.logger.warn(
+        "scheduler woke late (process suspended or event loop blocked?); ticks missed meanwhile are skipped",
+        {
+          plannedAt: new Date(this.plannedWake!).toISOString(),
+          lateMs: now - this.plannedWake!,
+        },
+      );
     }
     const failed = new Set<string>();
     let enqueued = 0;
@@ -140,13 +144,19 @@ export class Scheduler extends Poller {
         await this.enqueueTick(entry, tick);
       } catch (error) {
         failed.add(entry.task.key);
-        this.deps.logger.error("recurring task tick failed; retrying", { task: entry.task.key, runAt: tick.toISOString(), error });
+        this.deps.logger.error("recurring task tick failed; retrying", {
+          task: entry.task.key,
+          runAt: tick.toISOString(),
+          error,
+        });
         continue;
       }
       entry.next = entry.schedule.next(stalled && tick.getTime() < now ? new Date(now) : tick);
     }
     // A failed tick stays owed (its `next` is past): it is retried after the delay, not in a hot loop.
-    const wakes = [...this.entries.values()].flatMap((entry) => (entry.next && !failed.has(entry.task.key) ? [entry.next.getTime()] : []));
+    const wakes = [...this.entries.values()].flatMap((entry) =>
+      entry.next && !failed.has(entry.task.key) ? [entry.next.getTime()] : [],
+    );
     if (this.settings.dynamicTasks) wakes.push(this.nextReload);
     if (failed.size > 0) wakes.push(now + RETRY_DELAY_MS);
     if (wakes.length === 0) return this.plan(UNTIL_WOKEN);
@@ -170,14 +180,26 @@ export class Scheduler extends Poller {
 
   private async enqueueTick(entry: Entry, tick: Date): Promise<void> {
     const { task } = entry;
-    const outcome = await enqueueRecurringTick(this.deps.database, this.deps.policies, task, tick, this.jobDefaults(task), this.deps.enqueue);
+    const outcome = await enqueueRecurringTick(
+      this.deps.database,
+      this.deps.policies,
+      task,
+      tick,
+      this.jobDefaults(task),
+      this.deps.enqueue,
+    );
     const fields = { task: task.key, job: task.job, runAt: tick.toISOString() };
-    if (outcome.kind === "enqueued") this.deps.logger.debug("recurring task enqueued", { ...fields, jobId: outcome.jobId });
-    else if (outcome.kind === "discarded") this.deps.logger.info("recurring task tick discarded by the job's concurrency controls", fields);
+    if (outcome.kind === "enqueued")
+      this.deps.logger.debug("recurring task enqueued", { ...fields, jobId: outcome.jobId });
+    else if (outcome.kind === "discarded")
+      this.deps.logger.info("recurring task tick discarded by the job's concurrency controls", fields);
     else if (outcome.kind === "removed") {
       // Unscheduled, or dropped by a newer configuration's sync: the table decides what runs.
       this.reportOnce(task.key, "removed", () =>
-        this.deps.logger.warn("recurring task is no longer in the database; skipping its ticks", { task: task.key, static: task.static }),
+        this.deps.logger.warn("recurring task is no longer in the database; skipping its ticks", {
+          task: task.key,
+          static: task.static,
+        }),
       );
       if (!task.static) this.entries.delete(task.key);
     }
@@ -188,7 +210,10 @@ export class Scheduler extends Poller {
     if (definition) return definition.options;
     // A dynamic task may name a job other processes define: enqueue it with the plain defaults.
     this.reportOnce(task.key, `undefined:${task.job}`, () =>
-      this.deps.logger.warn("recurring task names a job not defined in this process; enqueuing it with default queue and priority", { task: task.key, job: task.job }),
+      this.deps.logger.warn(
+        "recurring task names a job not defined in this process; enqueuing it with default queue and priority",
+        { task: task.key, job: task.job },
+      ),
     );
     return resolveJobOptions(task.job, {});
   }
@@ -211,15 +236,20 @@ export class Scheduler extends Poller {
         // Ticks after the task's last change count, but none from before this scheduler ran.
         const after = new Date(Math.max(toDate(row.updated_at).getTime(), this.startedAt));
         const entry = this.entryFor(task, signature, after);
-        this.deps.logger.info(this.entries.has(row.key) ? "dynamic recurring task changed" : "dynamic recurring task picked up", {
-          task: row.key,
-          schedule: entry.schedule.toString(),
-          next: entry.next?.toISOString(),
-        });
+        this.deps.logger.info(
+          this.entries.has(row.key) ? "dynamic recurring task changed" : "dynamic recurring task picked up",
+          {
+            task: row.key,
+            schedule: entry.schedule.toString(),
+            next: entry.next?.toISOString(),
+          },
+        );
         this.entries.set(row.key, entry);
       } catch (error) {
         this.entries.delete(row.key);
-        this.reportOnce(row.key, signature, () => this.deps.logger.error("dynamic recurring task is unusable; skipping it", { task: row.key, error }));
+        this.reportOnce(row.key, signature, () =>
+          this.deps.logger.error("dynamic recurring task is unusable; skipping it", { task: row.key, error }),
+        );
       }
     }
     for (const [key, entry] of this.entries) {
@@ -237,5 +267,13 @@ export class Scheduler extends Poller {
 }
 
 function signatureOf(row: RecurringTaskRow): string {
-  return JSON.stringify([row.schedule, row.timezone, row.class_name, row.arguments, row.queue_name, row.priority, toDate(row.updated_at).getTime()]);
+  return JSON.stringify([
+    row.schedule,
+    row.timezone,
+    row.class_name,
+    row.arguments,
+    row.queue_name,
+    row.priority,
+    toDate(row.updated_at).getTime(),
+  ]);
 }

@@ -52,7 +52,10 @@ export class Worker extends Poller {
   readonly selector: QueueSelector;
   private readonly runner: JobRunner;
   /** Jobs claimed and not yet recorded; `settled` once the handler has ended (only the write is left). */
-  private readonly inFlight = new Map<number, { readonly abort: AbortController; readonly done: Promise<void>; settled: boolean }>();
+  private readonly inFlight = new Map<
+    number,
+    { readonly abort: AbortController; readonly done: Promise<void>; settled: boolean }
+  >();
   /** Fired to cut a graceful stop's wait short (SIGQUIT during a graceful stop). */
   private readonly hurried = new AbortController();
   /** Claimed jobs that have not started: started from memory as slots free up. */
@@ -69,7 +72,14 @@ export class Worker extends Poller {
     super({ logger: deps.logger, what: "worker", fields: () => ({ processId: deps.processId }) });
     this.selector = new QueueSelector(settings.queues);
     this.buffer = new ClaimBuffer(settings.prefetch ?? defaultPrefetch(settings.concurrency));
-    this.runner = new JobRunner(deps.database, deps.registry, deps.policies, deps.processId, deps.preserveFinishedJobs, deps.logger);
+    this.runner = new JobRunner(
+      deps.database,
+      deps.registry,
+      deps.policies,
+      deps.processId,
+      deps.preserveFinishedJobs,
+      deps.logger,
+    );
   }
 
   get processId(): number {
@@ -88,7 +98,11 @@ export class Worker extends Poller {
       () => {
         if (this.wantsMore()) this.wake();
       },
-      (error) => this.deps.logger.warn("lost the connection that hears of new jobs; polling until it is back", { processId: this.deps.processId, error }),
+      (error) =>
+        this.deps.logger.warn("lost the connection that hears of new jobs; polling until it is back", {
+          processId: this.deps.processId,
+          error,
+        }),
     );
   }
 
@@ -101,7 +115,12 @@ export class Worker extends Poller {
     const jobs = await claimJobs(this.deps.database, this.selector, wanted, this.deps.processId, this.deps.onError);
     if (!this.isRunning) {
       // Stopped while claiming: hand the jobs straight back instead of starting them.
-      await releaseClaims(this.deps.database, this.deps.policies, this.deps.processId, jobs.map((job) => Number(job.id)));
+      await releaseClaims(
+        this.deps.database,
+        this.deps.policies,
+        this.deps.processId,
+        jobs.map((job) => Number(job.id)),
+      );
       return 0;
     }
     let next = 0;
@@ -134,7 +153,9 @@ export class Worker extends Poller {
       // Pruned while alive: claiming again would only be refused. Stop polling; the host stops
       // this role (jobs in flight cannot record their outcome: the stale-worker guard refuses).
       void this.stopPolling();
-      this.deps.logger.warn("a claim was refused: this worker's process row is gone; it stops claiming", { processId: this.deps.processId });
+      this.deps.logger.warn("a claim was refused: this worker's process row is gone; it stops claiming", {
+        processId: this.deps.processId,
+      });
       this.deps.onProcessLost?.();
       // The buffered jobs' claims went with the row (failed as orphans): another worker owns
       // them now, so they must not start here.
@@ -165,16 +186,27 @@ export class Worker extends Poller {
     const result = await Promise.race([everything.then(() => "done" as const), this.waitOrHurry(timeout)]);
     if (result === "done") return unstarted;
     const stuck = [...this.inFlight].filter(([, entry]) => !entry.settled).map(([jobId]) => jobId);
-    const released = stuck.length === 0 ? [] : await releaseClaims(this.deps.database, this.deps.policies, this.deps.processId, stuck);
+    const released =
+      stuck.length === 0 ? [] : await releaseClaims(this.deps.database, this.deps.policies, this.deps.processId, stuck);
     if (released.length > 0) {
-      this.deps.logger.warn("shutdown timeout passed; jobs still running were put back in their queues", { jobIds: released, timeoutMs: timeout });
+      this.deps.logger.warn("shutdown timeout passed; jobs still running were put back in their queues", {
+        jobIds: released,
+        timeoutMs: timeout,
+      });
     }
     const writing = [...this.inFlight.values()].filter((entry) => entry.settled).map((entry) => entry.done);
     if (writing.length > 0) {
       const giveUp = new AbortController();
-      const written = await Promise.race([Promise.allSettled(writing).then(() => true), sleep(WRITE_GRACE_MS, giveUp.signal).then(() => false)]);
+      const written = await Promise.race([
+        Promise.allSettled(writing).then(() => true),
+        sleep(WRITE_GRACE_MS, giveUp.signal).then(() => false),
+      ]);
       giveUp.abort();
-      if (!written) this.deps.logger.error("gave up waiting to record the outcome of jobs that ran; they stay claimed until this process is pruned", { jobIds: this.runningJobIds });
+      if (!written)
+        this.deps.logger.error(
+          "gave up waiting to record the outcome of jobs that ran; they stay claimed until this process is pruned",
+          { jobIds: this.runningJobIds },
+        );
     }
     this.runner.stopRetrying();
     return [...unstarted, ...released];
@@ -190,7 +222,10 @@ export class Worker extends Poller {
     try {
       return await releaseClaims(this.deps.database, this.deps.policies, this.deps.processId, jobIds);
     } catch (error) {
-      this.deps.logger.error("could not put claimed jobs that never started back in line; they stay claimed until this process's claims are recovered", { processId: this.deps.processId, jobIds, error });
+      this.deps.logger.error(
+        "could not put claimed jobs that never started back in line; they stay claimed until this process's claims are recovered",
+        { processId: this.deps.processId, jobIds, error },
+      );
       return [];
     }
   }
@@ -212,10 +247,15 @@ export class Worker extends Poller {
    * or in its buffer.
    */
   private async releaseUnknownClaims(): Promise<void> {
-    const unknown = (await claimedJobIds(this.deps.database.db, this.deps.processId)).filter((jobId) => !this.inFlight.has(jobId) && !this.buffer.has(jobId));
+    const unknown = (await claimedJobIds(this.deps.database.db, this.deps.processId)).filter(
+      (jobId) => !this.inFlight.has(jobId) && !this.buffer.has(jobId),
+    );
     if (unknown.length > 0) {
       const released = await releaseClaims(this.deps.database, this.deps.policies, this.deps.processId, unknown);
-      this.deps.logger.warn("claims this worker did not know it held (a claim's answer was lost) were put back in line", { processId: this.deps.processId, jobIds: released });
+      this.deps.logger.warn(
+        "claims this worker did not know it held (a claim's answer was lost) were put back in line",
+        { processId: this.deps.processId, jobIds: released },
+      );
     }
     this.mayHoldUnknownClaims = false;
   }
@@ -226,7 +266,10 @@ export class Worker extends Poller {
     const entry = { abort, done: Promise.resolve(), settled: false };
     entry.done = this.runner
       .run(job, abort.signal, () => (entry.settled = true))
-      .then(() => undefined, (error: unknown) => this.deps.onError(error))
+      .then(
+        () => undefined,
+        (error: unknown) => this.deps.onError(error),
+      )
       .finally(() => {
         this.inFlight.delete(jobId);
         if (this.isRunning) this.startBuffered();

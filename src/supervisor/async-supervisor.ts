@@ -45,7 +45,14 @@ export class AsyncSupervisor extends BaseSupervisor {
     const definition = roleDefinition(spec);
     const role = await RegisteredRole.register(
       { kind: definition.kind, supervisorId: this.id, metadata: definition.metadata(spec.settings) },
-      { database, policies: this.deps.policies, hooks, logger, heartbeatInterval: this.settings.processHeartbeatInterval, onLost: (lost) => this.replace(lost, spec) },
+      {
+        database,
+        policies: this.deps.policies,
+        hooks,
+        logger,
+        heartbeatInterval: this.settings.processHeartbeatInterval,
+        onLost: (lost) => this.replace(lost, spec),
+      },
     );
     if (this.isStopping) {
       // The supervisor began stopping while this role registered: it must not run.
@@ -77,7 +84,9 @@ export class AsyncSupervisor extends BaseSupervisor {
     this.roles.delete(role);
     const replacing: Promise<void> = role.stop(0).then(async () => {
       if (this.isStopping) return;
-      await this.startRole(spec).catch((error: unknown) => this.deps.hooks.error(error, { process: this.self.info, where: "restarting a role" }));
+      await this.startRole(spec).catch((error: unknown) =>
+        this.deps.hooks.error(error, { process: this.self.info, where: "restarting a role" }),
+      );
     });
     this.replacing.add(replacing);
     void replacing.finally(() => this.replacing.delete(replacing));

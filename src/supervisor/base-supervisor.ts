@@ -45,7 +45,14 @@ export abstract class BaseSupervisor implements Supervisor {
     const { database, hooks, logger } = this.deps;
     this.self = await RegisteredRole.register(
       { kind: "Supervisor", supervisorId: null, metadata },
-      { database, policies: this.deps.policies, hooks, logger, heartbeatInterval: this.settings.processHeartbeatInterval, onLost: () => void this.stop() },
+      {
+        database,
+        policies: this.deps.policies,
+        hooks,
+        logger,
+        heartbeatInterval: this.settings.processHeartbeatInterval,
+        onLost: () => void this.stop(),
+      },
     );
     await this.self.begin();
     this.pruner = new ProcessPruner(
@@ -62,7 +69,9 @@ export abstract class BaseSupervisor implements Supervisor {
     );
     // The first pass runs at once: claims left by processes that died while nothing ran are
     // recovered before this supervisor's workers start claiming.
-    await this.pruner.recoverNow().catch((error: unknown) => hooks.error(error, { process: this.self.info, where: "recovering at boot" }));
+    await this.pruner
+      .recoverNow()
+      .catch((error: unknown) => hooks.error(error, { process: this.self.info, where: "recovering at boot" }));
     try {
       await this.startRoles();
     } catch (error) {

@@ -20,7 +20,10 @@ export interface ChildLaunch {
  * that is the running script itself cannot be imported again (that would run the script again
  * in every child), so that is refused here, before anything starts.
  */
-export function resolveChildLaunch(required: readonly string[] | undefined, definitionFiles: readonly string[]): ChildLaunch {
+export function resolveChildLaunch(
+  required: readonly string[] | undefined,
+  definitionFiles: readonly string[],
+): ChildLaunch {
   const modules = required ? required.map((path) => resolve(path)) : [...new Set(definitionFiles)];
   if (modules.length === 0) {
     throw new ConfigurationError(

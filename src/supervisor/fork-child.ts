@@ -51,7 +51,12 @@ export async function runForkChild(host: ChildHost, spec: ChildSpec): Promise<vo
     process.exit(0);
   };
   const role = await RegisteredRole.register(
-    { kind: definition.kind, name: spec.name, supervisorId: spec.supervisorId, metadata: definition.metadata(spec.role.settings) },
+    {
+      kind: definition.kind,
+      name: spec.name,
+      supervisorId: spec.supervisorId,
+      metadata: definition.metadata(spec.role.settings),
+    },
     {
       database,
       policies: host.policies,
@@ -74,7 +79,10 @@ export async function runForkChild(host: ChildHost, spec: ChildSpec): Promise<vo
     void deregisterProcess(database, host.policies, role.info.id).finally(() => process.exit(0));
   });
   process.on("disconnect", () => {
-    logger.warn("lost the supervisor; finishing jobs in flight, then exiting", { processId: role.info.id, kind: definition.kind });
+    logger.warn("lost the supervisor; finishing jobs in flight, then exiting", {
+      processId: role.info.id,
+      kind: definition.kind,
+    });
     graceful();
   });
   runner = definition.create(spec.role.settings, {

@@ -86,7 +86,11 @@ export class ForkSupervisor extends BaseSupervisor {
         return;
       } catch (error) {
         if (handle.cannotStart || this.isStopping || losses >= MOST_BOOT_LOSSES) throw error;
-        this.deps.logger.warn("a child process was lost while starting; it is replaced", { role: handle.spec.role, pid: handle.child.pid, error });
+        this.deps.logger.warn("a child process was lost while starting; it is replaced", {
+          role: handle.spec.role,
+          pid: handle.child.pid,
+          error,
+        });
         // No replacement comes once the supervisor stops: give up then.
         handle = await Promise.race([handle.replaced, this.stopped.then(() => Promise.reject(error))]);
       }
@@ -101,12 +105,19 @@ export class ForkSupervisor extends BaseSupervisor {
     const everyone = Promise.all(handles.map((handle) => handle.reaped));
     const deadline = (immediate ? 0 : this.settings.shutdownTimeout) + STOP_GRACE_MS;
     let timer: NodeJS.Timeout | undefined;
-    const late = await Promise.race([everyone.then(() => false), new Promise<true>((resolve) => (timer = setTimeout(() => resolve(true), deadline)))]);
+    const late = await Promise.race([
+      everyone.then(() => false),
+      new Promise<true>((resolve) => (timer = setTimeout(() => resolve(true), deadline))),
+    ]);
     clearTimeout(timer);
     if (late) {
       for (const handle of handles) {
         if (handle.child.exitCode !== null || handle.child.signalCode !== null) continue;
-        this.deps.logger.warn("child did not stop in time; killing it and putting its jobs back in line", { pid: handle.child.pid, role: handle.spec.role, deadlineMs: deadline });
+        this.deps.logger.warn("child did not stop in time; killing it and putting its jobs back in line", {
+          pid: handle.child.pid,
+          role: handle.spec.role,
+          deadlineMs: deadline,
+        });
         handle.killedAtDeadline = true;
         signal(handle.child, "SIGKILL");
       }
@@ -132,7 +143,11 @@ export class ForkSupervisor extends BaseSupervisor {
     };
     const child = fork(this.launch.entry, [], {
       execArgv: [...this.launch.execArgv],
-      env: { ...process.env, [CHILD_SPEC_VARIABLE]: JSON.stringify(childSpec), FIRM_QUEUE_DATABASE_URL: this.deps.databaseUrl },
+      env: {
+        ...process.env,
+        [CHILD_SPEC_VARIABLE]: JSON.stringify(childSpec),
+        FIRM_QUEUE_DATABASE_URL: this.deps.databaseUrl,
+      },
     });
     let failure: string | undefined;
     const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => {
@@ -151,7 +166,9 @@ export class ForkSupervisor extends BaseSupervisor {
           handle.cannotStart = true;
         }
       });
-      void exited.then(({ code, signal }) => reject(new ChildProcessError(spec.role, failure ?? describeExit(code, signal))));
+      void exited.then(({ code, signal }) =>
+        reject(new ChildProcessError(spec.role, failure ?? describeExit(code, signal))),
+      );
     });
     started.catch(() => undefined);
     let replacedBy!: (replacement: ChildHandle) => void;
@@ -195,7 +212,10 @@ export class ForkSupervisor extends BaseSupervisor {
         logger.warn("child process exited on its own", fields);
       }
     } catch (error) {
-      await hooks.error(error, { process: this.self.info, where: `reaping ${handle.spec.role} child ${handle.child.pid}` });
+      await hooks.error(error, {
+        process: this.self.info,
+        where: `reaping ${handle.spec.role} child ${handle.child.pid}`,
+      });
     }
     if (!this.isStopping) this.scheduleRestart(handle);
   }
@@ -212,7 +232,12 @@ export class ForkSupervisor extends BaseSupervisor {
       const replacement = this.spawn(handle.spec);
       handle.replacedBy(replacement);
       replacement.started.then(
-        (processId) => this.deps.logger.info("child process replaced", { role: handle.spec.role, pid: replacement.child.pid, processId }),
+        (processId) =>
+          this.deps.logger.info("child process replaced", {
+            role: handle.spec.role,
+            pid: replacement.child.pid,
+            processId,
+          }),
         () => undefined,
       );
     }, delay);

@@ -58,7 +58,11 @@ export class RegisteredRole {
   /** Register the row and start heartbeating. Call {@link begin} to run start hooks and the role. */
   static async register(options: RegistrationOptions, env: RegisteredEnvironment): Promise<RegisteredRole> {
     const name = options.name ?? newProcessName(options.kind);
-    const id = await registerProcess(env.database.db, { kind: options.kind, name, supervisorId: options.supervisorId, metadata: options.metadata }, env.database.clock.now());
+    const id = await registerProcess(
+      env.database.db,
+      { kind: options.kind, name, supervisorId: options.supervisorId, metadata: options.metadata },
+      env.database.clock.now(),
+    );
     const info: ProcessInfo = Object.freeze({
       id,
       kind: options.kind,
@@ -80,7 +84,10 @@ export class RegisteredRole {
   markLost(): void {
     if (this.lost) return;
     this.lost = true;
-    this.env.logger.warn("this process's row is gone (pruned as dead after missed heartbeats?); stopping it", this.fields());
+    this.env.logger.warn(
+      "this process's row is gone (pruned as dead after missed heartbeats?); stopping it",
+      this.fields(),
+    );
     this.env.onLost(this);
   }
 

@@ -70,7 +70,11 @@ type RoleTable = { readonly [R in RoleSpec["role"]]: RoleDefinition<Extract<Role
 export const ROLES: RoleTable = {
   worker: {
     kind: "Worker",
-    metadata: (settings) => ({ queues: settings.queues, concurrency: settings.concurrency, pollingInterval: settings.pollingInterval }),
+    metadata: (settings) => ({
+      queues: settings.queues,
+      concurrency: settings.concurrency,
+      pollingInterval: settings.pollingInterval,
+    }),
     create: (settings, context) => new Worker(settings, context),
   },
   dispatcher: {
@@ -85,14 +89,28 @@ export const ROLES: RoleTable = {
       const cleanup =
         after === null
           ? undefined
-          : new FinishedJobCleanup({ after, interval: settings.clearFinishedJobsInterval, batchSize: settings.clearFinishedJobsBatchSize }, context.database, context.logger);
-      const dispatcher = new Dispatcher(settings, context.database, context.policies, context.logger, context.onError, cleanup);
+          : new FinishedJobCleanup(
+              { after, interval: settings.clearFinishedJobsInterval, batchSize: settings.clearFinishedJobsBatchSize },
+              context.database,
+              context.logger,
+            );
+      const dispatcher = new Dispatcher(
+        settings,
+        context.database,
+        context.policies,
+        context.logger,
+        context.onError,
+        cleanup,
+      );
       return { start: () => dispatcher.start(), shutdown: () => dispatcher.stopPolling() };
     },
   },
   scheduler: {
     kind: "Scheduler",
-    metadata: (settings) => ({ staticTasks: settings.staticTasks?.length ?? null, dynamicTasks: settings.dynamicTasks }),
+    metadata: (settings) => ({
+      staticTasks: settings.staticTasks?.length ?? null,
+      dynamicTasks: settings.dynamicTasks,
+    }),
     create(settings, context) {
       const { staticTasks, ...schedulerSettings } = settings;
       const scheduler = new Scheduler(schedulerSettings, {
@@ -137,6 +155,7 @@ export function planRoles(
     for (let copy = 0; copy < worker.processes; copy++) specs.push({ role: "worker", settings: worker });
   }
   for (const dispatcher of settings.dispatchers) specs.push({ role: "dispatcher", settings: dispatcher });
-  if (settings.scheduler) specs.push({ role: "scheduler", settings: { ...settings.scheduler, staticTasks: recurringTasks } });
+  if (settings.scheduler)
+    specs.push({ role: "scheduler", settings: { ...settings.scheduler, staticTasks: recurringTasks } });
   return specs;
 }

@@ -43,4 +43,3 @@ export interface SupervisorDependencies {
   /** Checked `recurring` tasks for the scheduler; null leaves the static tasks in the table alone. */
   readonly recurringTasks: readonly RecurringTask[] | null;
 }
-

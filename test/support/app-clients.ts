@@ -6,10 +6,22 @@ import { drizzle as drizzleMysql } from "drizzle-orm/mysql2";
 import { drizzle as drizzlePg } from "drizzle-orm/node-postgres";
 import knexFactory from "knex";
 import { Kysely, MysqlDialect, PostgresDialect, SqliteDialect } from "kysely";
-import { Kysely as OtherKysely, PostgresDialect as OtherPostgresDialect, MysqlDialect as OtherMysqlDialect, SqliteDialect as OtherSqliteDialect } from "kysely-0.28.8";
+import {
+  Kysely as OtherKysely,
+  PostgresDialect as OtherPostgresDialect,
+  MysqlDialect as OtherMysqlDialect,
+  SqliteDialect as OtherSqliteDialect,
+} from "kysely-0.28.8";
 import mysql from "mysql2";
 import pg from "pg";
-import { fromBetterSqlite3, fromDrizzle, fromKnex, fromMysql2, fromPg, type EnqueueTransaction } from "../../src/index.js";
+import {
+  fromBetterSqlite3,
+  fromDrizzle,
+  fromKnex,
+  fromMysql2,
+  fromPg,
+  type EnqueueTransaction,
+} from "../../src/index.js";
 import type { DialectName } from "../../src/database/dialect.js";
 
 /** A client the app holds, and how it runs `work` in a transaction of its own. */
@@ -26,7 +38,12 @@ const sqliteFile = (url: string) => url.replace(/^sqlite:(\/\/)?/, "");
 const mysqlUri = (url: string) => url.replace(/^mariadb:/, "mysql:");
 
 /** Run `body` in a transaction begun by `begin`, ending it as asked; swallows only our Rollback. */
-async function ended(body: () => Promise<void>, rollback: boolean, commit: () => Promise<unknown>, abort: () => Promise<unknown>): Promise<void> {
+async function ended(
+  body: () => Promise<void>,
+  rollback: boolean,
+  commit: () => Promise<unknown>,
+  abort: () => Promise<unknown>,
+): Promise<void> {
   try {
     await body();
   } catch (error) {
@@ -44,7 +61,11 @@ export function appClients(dialect: DialectName, urlOf: () => string): Array<{ n
     const other = { postgres: OtherPostgresDialect, mysql: OtherMysqlDialect, sqlite: OtherSqliteDialect };
     const D = (K === Kysely ? dialects : other)[dialect] as any;
     const config =
-      dialect === "postgres" ? { pool: new pg.Pool({ connectionString: url }) } : dialect === "mysql" ? { pool: mysql.createPool(mysqlUri(url)) } : { database: new BetterSqlite3(sqliteFile(url)) };
+      dialect === "postgres"
+        ? { pool: new pg.Pool({ connectionString: url }) }
+        : dialect === "mysql"
+          ? { pool: mysql.createPool(mysqlUri(url)) }
+          : { database: new BetterSqlite3(sqliteFile(url)) };
     const db = new (K as any)({ dialect: new D(config) }) as Kysely<any>;
     return {
       name,
@@ -72,7 +93,12 @@ export function appClients(dialect: DialectName, urlOf: () => string): Array<{ n
       name: "knex",
       async transaction(work, { rollback }) {
         const trx = await db.transaction();
-        await ended(() => work(fromKnex(trx)), rollback, () => trx.commit(), () => trx.rollback());
+        await ended(
+          () => work(fromKnex(trx)),
+          rollback,
+          () => trx.commit(),
+          () => trx.rollback(),
+        );
       },
       close: () => db.destroy(),
     };
@@ -87,7 +113,12 @@ export function appClients(dialect: DialectName, urlOf: () => string): Array<{ n
           const client = await pool.connect();
           try {
             await client.query("BEGIN");
-            await ended(() => work(fromPg(client)), rollback, () => client.query("COMMIT"), () => client.query("ROLLBACK"));
+            await ended(
+              () => work(fromPg(client)),
+              rollback,
+              () => client.query("COMMIT"),
+              () => client.query("ROLLBACK"),
+            );
           } finally {
             client.release();
           }
@@ -103,7 +134,12 @@ export function appClients(dialect: DialectName, urlOf: () => string): Array<{ n
           const connection = await pool.getConnection();
           try {
             await connection.beginTransaction();
-            await ended(() => work(fromMysql2(connection)), rollback, () => connection.commit(), () => connection.rollback());
+            await ended(
+              () => work(fromMysql2(connection)),
+              rollback,
+              () => connection.commit(),
+              () => connection.rollback(),
+            );
           } finally {
             connection.release();
           }
@@ -117,7 +153,12 @@ export function appClients(dialect: DialectName, urlOf: () => string): Array<{ n
       name: "better-sqlite3",
       async transaction(work, { rollback }) {
         db.exec("BEGIN IMMEDIATE");
-        await ended(() => work(fromBetterSqlite3(db)), rollback, async () => db.exec("COMMIT"), async () => db.exec("ROLLBACK"));
+        await ended(
+          () => work(fromBetterSqlite3(db)),
+          rollback,
+          async () => db.exec("COMMIT"),
+          async () => db.exec("ROLLBACK"),
+        );
       },
       close: async () => void db.close(),
     };
@@ -138,7 +179,10 @@ export function appClients(dialect: DialectName, urlOf: () => string): Array<{ n
             if (!(error instanceof Rollback)) throw error;
           });
       },
-      close: () => (dialect === "postgres" ? (pool as pg.Pool).end() : new Promise<void>((resolve) => (pool as mysql.Pool).end(() => resolve()))),
+      close: () =>
+        dialect === "postgres"
+          ? (pool as pg.Pool).end()
+          : new Promise<void>((resolve) => (pool as mysql.Pool).end(() => resolve())),
     };
   };
   // Drizzle's better-sqlite3 transactions run their callback synchronously: nothing can be awaited in them.

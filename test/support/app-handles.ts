@@ -52,7 +52,10 @@ export function appHandles(dialect: DialectName, urlOf: () => string): Array<{ n
           const pool = mysql.createPool(mysqlUri(urlOf()));
           return {
             handle: pool,
-            stillOpen: () => new Promise<void>((resolve, reject) => pool.query("SELECT 1", (error) => (error ? reject(error) : resolve()))),
+            stillOpen: () =>
+              new Promise<void>((resolve, reject) =>
+                pool.query("SELECT 1", (error) => (error ? reject(error) : resolve())),
+              ),
             close: () => new Promise<void>((resolve) => pool.end(() => resolve())),
           };
         },
@@ -72,7 +75,11 @@ export function appHandles(dialect: DialectName, urlOf: () => string): Array<{ n
       name: "better-sqlite3 Database",
       open: () => {
         const db = new BetterSqlite3(sqliteFile(urlOf()));
-        return { handle: db, stillOpen: async () => void db.prepare("SELECT 1").get(), close: async () => void db.close() };
+        return {
+          handle: db,
+          stillOpen: async () => void db.prepare("SELECT 1").get(),
+          close: async () => void db.close(),
+        };
       },
     },
     { name: "Kysely", open: kysely },

@@ -31,7 +31,11 @@ export async function installFault(db: Db, dialect: DialectName, spec: FaultSpec
   const condition = spec.when ? `${active} AND (${spec.when})` : active;
   switch (dialect) {
     case "sqlite":
-      await sql.raw(`CREATE TRIGGER ${name} BEFORE ${spec.event} ON ${spec.table} WHEN ${condition} BEGIN SELECT RAISE(ABORT, 'injected fault'); END`).execute(db);
+      await sql
+        .raw(
+          `CREATE TRIGGER ${name} BEFORE ${spec.event} ON ${spec.table} WHEN ${condition} BEGIN SELECT RAISE(ABORT, 'injected fault'); END`,
+        )
+        .execute(db);
       break;
     case "postgres":
       await sql
@@ -40,11 +44,15 @@ export async function installFault(db: Db, dialect: DialectName, spec: FaultSpec
             `IF TG_OP = 'DELETE' THEN RETURN OLD; END IF; RETURN NEW; END $$`,
         )
         .execute(db);
-      await sql.raw(`CREATE TRIGGER ${name} BEFORE ${spec.event} ON ${spec.table} FOR EACH ROW EXECUTE FUNCTION ${name}()`).execute(db);
+      await sql
+        .raw(`CREATE TRIGGER ${name} BEFORE ${spec.event} ON ${spec.table} FOR EACH ROW EXECUTE FUNCTION ${name}()`)
+        .execute(db);
       break;
     case "mysql":
       await sql
-        .raw(`CREATE TRIGGER ${name} BEFORE ${spec.event} ON ${spec.table} FOR EACH ROW BEGIN IF ${condition} THEN SIGNAL SQLSTATE '45000' SET MESSAGE_TEXT = 'injected fault'; END IF; END`)
+        .raw(
+          `CREATE TRIGGER ${name} BEFORE ${spec.event} ON ${spec.table} FOR EACH ROW BEGIN IF ${condition} THEN SIGNAL SQLSTATE '45000' SET MESSAGE_TEXT = 'injected fault'; END IF; END`,
+        )
         .execute(db);
       break;
   }
@@ -53,7 +61,9 @@ export async function installFault(db: Db, dialect: DialectName, spec: FaultSpec
     off: async () => void (await sql.raw(`DELETE FROM firm_test_faults WHERE name = '${name}'`).execute(db)),
     async remove() {
       await sql.raw(`DELETE FROM firm_test_faults WHERE name = '${name}'`).execute(db);
-      await sql.raw(dialect === "postgres" ? `DROP TRIGGER ${name} ON ${spec.table}` : `DROP TRIGGER ${name}`).execute(db);
+      await sql
+        .raw(dialect === "postgres" ? `DROP TRIGGER ${name} ON ${spec.table}` : `DROP TRIGGER ${name}`)
+        .execute(db);
       if (dialect === "postgres") await sql.raw(`DROP FUNCTION ${name}()`).execute(db);
     },
   };

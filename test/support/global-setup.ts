@@ -20,7 +20,10 @@ declare module "vitest" {
   }
 }
 
-const SERVERS: Record<ServerDialect, { label: string; envVar: string; available: () => boolean; start: () => Promise<RunningServer>; install: string }> = {
+const SERVERS: Record<
+  ServerDialect,
+  { label: string; envVar: string; available: () => boolean; start: () => Promise<RunningServer>; install: string }
+> = {
   postgres: {
     label: "PostgreSQL",
     envVar: "FIRM_QUEUE_TEST_POSTGRES_URL",
@@ -38,7 +41,9 @@ const SERVERS: Record<ServerDialect, { label: string; envVar: string; available:
 };
 
 /** What happened to one dialect: under test (with its admin URL), or skipped and why. */
-type Outcome = { dialect: Dialect; url?: string; server?: RunningServer; note: string } | { dialect: Dialect; skipped: string };
+type Outcome =
+  | { dialect: Dialect; url?: string; server?: RunningServer; note: string }
+  | { dialect: Dialect; skipped: string };
 
 export default async function setup(project: TestProject): Promise<() => Promise<void>> {
   const wanted = selectedDialects(process.env.FIRM_QUEUE_TEST_DIALECTS);
@@ -52,23 +57,41 @@ export default async function setup(project: TestProject): Promise<() => Promise
   const failures = settled.flatMap((result) => (result.status === "rejected" ? [result.reason] : []));
   if (failures.length > 0) {
     await stopAll();
-    throw failures.length === 1 ? failures[0] : new AggregateError(failures, failures.map((failure) => (failure instanceof Error ? failure.message : String(failure))).join("\n"));
+    throw failures.length === 1
+      ? failures[0]
+      : new AggregateError(
+          failures,
+          failures.map((failure) => (failure instanceof Error ? failure.message : String(failure))).join("\n"),
+        );
   }
 
   report(outcomes);
   const underTest = outcomes.filter((outcome) => !("skipped" in outcome));
-  project.provide("firmQueueDialects", underTest.map((outcome) => outcome.dialect));
-  project.provide("firmQueueAdminUrls", Object.fromEntries(underTest.flatMap((outcome) => ("url" in outcome && outcome.url ? [[outcome.dialect, outcome.url]] : []))));
+  project.provide(
+    "firmQueueDialects",
+    underTest.map((outcome) => outcome.dialect),
+  );
+  project.provide(
+    "firmQueueAdminUrls",
+    Object.fromEntries(
+      underTest.flatMap((outcome) => ("url" in outcome && outcome.url ? [[outcome.dialect, outcome.url]] : [])),
+    ),
+  );
   return stopAll;
 }
 
 /** FIRM_QUEUE_TEST_DIALECTS, e.g. "sqlite,postgres"; unset or empty means all. */
 function selectedDialects(value: string | undefined): Dialect[] {
-  const names = (value ?? "").split(",").map((name) => name.trim().toLowerCase()).filter(Boolean);
+  const names = (value ?? "")
+    .split(",")
+    .map((name) => name.trim().toLowerCase())
+    .filter(Boolean);
   if (names.length === 0) return [...ALL_DIALECTS];
   const unknown = names.filter((name) => !(ALL_DIALECTS as readonly string[]).includes(name));
   if (unknown.length > 0) {
-    throw new Error(`FIRM_QUEUE_TEST_DIALECTS: unknown ${unknown.join(", ")}; use a comma list of ${ALL_DIALECTS.join(", ")}.`);
+    throw new Error(
+      `FIRM_QUEUE_TEST_DIALECTS: unknown ${unknown.join(", ")}; use a comma list of ${ALL_DIALECTS.join(", ")}.`,
+    );
   }
   return ALL_DIALECTS.filter((dialect) => names.includes(dialect));
 }
@@ -90,7 +113,12 @@ async function prepare(dialect: Dialect): Promise<Outcome> {
   const started = Date.now();
   const server = await spec.start();
   const seconds = ((Date.now() - started) / 1000).toFixed(1);
-  return { dialect, url: server.url, server, note: `throwaway ${spec.label} at ${server.url}, started in ${seconds} s` };
+  return {
+    dialect,
+    url: server.url,
+    server,
+    note: `throwaway ${spec.label} at ${server.url}, started in ${seconds} s`,
+  };
 }
 
 function isCI(): boolean {

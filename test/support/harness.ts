@@ -71,12 +71,19 @@ export function describeEachDatabase(title: string, body: (env: TestEnv) => void
 
 /** Count rows of a table. */
 export async function countRows(db: Db, table: Parameters<Db["selectFrom"]>[0]): Promise<number> {
-  const row = await db.selectFrom(table as "firm_queue_jobs").select((eb) => eb.fn.countAll<number>().as("count")).executeTakeFirstOrThrow();
+  const row = await db
+    .selectFrom(table as "firm_queue_jobs")
+    .select((eb) => eb.fn.countAll<number>().as("count"))
+    .executeTakeFirstOrThrow();
   return Number(row.count);
 }
 
 /** Poll `check` until it returns true or `timeout` ms pass. */
-export async function waitFor(check: () => Promise<boolean> | boolean, timeout = 10_000, what = "condition"): Promise<void> {
+export async function waitFor(
+  check: () => Promise<boolean> | boolean,
+  timeout = 10_000,
+  what = "condition",
+): Promise<void> {
   const deadline = Date.now() + timeout;
   while (!(await check())) {
     if (Date.now() > deadline) throw new Error(`Timed out after ${timeout} ms waiting for ${what}`);

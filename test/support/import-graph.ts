@@ -24,7 +24,9 @@ export const LAYERS: readonly { readonly name: string; readonly paths: readonly 
 /** The layer index of a file given relative to src/ (0 is the top); throws for a file no layer claims. */
 export function layerOf(file: string): number {
   const index = LAYERS.findIndex(({ paths }) =>
-    paths.some((path) => (path.endsWith("/") ? file.startsWith(path) : path === "*.ts" ? !file.includes("/") : file === path)),
+    paths.some((path) =>
+      path.endsWith("/") ? file.startsWith(path) : path === "*.ts" ? !file.includes("/") : file === path,
+    ),
   );
   if (index < 0) throw new Error(`src/${file} belongs to no layer: add its folder to LAYERS and docs/architecture.md`);
   return index;
@@ -51,7 +53,8 @@ export function upwardImports(graph: Map<string, string[]>): string[] {
   const found: string[] = [];
   for (const [file, targets] of graph) {
     for (const target of targets) {
-      if (layerOf(target) < layerOf(file)) found.push(`${file} (${LAYERS[layerOf(file)]!.name}) -> ${target} (${LAYERS[layerOf(target)]!.name})`);
+      if (layerOf(target) < layerOf(file))
+        found.push(`${file} (${LAYERS[layerOf(file)]!.name}) -> ${target} (${LAYERS[layerOf(target)]!.name})`);
     }
   }
   return found;

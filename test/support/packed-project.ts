@@ -14,7 +14,11 @@ export interface PackedProject {
   readonly dir: string;
   readonly tarball: string;
   /** The packed package.json. */
-  readonly manifest: { dependencies?: Record<string, string>; peerDependencies?: Record<string, string>; [key: string]: unknown };
+  readonly manifest: {
+    dependencies?: Record<string, string>;
+    peerDependencies?: Record<string, string>;
+    [key: string]: unknown;
+  };
   /** Run a command in the project; resolves to its stdout, rejects with its output on failure. */
   exec(command: string, args: readonly string[]): Promise<string>;
   remove(): void;
@@ -32,7 +36,9 @@ export async function packedProject(drivers: readonly string[]): Promise<PackedP
   mkdirSync(modules);
   await run("tar", ["-xzf", tarball, "-C", modules]);
   renameSync(join(modules, "package"), join(modules, "firm-queue"));
-  const manifest = JSON.parse(readFileSync(join(modules, "firm-queue", "package.json"), "utf8")) as PackedProject["manifest"];
+  const manifest = JSON.parse(
+    readFileSync(join(modules, "firm-queue", "package.json"), "utf8"),
+  ) as PackedProject["manifest"];
   for (const name of [...Object.keys(manifest.dependencies ?? {}), ...drivers]) {
     symlinkSync(join(ROOT, "node_modules", name), join(modules, name), "dir");
   }

@@ -20,14 +20,27 @@ export interface Spawned {
 }
 
 /** Run the built CLI (`npm test` builds it first) with extra environment variables. */
-export function spawnCli(args: readonly string[], env: Record<string, string | undefined> = {}, options: { detached?: boolean } = {}): Spawned {
+export function spawnCli(
+  args: readonly string[],
+  env: Record<string, string | undefined> = {},
+  options: { detached?: boolean } = {},
+): Spawned {
   if (!existsSync(CLI)) throw new Error(`${CLI} is missing: run "npm run build" (npm test does it for you)`);
   return spawnNode([CLI, ...args], env, options);
 }
 
 /** `detached`: the child leads a process group of its own (signal the whole group with a negative pid, as a terminal's Ctrl-C does). */
-export function spawnNode(args: readonly string[], env: Record<string, string | undefined> = {}, options: { detached?: boolean } = {}): Spawned {
-  const child = spawn(process.execPath, args, { cwd: ROOT, env: { ...process.env, ...env }, stdio: ["ignore", "pipe", "pipe"], detached: options.detached ?? false });
+export function spawnNode(
+  args: readonly string[],
+  env: Record<string, string | undefined> = {},
+  options: { detached?: boolean } = {},
+): Spawned {
+  const child = spawn(process.execPath, args, {
+    cwd: ROOT,
+    env: { ...process.env, ...env },
+    stdio: ["ignore", "pipe", "pipe"],
+    detached: options.detached ?? false,
+  });
   let stdout = "";
   let stderr = "";
   child.stdout!.on("data", (chunk: Buffer) => (stdout += chunk.toString()));

@@ -10,9 +10,12 @@ import type { EnqueueJobs } from "../../src/roles/recurring-tick.js";
 import { Scheduler } from "../../src/roles/scheduler.js";
 
 /** A logger that keeps its lines, to assert that nothing went wrong (or that something did). */
-export function capturingLogger(): Logger & { lines: { level: string; message: string; fields?: Record<string, unknown> }[] } {
+export function capturingLogger(): Logger & {
+  lines: { level: string; message: string; fields?: Record<string, unknown> }[];
+} {
   const lines: { level: string; message: string; fields?: Record<string, unknown> }[] = [];
-  const at = (level: string) => (message: string, fields?: Record<string, unknown>) => void lines.push({ level, message, ...(fields ? { fields } : {}) });
+  const at = (level: string) => (message: string, fields?: Record<string, unknown>) =>
+    void lines.push({ level, message, ...(fields ? { fields } : {}) });
   return { lines, debug: at("debug"), info: at("info"), warn: at("warn"), error: at("error") };
 }
 
@@ -21,7 +24,16 @@ export async function recurringJobs(db: Db) {
   const rows = await db
     .selectFrom("firm_queue_recurring_executions as e")
     .innerJoin("firm_queue_jobs as j", "j.id", "e.job_id")
-    .select(["e.task_key", "e.run_at", "e.job_id", "j.class_name", "j.queue_name", "j.priority", "j.scheduled_at", "j.arguments"])
+    .select([
+      "e.task_key",
+      "e.run_at",
+      "e.job_id",
+      "j.class_name",
+      "j.queue_name",
+      "j.priority",
+      "j.scheduled_at",
+      "j.arguments",
+    ])
     .orderBy("e.run_at")
     .orderBy("e.task_key")
     .execute();

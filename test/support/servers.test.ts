@@ -34,7 +34,9 @@ const roundTrips: Record<Dialect, RoundTrip> = {
     await client.connect();
     try {
       const one = await client.query<{ one: number }>("SELECT 1 AS one");
-      const before = await client.query<{ n: number }>("SELECT count(*)::int AS n FROM information_schema.tables WHERE table_schema = 'public'");
+      const before = await client.query<{ n: number }>(
+        "SELECT count(*)::int AS n FROM information_schema.tables WHERE table_schema = 'public'",
+      );
       await client.query("CREATE TABLE t (id integer PRIMARY KEY, name text NOT NULL)");
       await client.query("INSERT INTO t (id, name) VALUES ($1, $2)", [1, "héllo ✓"]);
       const rows = await client.query<{ id: number; name: string }>("SELECT id, name FROM t");
@@ -48,11 +50,17 @@ const roundTrips: Record<Dialect, RoundTrip> = {
     const connection = await mysql.createConnection(url);
     try {
       const [one] = await connection.query<mysql.RowDataPacket[]>("SELECT 1 AS one");
-      const [before] = await connection.query<mysql.RowDataPacket[]>("SELECT count(*) AS n FROM information_schema.tables WHERE table_schema = DATABASE()");
+      const [before] = await connection.query<mysql.RowDataPacket[]>(
+        "SELECT count(*) AS n FROM information_schema.tables WHERE table_schema = DATABASE()",
+      );
       await connection.query("CREATE TABLE t (id INT PRIMARY KEY, name VARCHAR(100) NOT NULL)");
       await connection.query("INSERT INTO t (id, name) VALUES (?, ?)", [1, "héllo ✓"]);
       const [rows] = await connection.query<mysql.RowDataPacket[]>("SELECT id, name FROM t");
-      return { one: Number(one[0]!.one), tablesBefore: Number(before[0]!.n), row: { id: rows[0]!.id, name: rows[0]!.name } };
+      return {
+        one: Number(one[0]!.one),
+        tablesBefore: Number(before[0]!.n),
+        row: { id: rows[0]!.id, name: rows[0]!.name },
+      };
     } finally {
       await connection.end();
     }

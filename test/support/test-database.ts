@@ -52,7 +52,10 @@ async function createPostgres(adminUrl: string, name: string): Promise<TestDatab
   };
   await admin(`CREATE DATABASE "${name}"`);
   // FORCE: a test that forgot to close its pool must not make teardown hang.
-  return { url: withDatabase(adminUrl, name), drop: once(() => admin(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`)) };
+  return {
+    url: withDatabase(adminUrl, name),
+    drop: once(() => admin(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`)),
+  };
 }
 
 async function createMysql(adminUrl: string, name: string): Promise<TestDatabase> {
@@ -69,7 +72,10 @@ async function createMysql(adminUrl: string, name: string): Promise<TestDatabase
     admin(async (connection) => {
       // MySQL has no DROP ... FORCE, and a leftover connection holding a lock
       // would block the drop: end such connections first.
-      const [rows] = await connection.query<mysql.RowDataPacket[]>("SELECT ID FROM information_schema.PROCESSLIST WHERE DB = ? AND ID <> CONNECTION_ID()", [name]);
+      const [rows] = await connection.query<mysql.RowDataPacket[]>(
+        "SELECT ID FROM information_schema.PROCESSLIST WHERE DB = ? AND ID <> CONNECTION_ID()",
+        [name],
+      );
       for (const row of rows) await connection.query("KILL ?", [row.ID]).catch(() => {});
       await connection.query(`DROP DATABASE IF EXISTS \`${name}\``);
     });

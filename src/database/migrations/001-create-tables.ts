@@ -156,7 +156,11 @@ const recurringExecutions: TableSpec = {
   },
   indexes: [
     { name: "index_firm_queue_recurring_executions_on_job_id", columns: ["job_id"], unique: true },
-    { name: "index_firm_queue_recurring_executions_on_task_key_and_run_at", columns: ["task_key", "run_at"], unique: true },
+    {
+      name: "index_firm_queue_recurring_executions_on_task_key_and_run_at",
+      columns: ["task_key", "run_at"],
+      unique: true,
+    },
   ],
   foreignKeys: [cascadeToJob],
 };

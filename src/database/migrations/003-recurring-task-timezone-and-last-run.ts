@@ -23,7 +23,8 @@ export const recurringTaskTimezoneAndLastRun: Migration = {
     {
       sql: {
         sqlite: 'ALTER TABLE firm_queue_recurring_tasks ADD COLUMN "last_run_at" TEXT',
-        postgres: 'ALTER TABLE firm_queue_recurring_tasks ADD COLUMN IF NOT EXISTS "last_run_at" TIMESTAMP(6) WITH TIME ZONE',
+        postgres:
+          'ALTER TABLE firm_queue_recurring_tasks ADD COLUMN IF NOT EXISTS "last_run_at" TIMESTAMP(6) WITH TIME ZONE',
         mysql: "ALTER TABLE firm_queue_recurring_tasks ADD COLUMN IF NOT EXISTS `last_run_at` DATETIME(6)",
       },
     },

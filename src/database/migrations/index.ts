@@ -6,4 +6,10 @@ import { addJobsSemaphoreId } from "./005-add-jobs-semaphore-id.js";
 import type { Migration } from "./table-spec.js";
 
 /** Every migration, oldest first. Append only: a released migration is never edited. */
-export const MIGRATIONS: readonly Migration[] = [createTables, addJobsLastError, recurringTaskTimezoneAndLastRun, notifyReadyJobs, addJobsSemaphoreId];
+export const MIGRATIONS: readonly Migration[] = [
+  createTables,
+  addJobsLastError,
+  recurringTaskTimezoneAndLastRun,
+  notifyReadyJobs,
+  addJobsSemaphoreId,
+];

@@ -41,7 +41,9 @@ export interface TableSpec {
  * A migration step: a table to create, or a raw statement per database. A database missing from
  * `sql` has nothing to do in that step (a PostgreSQL-only trigger, say).
  */
-export type MigrationStep = { readonly createTable: TableSpec } | { readonly sql: Readonly<Partial<Record<"sqlite" | "postgres" | "mysql", string>>> };
+export type MigrationStep =
+  | { readonly createTable: TableSpec }
+  | { readonly sql: Readonly<Partial<Record<"sqlite" | "postgres" | "mysql", string>>> };
 
 /** One numbered, append-only migration: what it creates or changes, rendered per database. */
 export interface Migration {
@@ -62,7 +64,11 @@ export type QuoteIdentifier = (name: string) => string;
 export const doubleQuote: QuoteIdentifier = (name) => `"${name}"`;
 
 /** Shared rendering of a column list; `typeOf` supplies the database's type names. */
-export function renderColumns(table: TableSpec, typeOf: (column: ColumnSpec) => string, quote: QuoteIdentifier): string[] {
+export function renderColumns(
+  table: TableSpec,
+  typeOf: (column: ColumnSpec) => string,
+  quote: QuoteIdentifier,
+): string[] {
   const lines = Object.entries(table.columns).map(([name, column]) => {
     let line = `${quote(name)} ${typeOf(column)}`;
     if (column.kind !== "id" && column.notNull) line += " NOT NULL";
@@ -70,7 +76,9 @@ export function renderColumns(table: TableSpec, typeOf: (column: ColumnSpec) => 
     return line;
   });
   for (const fk of table.foreignKeys ?? []) {
-    lines.push(`FOREIGN KEY (${quote(fk.column)}) REFERENCES ${fk.references}${fk.onDeleteCascade ? " ON DELETE CASCADE" : ""}`);
+    lines.push(
+      `FOREIGN KEY (${quote(fk.column)}) REFERENCES ${fk.references}${fk.onDeleteCascade ? " ON DELETE CASCADE" : ""}`,
+    );
   }
   return lines;
 }
