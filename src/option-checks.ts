@@ -51,6 +51,14 @@ export function positiveInteger(value: unknown, what: string): number {
   return value;
 }
 
+/** A whole number, 0 or more. */
+export function nonNegativeInteger(value: unknown, what: string): number {
+  if (typeof value !== "number" || !Number.isInteger(value) || value < 0) {
+    throw new ConfigurationError(`${what} must be a whole number of at least 0, got ${JSON.stringify(value)}`);
+  }
+  return value;
+}
+
 /** A number above 0 (durations that must not be zero). */
 export function positive(value: number, what: string): number {
   if (value <= 0) throw new ConfigurationError(`${what} must be more than 0`);

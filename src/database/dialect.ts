@@ -1,5 +1,5 @@
-import type { InsertQueryBuilder, Kysely, SelectQueryBuilder } from "kysely";
-import type { Schema } from "./schema.js";
+import type { InsertQueryBuilder, Kysely, Selectable, SelectQueryBuilder } from "kysely";
+import type { JobsTable, Schema } from "./schema.js";
 
 /** The databases firm-queue runs on. MariaDB is spoken to as `mysql`. */
 export type DialectName = "sqlite" | "postgres" | "mysql";
@@ -13,6 +13,41 @@ export interface UniqueIndex {
 
 /** A Kysely handle on firm-queue's tables: the pool, or one transaction. */
 export type Db = Kysely<Schema>;
+
+/** One claim of ready jobs: one queue (or every queue but `exclude`), for one process. */
+export interface ReadyClaim {
+  readonly queue?: string;
+  readonly exclude: readonly string[];
+  readonly limit: number;
+  readonly processId: number;
+  readonly now: Date;
+}
+
+/** The jobs a claim took, in claim order; `processGone` when jobs were ready but the process row is not there. */
+export interface ReadyClaimResult {
+  readonly jobs: Selectable<JobsTable>[];
+  readonly processGone: boolean;
+}
+
+/** Jobs due now without a concurrency key, to insert and make ready at once. */
+export interface ReadyEnqueue {
+  readonly jobs: readonly {
+    readonly queueName: string;
+    readonly className: string;
+    readonly arguments: string;
+    readonly priority: number;
+  }[];
+  readonly now: Date;
+}
+
+/** Successful attempts to record for one process (jobs without a concurrency key). */
+export interface FinishBatch {
+  readonly jobIds: readonly number[];
+  readonly processId: number;
+  readonly now: Date;
+  /** Keep finished jobs (`finished_at` set) rather than delete them. */
+  readonly preserve: boolean;
+}
 
 /**
  * The seam between databases: the only place that knows which database it talks to. Code outside
@@ -69,4 +104,25 @@ export interface Dialect {
   withShareLock<DB, TB extends keyof DB, O>(query: SelectQueryBuilder<DB, TB, O>): SelectQueryBuilder<DB, TB, O>;
   /** The database server's current time (the clock every process compares rows by). */
   databaseTime(db: Db): Promise<Date>;
+  /*
+   * Hot-path statements: optional. A database that can do one of these in a single statement
+   * (one round trip, one commit) provides it; the others use the portable transaction, which does
+   * the same in several statements. Each keeps the same rules as the portable path.
+   */
+  /**
+   * Claim ready jobs in one statement: rows other claimers hold are skipped, paused queues are
+   * not claimed, and the claiming process's row is share-locked in the same statement (nothing is
+   * claimed when it is gone).
+   */
+  readonly claimReady?: (db: Db, claim: ReadyClaim) => Promise<ReadyClaimResult>;
+  /**
+   * Record successful attempts in one statement, through the stale-worker guard: only jobs whose
+   * claim the process still holds are recorded; returns their ids.
+   */
+  readonly finishClaimed?: (db: Db, batch: FinishBatch) => Promise<number[]>;
+  /**
+   * Insert jobs that are due now and have no concurrency key, and make them ready, in one
+   * statement; returns their ids in input order.
+   */
+  readonly enqueueReady?: (db: Db, batch: ReadyEnqueue) => Promise<number[]>;
 }

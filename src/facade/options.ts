@@ -1,7 +1,7 @@
 import { toMilliseconds, toTimerMilliseconds, type Duration } from "../duration.js";
 import { ConfigurationError } from "../errors.js";
 import { consoleLogger, isLogLevel, type Logger, type LogLevel } from "../logger.js";
-import { checkBoolean, positive, positiveInteger, rejectUnknownKeys } from "../option-checks.js";
+import { checkBoolean, nonNegativeInteger, positive, positiveInteger, rejectUnknownKeys } from "../option-checks.js";
 import { queuePatterns } from "../roles/queue-selector.js";
 import type { LifecycleHooks } from "../processes/hooks.js";
 import type { RecurringTasksOptions } from "../definitions/recurring-task.js";
@@ -138,6 +138,12 @@ export interface WorkerOptions {
   readonly pollingInterval?: Duration;
   /** How many copies of this worker to run (each its own process in fork mode). Default 1. */
   readonly processes?: number;
+  /**
+   * Jobs claimed ahead of free slots when there is a backlog, started from memory as slots free
+   * up (0: claim only for free slots). Default 4 × concurrency, at most 500. A graceful stop puts
+   * them back in line; see docs/internals.md for what a crash means for them.
+   */
+  readonly prefetch?: number;
 }
 
 /** A dispatcher in `firm.start({ dispatchers })`. */
@@ -200,7 +206,7 @@ const START_KEYS = new Set([
   "recurring",
   "scheduler",
 ]);
-const WORKER_KEYS = new Set(["queues", "concurrency", "pollingInterval", "processes"]);
+const WORKER_KEYS = new Set(["queues", "concurrency", "pollingInterval", "processes", "prefetch"]);
 const DISPATCHER_KEYS = new Set([
   "pollingInterval",
   "batchSize",
@@ -260,6 +266,7 @@ function resolveWorker(worker: WorkerOptions, where: string): ResolvedWorker {
       `${where}.pollingInterval`,
     ),
     processes: positiveInteger(worker.processes ?? 1, `${where}.processes`),
+    ...(worker.prefetch === undefined ? {} : { prefetch: nonNegativeInteger(worker.prefetch, `${where}.prefetch`) }),
   });
 }
 

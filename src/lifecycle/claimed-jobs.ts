@@ -97,6 +97,12 @@ export async function finishClaimedJobs(
   preserve: boolean,
 ): Promise<Set<number>> {
   if (jobs.length === 0) return new Set();
+  const { finishClaimed } = database.dialect;
+  if (finishClaimed !== undefined && jobs.every((job) => job.concurrency_key === null)) {
+    // No slot to give back: the database's single statement does the guard and the record.
+    const jobIds = jobs.map((job) => Number(job.id));
+    return new Set(await finishClaimed(database.db, { jobIds, processId, now: database.clock.now(), preserve }));
+  }
   return database.claimTransaction(async (trx) => {
     const removed = await trx
       .deleteFrom("firm_queue_claimed_executions")

@@ -55,7 +55,13 @@ export async function enqueueJobs(
     const connection = await appTransactionConnection(transaction, database.dialect.name);
     return write(bridgeKysely(database.dialect.name, singleConnection(connection)));
   }
-  const ids = await database.writeTransaction(write);
+  const { enqueueReady } = database.dialect;
+  // Jobs due now without a concurrency key only become ready: the database's single statement
+  // does that where it has one. Everything else is routed by dispatchJobs in a transaction.
+  const simple =
+    enqueueReady !== undefined &&
+    jobs.every((job) => job.concurrencyKey === null && job.scheduledAt.getTime() <= now.getTime());
+  const ids = simple ? await enqueueReady(database.db, { jobs, now }) : await database.writeTransaction(write);
   if (jobs.some((job, index) => ids[index] !== null && job.scheduledAt.getTime() <= now.getTime()))
     database.jobsReady.notify();
   return ids;

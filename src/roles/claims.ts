@@ -1,7 +1,8 @@
 import type { Database } from "../database/connection.js";
 import type { JobRow } from "../models/job.js";
 import type { QueueSelector } from "./queue-selector.js";
-import { claimReadyExecutions } from "../models/ready-execution.js";
+import { claimReadyExecutions, type ClaimTarget } from "../models/ready-execution.js";
+import { ProcessRowGoneError } from "../errors.js";
 
 /**
  * Claim up to `limit` ready jobs for `processId` from the queues `selector` picks, polling its
@@ -24,11 +25,7 @@ export async function claimJobs(
     const remaining = limit - claimed.length;
     if (remaining <= 0) break;
     try {
-      claimed.push(
-        ...(await database.claimTransaction((trx) =>
-          claimReadyExecutions(trx, database.dialect, target, remaining, processId, database.clock.now()),
-        )),
-      );
+      claimed.push(...(await claimTarget(database, target, remaining, processId)));
     } catch (error) {
       if (claimed.length === 0) throw error;
       onLaterError(error);
@@ -36,4 +33,25 @@ export async function claimJobs(
     }
   }
   return claimed;
+}
+
+/**
+ * One target's claim: the database's single claim statement where it has one, else the portable
+ * claim transaction. Both skip rows other claimers hold and need this process's row.
+ */
+async function claimTarget(
+  database: Database,
+  target: ClaimTarget,
+  limit: number,
+  processId: number,
+): Promise<JobRow[]> {
+  const { claimReady } = database.dialect;
+  if (claimReady === undefined) {
+    return database.claimTransaction((trx) =>
+      claimReadyExecutions(trx, database.dialect, target, limit, processId, database.clock.now()),
+    );
+  }
+  const result = await claimReady(database.db, { ...target, limit, processId, now: database.clock.now() });
+  if (result.processGone) throw new ProcessRowGoneError(processId);
+  return result.jobs;
 }

@@ -14,9 +14,11 @@ const MAX_BATCH = 500;
 
 /**
  * Records finished jobs in batches, group-commit style. A job that finishes while no batch is
- * being written is written at once, alone; jobs that finish while a batch is being written wait
- * for it and then go together in the next one. So a trickle of jobs costs no added latency and a
- * busy worker writes many finished jobs per transaction. No timer is involved.
+ * being written starts a batch at the end of the current turn of the event loop (`setImmediate`),
+ * so every job that ends in the same turn goes with it; jobs that finish while a batch is being
+ * written wait for it and then go together in the next one. So a trickle of jobs costs no
+ * measurable latency and a busy worker writes many finished jobs per transaction, even where the
+ * database call itself is synchronous (SQLite). No timer is involved.
  */
 export class FinishBatcher {
   private waiting: Waiting[] = [];
@@ -28,7 +30,7 @@ export class FinishBatcher {
   finish(job: JobRow): Promise<boolean> {
     return new Promise((resolve, reject) => {
       this.waiting.push({ job, resolve, reject });
-      this.writing ??= this.writeAll();
+      this.writing ??= new Promise<void>((turnEnded) => setImmediate(turnEnded)).then(() => this.writeAll());
     });
   }
 

@@ -10,6 +10,7 @@ import { QueueSelector } from "./queue-selector.js";
 import { Poller, UNTIL_WOKEN } from "../processes/poller.js";
 import { ProcessRowGoneError } from "../errors.js";
 import { sleep } from "../backoff.js";
+import { ClaimBuffer, defaultPrefetch } from "./claim-buffer.js";
 
 /** How long a stopping worker waits past its timeout for the outcome writes of jobs that ran. */
 const WRITE_GRACE_MS = 3000;
@@ -21,6 +22,11 @@ export interface WorkerSettings {
   readonly concurrency: number;
   /** Sleep between polls when the queues are empty, in ms. */
   readonly pollingInterval: number;
+  /**
+   * Jobs claimed ahead of free slots when there is a backlog, held in memory until a slot frees
+   * (see {@link ClaimBuffer}). 0 claims only for free slots. Default {@link defaultPrefetch}.
+   */
+  readonly prefetch?: number;
 }
 
 /** What a worker needs from the process that hosts it. */
@@ -37,9 +43,10 @@ export interface WorkerDependencies {
 }
 
 /**
- * Claims jobs up to its free capacity and runs them concurrently in this process. It polls at
- * `pollingInterval` while the queues are empty; when a claim filled every free slot it sleeps
- * until a job ends, then claims again at once.
+ * Claims jobs and runs them concurrently in this process. It polls at `pollingInterval` while
+ * the queues are empty. When there is a backlog it claims ahead, up to `prefetch` jobs beyond its
+ * free slots, in one transaction per batch, and starts the next job from memory as each one ends;
+ * it claims again once the buffer is half empty, so each claim carries many jobs.
  */
 export class Worker extends Poller {
   readonly selector: QueueSelector;
@@ -51,6 +58,8 @@ export class Worker extends Poller {
   >();
   /** Fired to cut a graceful stop's wait short (SIGQUIT during a graceful stop). */
   private readonly hurried = new AbortController();
+  /** Claimed jobs that have not started: started from memory as slots free up. */
+  private readonly buffer: ClaimBuffer;
   private lastClaimFilledCapacity = false;
   /** A poll failed: a claim may have committed without this process hearing of it. */
   private mayHoldUnknownClaims = false;
@@ -62,6 +71,7 @@ export class Worker extends Poller {
   ) {
     super({ logger: deps.logger, what: "worker", fields: () => ({ processId: deps.processId }) });
     this.selector = new QueueSelector(settings.queues);
+    this.buffer = new ClaimBuffer(settings.prefetch ?? defaultPrefetch(settings.concurrency));
     this.runner = new JobRunner(
       deps.database,
       deps.registry,
@@ -86,7 +96,7 @@ export class Worker extends Poller {
     super.start();
     this.stopHearingOfJobs ??= this.deps.database.jobsReady.subscribe(
       () => {
-        if (this.inFlight.size < this.settings.concurrency) this.wake();
+        if (this.wantsMore()) this.wake();
       },
       (error) =>
         this.deps.logger.warn("lost the connection that hears of new jobs; polling until it is back", {
@@ -98,9 +108,11 @@ export class Worker extends Poller {
 
   protected async poll(): Promise<number> {
     if (this.mayHoldUnknownClaims) await this.releaseUnknownClaims();
+    this.startBuffered();
+    if (!this.wantsMore()) return UNTIL_WOKEN;
     const free = this.settings.concurrency - this.inFlight.size;
-    if (free <= 0) return UNTIL_WOKEN;
-    const jobs = await claimJobs(this.deps.database, this.selector, free, this.deps.processId, this.deps.onError);
+    const wanted = Math.max(free, 0) + this.buffer.room;
+    const jobs = await claimJobs(this.deps.database, this.selector, wanted, this.deps.processId, this.deps.onError);
     if (!this.isRunning) {
       // Stopped while claiming: hand the jobs straight back instead of starting them.
       await releaseClaims(
@@ -111,9 +123,29 @@ export class Worker extends Poller {
       );
       return 0;
     }
-    for (const job of jobs) this.launch(job);
-    this.lastClaimFilledCapacity = jobs.length === free;
+    let next = 0;
+    while (next < jobs.length && this.inFlight.size < this.settings.concurrency) this.launch(jobs[next++]!);
+    this.buffer.add(jobs.slice(next));
+    this.lastClaimFilledCapacity = jobs.length === wanted;
     return this.lastClaimFilledCapacity ? UNTIL_WOKEN : this.settings.pollingInterval;
+  }
+
+  /**
+   * Whether a claim now is worth its transaction: a slot is free with nothing buffered for it, or
+   * the buffer has fallen to half its bound (so claims come in batches, not one per ended job).
+   */
+  private wantsMore(): boolean {
+    const free = this.settings.concurrency - this.inFlight.size;
+    return free > this.buffer.size || this.buffer.isLow;
+  }
+
+  /** Start buffered jobs in the free slots. */
+  private startBuffered(): void {
+    while (this.inFlight.size < this.settings.concurrency) {
+      const job = this.buffer.take();
+      if (job === undefined) return;
+      this.launch(job);
+    }
   }
 
   protected onPollError(error: unknown, repeated: boolean): number {
@@ -125,6 +157,9 @@ export class Worker extends Poller {
         processId: this.deps.processId,
       });
       this.deps.onProcessLost?.();
+      // The buffered jobs' claims went with the row (failed as orphans): another worker owns
+      // them now, so they must not start here.
+      this.buffer.drain();
       return UNTIL_WOKEN;
     }
     this.mayHoldUnknownClaims = true;
@@ -133,7 +168,8 @@ export class Worker extends Poller {
   }
 
   /**
-   * Stop claiming, fire every running job's AbortSignal, wait up to `timeout` ms for them to end,
+   * Stop claiming, fire every running job's AbortSignal, put the buffered jobs that never started
+   * back in their queues (no attempt is counted), wait up to `timeout` ms for the running ones to end,
    * then put the jobs whose handler is still running back in their queue (no attempt is
    * counted). A job whose handler has ended is never put back: its outcome is being written, and
    * the stop waits for that write (up to {@link WRITE_GRACE_MS} more if the database keeps
@@ -144,9 +180,11 @@ export class Worker extends Poller {
     this.stopHearingOfJobs = undefined;
     await this.stopPolling();
     for (const { abort } of this.inFlight.values()) abort.abort(new ShutdownSignal());
+    // While the running jobs wind down, the ones that never started go back for other workers.
+    const unstarted = await this.releaseBuffered();
     const everything = Promise.allSettled([...this.inFlight.values()].map((entry) => entry.done));
     const result = await Promise.race([everything.then(() => "done" as const), this.waitOrHurry(timeout)]);
-    if (result === "done") return [];
+    if (result === "done") return unstarted;
     const stuck = [...this.inFlight].filter(([, entry]) => !entry.settled).map(([jobId]) => jobId);
     const released =
       stuck.length === 0 ? [] : await releaseClaims(this.deps.database, this.deps.policies, this.deps.processId, stuck);
@@ -171,7 +209,25 @@ export class Worker extends Poller {
         );
     }
     this.runner.stopRetrying();
-    return released;
+    return [...unstarted, ...released];
+  }
+
+  /**
+   * Put the claimed jobs that never started back in line, attempts unchanged. If the database
+   * fails, they stay claimed: crash recovery fails them with this process (see docs/reliability).
+   */
+  private async releaseBuffered(): Promise<number[]> {
+    const jobIds = this.buffer.drain().map((job) => Number(job.id));
+    if (jobIds.length === 0) return [];
+    try {
+      return await releaseClaims(this.deps.database, this.deps.policies, this.deps.processId, jobIds);
+    } catch (error) {
+      this.deps.logger.error(
+        "could not put claimed jobs that never started back in line; they stay claimed until this process's claims are recovered",
+        { processId: this.deps.processId, jobIds, error },
+      );
+      return [];
+    }
   }
 
   /** Cut a graceful stop's wait for running jobs short: release them now (settled ones still get written). */
@@ -187,11 +243,12 @@ export class Worker extends Poller {
   /**
    * After a failed poll, put back in line any claim this process holds but is not running: a
    * connection lost during COMMIT leaves the claim written while the worker saw only an error.
-   * Safe because only this poller claims for this process, and every job it knows of is in flight.
+   * Safe because only this poller claims for this process, and every job it knows of is in flight
+   * or in its buffer.
    */
   private async releaseUnknownClaims(): Promise<void> {
     const unknown = (await claimedJobIds(this.deps.database.db, this.deps.processId)).filter(
-      (jobId) => !this.inFlight.has(jobId),
+      (jobId) => !this.inFlight.has(jobId) && !this.buffer.has(jobId),
     );
     if (unknown.length > 0) {
       const released = await releaseClaims(this.deps.database, this.deps.policies, this.deps.processId, unknown);
@@ -215,7 +272,8 @@ export class Worker extends Poller {
       )
       .finally(() => {
         this.inFlight.delete(jobId);
-        if (this.lastClaimFilledCapacity) this.wake();
+        if (this.isRunning) this.startBuffered();
+        if (this.lastClaimFilledCapacity && this.wantsMore()) this.wake();
       });
     this.inFlight.set(jobId, entry);
   }

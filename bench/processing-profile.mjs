@@ -1,0 +1,46 @@
+// node bench/processing-profile.mjs [sqlite|postgres|mysql] [jobs] [concurrency] [out.cpuprofile] [prefetch]
+//
+// Processing only, under the V8 profiler: enqueue the jobs first (not profiled), then profile one
+// in-process worker draining them, and write a .cpuprofile (open it in Chrome DevTools, or sum
+// self time per function). Prints the rate of the profiled run; compare rates with `npm run bench`,
+// not with this, since the profiler slows the process.
+import { writeFileSync } from "node:fs";
+import { Session } from "node:inspector/promises";
+import { FirmQueue, silentLogger } from "firm-queue";
+import { benchDatabase } from "./databases.mjs";
+
+const [dialect = "sqlite", count = "20000", slots = "24", out = "processing.cpuprofile", prefetch] =
+  process.argv.slice(2);
+const jobs = Number(count);
+const concurrency = Number(slots);
+const database = await benchDatabase(dialect);
+try {
+  const firm = new FirmQueue({ databaseUrl: database.url, logger: silentLogger, poolSize: concurrency + 2 });
+  await firm.migrate();
+  let done = 0;
+  const noop = firm.defineJob("noop", async () => void done++);
+  const all = Array.from({ length: jobs }, (_, i) => ({ i }));
+  for (let i = 0; i < all.length; i += 1000) await noop.enqueueAll(all.slice(i, i + 1000));
+  const session = new Session();
+  session.connect();
+  await session.post("Profiler.enable");
+  await session.post("Profiler.start");
+  const started = performance.now();
+  const worker = {
+    concurrency,
+    pollingInterval: 10,
+    ...(prefetch === undefined ? {} : { prefetch: Number(prefetch) }),
+  };
+  const supervisor = await firm.start({ workers: [worker], dispatchers: [] });
+  while (done < jobs) await new Promise((resolve) => setTimeout(resolve, 5));
+  const seconds = (performance.now() - started) / 1000;
+  const { profile } = await session.post("Profiler.stop");
+  writeFileSync(out, JSON.stringify(profile));
+  await supervisor.stop();
+  await firm.close();
+  console.log(
+    `${dialect}: ${jobs} jobs in ${seconds.toFixed(2)} s = ${(jobs / seconds).toFixed(0)} jobs/s (concurrency ${concurrency}, prefetch ${prefetch ?? "default"}); profile in ${out}`,
+  );
+} finally {
+  await database.cleanup();
+}

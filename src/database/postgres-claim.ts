@@ -1,0 +1,52 @@
+import { sql, type Selectable } from "kysely";
+import type { Db, ReadyClaim, ReadyClaimResult } from "./dialect.js";
+import type { JobsTable } from "./schema.js";
+
+type ClaimRow = Selectable<JobsTable> & { readonly picked_count: number | string; readonly alive: number | string };
+
+/**
+ * PostgreSQL's claim in one statement (one round trip, one commit, in autocommit):
+ * - `picked` locks up to `limit` ready rows of unpaused queues in (priority, job id) order,
+ *   passing over rows other claimers hold (`FOR UPDATE SKIP LOCKED`);
+ * - `self` share-locks the claiming process's row, only when something was picked, so the pruner
+ *   cannot fail these claims as orphans before they are committed (an empty poll locks nothing);
+ * - `gone` deletes the picked ready rows, and only if `self` found the row; `claimed` records the
+ *   claims from what `gone` returned.
+ * The outer SELECT always yields a row, so the caller learns "rows were there but the process row
+ * is gone" (picked_count > 0, alive = 0) as well as which jobs it claimed.
+ */
+export async function claimReadyInOneStatement(db: Db, claim: ReadyClaim): Promise<ReadyClaimResult> {
+  const queue = claim.queue === undefined ? sql`` : sql`AND r.queue_name = ${claim.queue}`;
+  const exclude = claim.exclude.length === 0 ? sql`` : sql`AND r.queue_name <> ALL(${[...claim.exclude]}::text[])`;
+  const { rows } = await sql<ClaimRow>`
+    WITH picked AS (
+      SELECT r.job_id FROM firm_queue_ready_executions r
+      WHERE r.queue_name NOT IN (SELECT queue_name FROM firm_queue_pauses) ${queue} ${exclude}
+      ORDER BY r.priority, r.job_id
+      LIMIT ${claim.limit}
+      FOR UPDATE SKIP LOCKED
+    ), self AS (
+      SELECT id FROM firm_queue_processes
+      WHERE id = ${claim.processId} AND EXISTS (SELECT 1 FROM picked)
+      FOR SHARE
+    ), gone AS (
+      DELETE FROM firm_queue_ready_executions r USING picked p, self s
+      WHERE r.job_id = p.job_id
+      RETURNING r.job_id
+    ), claimed AS (
+      INSERT INTO firm_queue_claimed_executions (job_id, process_id, created_at)
+      SELECT job_id, ${claim.processId}, ${claim.now} FROM gone
+      RETURNING job_id
+    )
+    SELECT s.picked_count, s.alive, j.*
+    FROM (SELECT (SELECT count(*) FROM picked) AS picked_count, (SELECT count(*) FROM self) AS alive) s
+    LEFT JOIN claimed c ON true
+    LEFT JOIN firm_queue_jobs j ON j.id = c.job_id
+    ORDER BY j.priority, j.id`.execute(db);
+  const first = rows[0];
+  if (first === undefined || Number(first.picked_count) === 0) return { jobs: [], processGone: false };
+  if (Number(first.alive) === 0) return { jobs: [], processGone: true };
+  const jobs: Selectable<JobsTable>[] = [];
+  for (const { picked_count: _picked, alive: _alive, ...job } of rows) if (job.id !== null) jobs.push(job);
+  return { jobs, processGone: false };
+}
