@@ -38,7 +38,7 @@ export async function runRecurringTaskNow(
       ...(task.priority !== null ? { priority: task.priority } : {}),
     },
   };
-  return database.dialect.beginClaimTx(database.db, async (trx) => {
+  return database.claimTransaction(async (trx) => {
     const now = new Date();
     const [jobId] = await enqueueJobs(database, context.policies, [request], trx);
     if (jobId === null || jobId === undefined) return null;
