@@ -21,7 +21,7 @@ import { startMariadb } from "../scripts/servers/mariadb.mjs";
 import { startPostgres } from "../scripts/servers/postgres.mjs";
 
 const ROOT = fileURLToPath(new URL("..", import.meta.url));
-const CLI = join(ROOT, "dist/cli.js");
+const CLI = join(ROOT, "dist/cli/main.js");
 const FIXTURE = join(ROOT, "test/fixtures/multi-host-jobs.ts");
 
 const { values } = parseArgs({

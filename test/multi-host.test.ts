@@ -3,7 +3,9 @@
 // packets dropped, no reset) while it runs jobs. Needs Linux and root; skipped loudly elsewhere,
 // never skipped in CI. FIRM_QUEUE_MULTI_HOST_LONG=1 runs the longer variant (fork mode, more jobs).
 
+import { sql } from "kysely";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { DISPATCHER_POOL_SIZE, SUPERVISOR_POOL_SIZE, workerPoolSize } from "../src/supervisor/connection-budget.js";
 import { writeFileSync } from "node:fs";
 import { testDialects } from "./support/test-database.js";
 import { countRows, waitFor } from "./support/harness.js";
@@ -243,6 +245,44 @@ describe
       host.network.restore();
     }
   }, 120_000);
+  it("three hosts share a backlog: every job runs once, on every host, within each host's connection budget", async () => {
+    const concurrency = 4;
+    const hosts = [0, 1, 2].map((index) => cluster.startHost(index, hostArgs(concurrency), hostEnv));
+    try {
+      await Promise.all(hosts.map(started));
+      const ids: (number | null)[] = [];
+      for (let batch = 0; batch < 6; batch++) {
+        ids.push(...(await Promise.all([...Array(25)].map(() => cluster.firm.enqueue("work", { ms: 20 })))));
+      }
+      // One process per host in async mode: supervisor, worker and dispatcher share one pool, plus
+      // the LISTEN connection on PostgreSQL (src/supervisor/connection-budget.ts).
+      const budget =
+        SUPERVISOR_POOL_SIZE + workerPoolSize(concurrency) + DISPATCHER_POOL_SIZE + (dialect === "postgres" ? 1 : 0);
+      const most = new Map<string, number>();
+      const deadline = Date.now() + 90_000;
+      while ((await unfinished(cluster, ids)) > 0) {
+        if (Date.now() > deadline) throw new Error("the backlog did not finish on three hosts within 90 s");
+        for (const host of hosts) {
+          const open = await connectionsFrom(cluster, host.network.address);
+          most.set(host.name, Math.max(most.get(host.name) ?? 0, open));
+        }
+        await new Promise((resolve) => setTimeout(resolve, 100));
+      }
+      const ends = cluster.jobEvents().filter((event) => event.event === "end" && ids.includes(event.jobId));
+      const runsPerJob = new Map<number, number>();
+      for (const event of ends) runsPerJob.set(event.jobId, (runsPerJob.get(event.jobId) ?? 0) + 1);
+      expect([...runsPerJob.values()].every((runs) => runs === 1)).toBe(true);
+      expect(runsPerJob.size).toBe(ids.length);
+      expect(new Set(ends.map((event) => event.host)).size, "every host ran some of the backlog").toBe(3);
+      for (const host of hosts) {
+        expect(most.get(host.name) ?? 0, `${host.name}: connections seen`).toBeGreaterThan(0);
+        expect(most.get(host.name) ?? 0, `${host.name}: at most its budget of ${budget}`).toBeLessThanOrEqual(budget);
+      }
+      for (const host of hosts) expect(await host.stop()).toBe(0);
+    } finally {
+      for (const host of hosts) await host.stop("SIGKILL");
+    }
+  }, 150_000);
 });
 
 /**
@@ -275,4 +315,19 @@ function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T | "timed out
     promise,
     new Promise<"timed out">((resolve) => (timer = setTimeout(() => resolve("timed out"), ms))),
   ]).finally(() => clearTimeout(timer));
+}
+
+/** Connections the database server has open from `address` now. */
+async function connectionsFrom(cluster: Cluster, address: string): Promise<number> {
+  const db = await cluster.db();
+  const query =
+    cluster.dialect === "postgres"
+      ? sql<{
+          open: number | string;
+        }>`SELECT COUNT(*) AS open FROM pg_stat_activity WHERE client_addr = ${address}::inet`
+      : sql<{
+          open: number | string;
+        }>`SELECT COUNT(*) AS open FROM information_schema.processlist WHERE host LIKE ${`${address}:%`}`;
+  const { rows } = await query.execute(db);
+  return Number(rows[0]?.open ?? 0);
 }
