@@ -38,6 +38,7 @@ export interface Database {
   close(): Promise<void>;
 }
 
+/** How to open each database; each adapter loads its driver only when used. */
 export const ADAPTERS: Record<DialectName, () => Promise<DatabaseAdapter>> = {
   // Each adapter loads its driver on open, so an app on PostgreSQL never loads better-sqlite3.
   sqlite: async () => (await import("./sqlite.js")).sqliteAdapter,

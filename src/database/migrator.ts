@@ -5,6 +5,7 @@ import type { Db, DialectName } from "./dialect.js";
 import { MIGRATIONS } from "./migrations/index.js";
 import type { Migration, MigrationStep } from "./migrations/table-spec.js";
 
+/** The table recording which migrations a database has. */
 export const MIGRATIONS_TABLE = "firm_queue_schema_migrations";
 
 /**

@@ -71,9 +71,10 @@ function createTable(table: TableSpec): string[] {
 const MIGRATION_LOCK_KEY = 724_150_771;
 const INT8_OID = 20;
 
-/** Opening, migrating, locking and LISTEN/NOTIFY on a PostgreSQL database (pg driver). */
+/** The pg pool behind each Kysely instance this adapter opened (to resize it). */
 const pools = new WeakMap<Kysely<Schema>, import("pg").Pool>();
 
+/** Opening, migrating, locking and LISTEN/NOTIFY on a PostgreSQL database (pg driver). */
 export const postgresAdapter: DatabaseAdapter = {
   dialect: postgresDialect,
   ddl: { createTable },

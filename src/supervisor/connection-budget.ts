@@ -19,8 +19,11 @@ import type { RoleSpec } from "./role-table.js";
  * given, replaces the derived size for every process.
  */
 export const SUPERVISOR_POOL_SIZE = 2;
+/** A dispatcher's pool (see above). */
 export const DISPATCHER_POOL_SIZE = 3;
+/** A scheduler's pool (see above). */
 export const SCHEDULER_POOL_SIZE = 2;
+/** The pool of a process that only enqueues (see above). */
 export const ENQUEUER_POOL_SIZE = 10;
 
 /** The pool a worker running `concurrency` jobs at once needs. */
