@@ -9,6 +9,7 @@ import { inject } from "vitest";
 import { FirmQueue, silentLogger } from "../src/index.js";
 import { pgbouncerBinary, startPgbouncer } from "../scripts/servers/pgbouncer.mjs";
 import type { RunningServer } from "../scripts/servers/types.js";
+import type { Db } from "../src/database/dialect.js";
 import { countRows, waitFor } from "./support/harness.js";
 import { spawnCli, ROOT } from "./support/processes.js";
 import { createTestDatabase, testDialects, type TestDatabase } from "./support/test-database.js";
@@ -93,19 +94,7 @@ describe.skipIf(!underTest || missing)("PgBouncer in transaction mode [postgres]
       await enqueuer.enqueue("plain", { later: true }, { wait: "300ms" }),
     ] as number[];
     const db = (await enqueuer.database()).db;
-    await waitFor(
-      async () =>
-        (
-          await db
-            .selectFrom("firm_queue_jobs")
-            .select("id")
-            .where("id", "in", ids)
-            .where("finished_at", "is not", null)
-            .execute()
-        ).length === ids.length,
-      20_000,
-      "every job finished",
-    );
+    await waitFor(() => allFinished(db, ids), 20_000, "every job finished");
     expect(flakyRuns).toBe(2);
     expect(await countRows(db, "firm_queue_claimed_executions")).toBe(0);
     expect(await countRows(db, "firm_queue_failed_executions")).toBe(0);
@@ -137,19 +126,7 @@ describe.skipIf(!underTest || missing)("PgBouncer in transaction mode [postgres]
       await waitFor(async () => (await listeners(direct)) === 1, 30_000, "the fork-mode worker's LISTEN connection");
       const ids = (await Promise.all([...Array(10)].map(() => enqueuer.enqueue("noop", null)))) as number[];
       const db = (await enqueuer.database()).db;
-      await waitFor(
-        async () =>
-          (
-            await db
-              .selectFrom("firm_queue_jobs")
-              .select("id")
-              .where("id", "in", ids)
-              .where("finished_at", "is not", null)
-              .execute()
-          ).length === ids.length,
-        20_000,
-        "every job finished",
-      );
+      await waitFor(() => allFinished(db, ids), 20_000, "every job finished");
     } finally {
       host.child.kill("SIGTERM");
     }
@@ -176,4 +153,15 @@ async function listeners(direct: string): Promise<number> {
     `SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = '${name}' AND query LIKE 'LISTEN %'`,
   );
   return Number(rows[0]!.n);
+}
+
+/** Whether every job of `ids` has finished. */
+async function allFinished(db: Db, ids: readonly number[]): Promise<boolean> {
+  const rows = await db
+    .selectFrom("firm_queue_jobs")
+    .select("id")
+    .where("id", "in", ids)
+    .where("finished_at", "is not", null)
+    .execute();
+  return rows.length === ids.length;
 }
