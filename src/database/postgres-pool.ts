@@ -2,8 +2,6 @@ import type { PostgresPool, PostgresPoolClient } from "kysely";
 import type pg from "pg";
 import { DatabaseTimeoutError } from "../errors.js";
 
-const guarded = new WeakSet<pg.PoolClient>();
-
 /**
  * node-postgres' pool, with every statement bounded by `queryTimeout` (when not null). pg's own
  * `query_timeout` only rejects the query and leaves the connection in the pool, where the late
@@ -14,12 +12,6 @@ export function guardedPool(pool: pg.Pool, queryTimeout: number | null): Postgre
   return {
     async connect(): Promise<PostgresPoolClient> {
       const client = await pool.connect();
-      if (!guarded.has(client)) {
-        guarded.add(client);
-        // A connection that dies while checked out emits 'error' with no pool listener attached;
-        // the query in flight already rejects with it, so the event itself must not crash the process.
-        client.on("error", () => undefined);
-      }
       let lost: Error | undefined;
       return {
         query: ((text: unknown, parameters?: readonly unknown[]) => {

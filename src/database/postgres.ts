@@ -101,6 +101,12 @@ export const postgresAdapter: DatabaseAdapter = {
     });
     // An idle client losing its connection must not crash the process; the pool replaces it.
     pool.on("error", () => undefined);
+    // A checked-out client has no pool listener: losing its connection emits 'error' on the client
+    // itself (the query in flight, if any, rejects with it; later ones fail). Listen from the moment
+    // it opens ('connect' fires before the pool hands it out), not after checkout: a server shutting
+    // down can send "ready" and "terminated" in one packet, and both are handled before the caller
+    // that asked for the connection runs again.
+    pool.on("connect", (client) => client.on("error", () => undefined));
     const db = new Kysely<Schema>({ dialect: new PostgresDialect({ pool: guardedPool(pool, options.queryTimeout) }) });
     pools.set(db, pool);
     return db;

@@ -76,7 +76,8 @@ export async function runChaos(dialect: Dialect, settings: ChaosSettings): Promi
     );
     for (let i = 0; i < SUPERVISORS; i++) await cluster.startSupervisor();
 
-    const menu = faultMenu(database);
+    const menu = faultMenu(database).filter((kind) => settings.faults === null || settings.faults.includes(kind));
+    if (menu.length === 0) throw new Error(`no fault of ${settings.faults!.join(", ")} applies to ${dialect}`);
     let cycle: FaultKind[] = [];
     for (let round = 1; round <= settings.rounds; round++) {
       if (round > 1) ids.push(...(await enqueueJobs(database.directUrl, planJobs(random, perRound))));

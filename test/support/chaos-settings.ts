@@ -7,11 +7,14 @@
  * | `FIRM_QUEUE_CHAOS_ROUNDS` | 10 | fault rounds (each: enqueue a batch, inject one fault, let it settle) |
  * | `FIRM_QUEUE_CHAOS_JOBS` | 2000 | jobs in all, spread over the rounds |
  * | `FIRM_QUEUE_CHAOS_SEED` | random | seed of the job mix and the fault schedule (printed in the report) |
+ * | `FIRM_QUEUE_CHAOS_FAULTS` | all the database allows | comma-separated fault kinds to draw from, e.g. `restart-server,kill-supervisor`, to hammer one interleaving |
  */
 export interface ChaosSettings {
   readonly rounds: number;
   readonly jobs: number;
   readonly seed: number;
+  /** Fault kinds to draw from (null: every kind the database allows). */
+  readonly faults: readonly string[] | null;
 }
 
 export function chaosSettings(env: NodeJS.ProcessEnv = process.env): ChaosSettings {
@@ -19,6 +22,9 @@ export function chaosSettings(env: NodeJS.ProcessEnv = process.env): ChaosSettin
     rounds: wholeNumber(env, "FIRM_QUEUE_CHAOS_ROUNDS", 10, 1),
     jobs: wholeNumber(env, "FIRM_QUEUE_CHAOS_JOBS", 2000, 1),
     seed: wholeNumber(env, "FIRM_QUEUE_CHAOS_SEED", Math.floor(Math.random() * 2 ** 31), 0),
+    faults: env.FIRM_QUEUE_CHAOS_FAULTS?.trim()
+      ? env.FIRM_QUEUE_CHAOS_FAULTS.split(",").map((kind) => kind.trim())
+      : null,
   };
 }
 
