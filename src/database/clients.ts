@@ -34,12 +34,28 @@ export async function pgConnection(client: PgClientLike, release?: () => void): 
   };
 }
 
-/** Connections checked out of an application's `pg.Pool`; the pool itself is never ended. */
+/** An event emitter's two methods, as pg clients have them. */
+interface Listenable {
+  on?(event: "error", listener: () => void): unknown;
+  removeListener?(event: "error", listener: () => void): unknown;
+}
+
+/**
+ * Connections checked out of an application's `pg.Pool`; the pool itself is never ended. A
+ * checked-out client carries none of the pool's listeners, so while firm-queue holds one it
+ * listens for the client's 'error' itself: a connection lost then fails the query on it, not the
+ * application's process. The listener goes when the client goes back.
+ */
 export function pgPoolSource(pool: { connect(): Promise<unknown> }): SqlSource {
+  const ignore = (): void => undefined;
   return {
     async acquire() {
-      const client = (await pool.connect()) as PgClientLike;
-      return pgConnection(client, () => client.release?.());
+      const client = (await pool.connect()) as PgClientLike & Listenable;
+      client.on?.("error", ignore);
+      return pgConnection(client, () => {
+        client.removeListener?.("error", ignore);
+        client.release?.();
+      });
     },
   };
 }
