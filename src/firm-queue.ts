@@ -43,6 +43,7 @@ import { RecurringOperations } from "./facade/recurring-operations.js";
 import { JobInspection } from "./facade/job-inspection.js";
 import { connectionBudget, ENQUEUER_POOL_SIZE } from "./supervisor/connection-budget.js";
 import { planRoles } from "./supervisor/role-table.js";
+import { JobEvents } from "./job-events.js";
 
 /**
  * The entry point: one instance per database. Define jobs on it, enqueue them, run them with
@@ -60,6 +61,11 @@ export class FirmQueue {
   readonly recurring: RecurringOperations;
   /** Read-only views for dashboards and scripts: jobs by state, counts, processes, semaphores, throughput. */
   readonly inspect: JobInspection;
+  /**
+   * Job lifecycle events, in the process where they happen: `firm.events.on("job.finished", (event) => …)`
+   * returns the function that stops listening. See docs/observability.md.
+   */
+  readonly events: JobEvents;
   private readonly registry = new JobRegistry();
   /** Concurrency limits and retry policies of this instance's job definitions, by job name. */
   private readonly policies: JobPolicies;
@@ -72,8 +78,9 @@ export class FirmQueue {
 
   constructor(options: FirmQueueOptions = {}) {
     this.options = resolveOptions(options);
-    this.policies = new JobPolicies(this.registry, this.options.logger);
     this.hooks = new HookSet(this.options.logger);
+    this.events = new JobEvents((error, name) => void this.hooks.error(error, { where: `${name} listener` }));
+    this.policies = new JobPolicies(this.registry, this.options.logger, this.events);
     if (options.hooks) this.hooks.add(options.hooks);
     this.queues = new QueueOperations(() => this.database(), this.policies);
     this.failedJobs = new FailedJobOperations(() => this.database(), this.policies);

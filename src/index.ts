@@ -26,6 +26,17 @@ export type { QueueOperations } from "./facade/queue-operations.js";
 export type { ClearFinishedJobsOptions } from "./facade/clear-finished-jobs.js";
 export type { Logger, LogLevel } from "./logger.js";
 export { consoleLogger, silentLogger } from "./logger.js";
+export type {
+  JobEvents,
+  JobEventMap,
+  JobEventName,
+  JobEventListener,
+  JobEventBase,
+  JobAttemptEvent,
+  JobRunEvent,
+  JobFailureEvent,
+} from "./job-events.js";
+export { JOB_EVENT_NAMES } from "./job-events.js";
 export {
   FirmQueueError,
   ConfigurationError,
