@@ -44,6 +44,7 @@ import { JobInspection } from "./facade/job-inspection.js";
 import { connectionBudget, ENQUEUER_POOL_SIZE } from "./supervisor/connection-budget.js";
 import { planRoles } from "./supervisor/role-table.js";
 import { JobEvents } from "./job-events.js";
+import type { JobMiddleware } from "./definitions/job-definition.js";
 
 /**
  * The entry point: one instance per database. Define jobs on it, enqueue them, run them with
@@ -112,6 +113,17 @@ export class FirmQueue {
    */
   addHooks(hooks: LifecycleHooks): this {
     this.hooks.add(hooks);
+    return this;
+  }
+
+  /**
+   * Add middleware around every job's handler: `firm.use(async (context, next) => { …; await next(); … })`.
+   * The first added is outermost; each job's own `middleware` option runs inside these. Errors
+   * pass through unchanged to the retry policy. Add it where you define your jobs, so fork-mode
+   * children get it too. See docs/observability.md.
+   */
+  use(middleware: JobMiddleware): this {
+    this.registry.use(middleware);
     return this;
   }
 

@@ -37,6 +37,8 @@ export type {
   JobFailureEvent,
 } from "./job-events.js";
 export { JOB_EVENT_NAMES } from "./job-events.js";
+export type { JobMiddleware, MiddlewareContext } from "./definitions/job-definition.js";
+export { MiddlewareError } from "./definitions/job-middleware.js";
 export {
   FirmQueueError,
   ConfigurationError,

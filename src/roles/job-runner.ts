@@ -13,6 +13,7 @@ import { runWithTimeout } from "./job-timeout.js";
 import { persistently } from "./persistent-write.js";
 import { deserializeArguments } from "../serialization.js";
 import { attemptOf, emitFailure } from "./job-event-emits.js";
+import { runThroughMiddleware } from "../definitions/job-middleware.js";
 
 /** How one claimed job ended, seen from the process that ran it. */
 export type RunOutcome = "finished" | "failed" | "released" | "lost";
@@ -184,8 +185,13 @@ export class JobRunner {
       logger: this.logger,
     };
     const { timeout } = definition.options;
+    const middleware = this.registry.middlewareFor(definition);
     await runWithTimeout(
-      (handlerSignal) => definition.handler(args, { ...context, signal: handlerSignal }),
+      (handlerSignal) => {
+        const full = { ...context, signal: handlerSignal };
+        if (middleware.length === 0) return definition.handler(args, full);
+        return runThroughMiddleware(middleware, { ...full, args }, () => definition.handler(args, full));
+      },
       signal,
       timeout,
       () => {
