@@ -44,6 +44,7 @@ import { JobInspection } from "./facade/job-inspection.js";
 import { connectionBudget, ENQUEUER_POOL_SIZE } from "./supervisor/connection-budget.js";
 import { planRoles } from "./supervisor/role-table.js";
 import { JobEvents } from "./job-events.js";
+import { logJobOutcomes } from "./facade/job-outcome-log.js";
 import type { JobMiddleware } from "./definitions/job-definition.js";
 
 /**
@@ -82,6 +83,7 @@ export class FirmQueue {
     this.hooks = new HookSet(this.options.logger);
     this.events = new JobEvents((error, name) => void this.hooks.error(error, { where: `${name} listener` }));
     this.policies = new JobPolicies(this.registry, this.options.logger, this.events);
+    if (this.options.logJobOutcomes) logJobOutcomes(this.events, this.options.logger);
     if (options.hooks) this.hooks.add(options.hooks);
     this.queues = new QueueOperations(() => this.database(), this.policies);
     this.failedJobs = new FailedJobOperations(() => this.database(), this.policies);

@@ -21,6 +21,7 @@ export interface JobContext {
    * definition's `timeout` passes (`signal.reason` is then a TimeoutError and the attempt failed).
    */
   readonly signal: AbortSignal;
+  /** The instance's logger, bound to this job: every line carries `jobId`, `job`, `queue` and `attempt`. */
   readonly logger: Logger;
 }
 

@@ -14,6 +14,7 @@ import { persistently } from "./persistent-write.js";
 import { deserializeArguments } from "../serialization.js";
 import { attemptOf, emitFailure } from "./job-event-emits.js";
 import { runThroughMiddleware } from "../definitions/job-middleware.js";
+import { bindLogger } from "../logger-adapter.js";
 
 /** How one claimed job ended, seen from the process that ran it. */
 export type RunOutcome = "finished" | "failed" | "released" | "lost";
@@ -182,7 +183,13 @@ export class JobRunner {
       priority: job.priority,
       attempt: job.attempts + 1,
       enqueuedAt: toDate(job.created_at),
-      logger: this.logger,
+      // Every line the handler logs says which job (and which attempt) wrote it.
+      logger: bindLogger(this.logger, {
+        jobId: Number(job.id),
+        job: job.class_name,
+        queue: job.queue_name,
+        attempt: job.attempts + 1,
+      }),
     };
     const { timeout } = definition.options;
     const middleware = this.registry.middlewareFor(definition);
