@@ -43,6 +43,9 @@ import { RecurringOperations } from "./facade/recurring-operations.js";
 import { JobInspection } from "./facade/job-inspection.js";
 import { connectionBudget, ENQUEUER_POOL_SIZE } from "./supervisor/connection-budget.js";
 import { planRoles } from "./supervisor/role-table.js";
+import { JobEvents } from "./job-events.js";
+import { logJobOutcomes } from "./facade/job-outcome-log.js";
+import type { JobMiddleware } from "./definitions/job-definition.js";
 
 /**
  * The entry point: one instance per database. Define jobs on it, enqueue them, run them with
@@ -60,6 +63,11 @@ export class FirmQueue {
   readonly recurring: RecurringOperations;
   /** Read-only views for dashboards and scripts: jobs by state, counts, processes, semaphores, throughput. */
   readonly inspect: JobInspection;
+  /**
+   * Job lifecycle events, in the process where they happen: `firm.events.on("job.finished", (event) => …)`
+   * returns the function that stops listening. See docs/observability.md.
+   */
+  readonly events: JobEvents;
   private readonly registry = new JobRegistry();
   /** Concurrency limits and retry policies of this instance's job definitions, by job name. */
   private readonly policies: JobPolicies;
@@ -72,8 +80,10 @@ export class FirmQueue {
 
   constructor(options: FirmQueueOptions = {}) {
     this.options = resolveOptions(options);
-    this.policies = new JobPolicies(this.registry, this.options.logger);
     this.hooks = new HookSet(this.options.logger);
+    this.events = new JobEvents((error, name) => void this.hooks.error(error, { where: `${name} listener` }));
+    this.policies = new JobPolicies(this.registry, this.options.logger, this.events);
+    if (this.options.logJobOutcomes) logJobOutcomes(this.events, this.options.logger);
     if (options.hooks) this.hooks.add(options.hooks);
     this.queues = new QueueOperations(() => this.database(), this.policies);
     this.failedJobs = new FailedJobOperations(() => this.database(), this.policies);
@@ -105,6 +115,17 @@ export class FirmQueue {
    */
   addHooks(hooks: LifecycleHooks): this {
     this.hooks.add(hooks);
+    return this;
+  }
+
+  /**
+   * Add middleware around every job's handler: `firm.use(async (context, next) => { …; await next(); … })`.
+   * The first added is outermost; each job's own `middleware` option runs inside these. Errors
+   * pass through unchanged to the retry policy. Add it where you define your jobs, so fork-mode
+   * children get it too. See docs/observability.md.
+   */
+  use(middleware: JobMiddleware): this {
+    this.registry.use(middleware);
     return this;
   }
 

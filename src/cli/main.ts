@@ -11,6 +11,7 @@ import type { CliFlags } from "./config.js";
 import { formatRecurringTasks } from "./recurring-listing.js";
 import { migrateReport, type MigrateOptions } from "./migrate-command.js";
 import { registerDashboardCommand } from "./dashboard-command.js";
+import { applyLogFlags, logFormatOption, logJobOutcomesOption } from "./log-options.js";
 
 const { version } = createRequire(import.meta.url)("../../package.json") as { version: string };
 
@@ -28,13 +29,15 @@ const program = new Command("firm-queue")
     "\nThe database URL is --database-url, else env FIRM_QUEUE_DATABASE_URL, else\n" +
       "sqlite:firm-queue.sqlite3 (an error under NODE_ENV=production) - unless your --require module passes\n" +
       "databaseUrl or database to new FirmQueue().",
-  );
+  )
+  .hook("preAction", (_program, command) => applyLogFlags(command.opts()));
 
 program
   .command("migrate")
   .description("Create or update firm-queue's tables. Safe to run again: it applies only what is missing.")
   .addOption(databaseUrlOption())
   .addOption(requireOption())
+  .addOption(logFormatOption())
   .option("--status", "list applied and pending migrations without changing anything; exits 1 when some are pending")
   .addOption(
     new Option(
@@ -69,7 +72,9 @@ const startCommand = program
   .addOption(configOption())
   .addOption(databaseUrlOption())
   .addOption(listenUrlOption())
-  .addOption(requireOption());
+  .addOption(requireOption())
+  .addOption(logFormatOption())
+  .addOption(logJobOutcomesOption());
 addStartOptions(startCommand).action((options: CliFlags) => runStart(options));
 
 const checkCommand = program
@@ -80,7 +85,8 @@ const checkCommand = program
   .addOption(configOption())
   .addOption(databaseUrlOption())
   .addOption(listenUrlOption())
-  .addOption(requireOption());
+  .addOption(requireOption())
+  .addOption(logFormatOption());
 addStartOptions(checkCommand)
   .addOption(
     new Option("--hosts <n>", "hosts that will run this configuration, for the connection total (default 1)")
@@ -96,6 +102,8 @@ program
   .addOption(requireOption())
   .addOption(queuesOption())
   .addOption(new Option("-c, --concurrency <n>", "jobs run at once").argParser(countArgument).default(1))
+  .addOption(logFormatOption())
+  .addOption(logJobOutcomesOption())
   .action(async (options: CommonOptions & { queues: string; concurrency: number }) => {
     const firm = await firmForFlags(options, { jobsRequired: true });
     try {
@@ -201,12 +209,12 @@ function firmForFlags(options: CommonOptions, need: { jobsRequired: boolean }): 
 }
 
 registerFailedCommands(program, {
-  commonOptions: () => [databaseUrlOption(), requireOption()],
+  commonOptions: () => [databaseUrlOption(), requireOption(), logFormatOption()],
   firmFor: (options: CommonOptions) => firmForFlags(options, { jobsRequired: false }),
 });
 
 registerDashboardCommand(program, {
-  commonOptions: () => [databaseUrlOption(), requireOption()],
+  commonOptions: () => [databaseUrlOption(), requireOption(), logFormatOption()],
   firmFor: (options: CommonOptions) => firmForFlags(options, { jobsRequired: false }),
 });
 

@@ -8,10 +8,12 @@ import { ConfigurationError } from "../errors.js";
 import { ENQUEUE_OPTION_KEYS, type EnqueueOptions, type ResolvedJobOptions } from "../definitions/job-definition.js";
 import { checkPriority, checkQueueName, rejectUnknownKeys } from "../option-checks.js";
 import { dispatchContext, dispatchJobs } from "./job-dispatch.js";
+import { JobMoves } from "./job-moves.js";
 import { insertJobs, type NewJob } from "../models/job.js";
 import { serializeArguments } from "../serialization.js";
 import { appTransactionConnection, type EnqueueTransaction } from "../database/app-transaction.js";
 import { bridgeKysely, singleConnection } from "../database/bridge.js";
+import type { JobEvents } from "../job-events.js";
 
 /** One job to write: its name, arguments, and the options that decide queue, priority and time. */
 export interface EnqueueRequest {
@@ -37,14 +39,19 @@ export async function enqueueJobs(
   const now = database.clock.now();
   const jobs = requests.map((request) => prepareJob(request, now));
   if (jobs.length === 0) return [];
+  // The ids the jobs were written with, discarded ones too (set on each try: a transaction may run again).
+  let written: readonly number[] = [];
+  const moves = JobMoves.for(policies.events);
   const write = async (trx: Db) => {
+    moves?.reset();
     const ids = await insertJobs(trx, jobs, now);
     const { discarded } = await dispatchJobs(
       trx,
       jobs.map((job, index) => ({ ...job, id: ids[index]! })),
       now,
-      dispatchContext(database, policies),
+      dispatchContext(database, policies, moves),
     );
+    written = ids;
     if (discarded.length === 0) return ids;
     const gone = new Set(discarded);
     return ids.map((id) => (gone.has(id) ? null : id));
@@ -53,7 +60,10 @@ export async function enqueueJobs(
   // knows; on PostgreSQL the commit itself wakes workers (see migration 004).
   if (transaction !== undefined) {
     const connection = await appTransactionConnection(transaction, database.dialect.name);
-    return write(bridgeKysely(database.dialect.name, singleConnection(connection)));
+    const ids = await write(bridgeKysely(database.dialect.name, singleConnection(connection)));
+    emitEnqueued(policies.events, jobs, ids, written);
+    moves?.emit(policies.events);
+    return ids;
   }
   const { enqueueReady } = database.dialect;
   // Jobs due now without a concurrency key only become ready: the database's single statement
@@ -64,7 +74,33 @@ export async function enqueueJobs(
   const ids = simple ? await enqueueReady(database.db, { jobs, now }) : await database.writeTransaction(write);
   if (jobs.some((job, index) => ids[index] !== null && job.scheduledAt.getTime() <= now.getTime()))
     database.jobsReady.notify();
+  emitEnqueued(policies.events, jobs, ids, written);
+  moves?.emit(policies.events);
   return ids;
+}
+
+/**
+ * Tell listeners of the jobs written (`job.enqueued`) and of those dropped on a concurrency
+ * conflict (`job.discarded`): `ids` is what enqueue returns (null where dropped), `written` the
+ * ids the jobs were inserted with.
+ */
+function emitEnqueued(
+  events: JobEvents,
+  jobs: readonly NewJob[],
+  ids: readonly (number | null)[],
+  written: readonly number[],
+): void {
+  const enqueued = events.has("job.enqueued");
+  const discarded = events.has("job.discarded");
+  if (!enqueued && !discarded) return;
+  jobs.forEach(({ className: job, queueName: queue, priority, scheduledAt }, index) => {
+    const jobId = ids[index];
+    if (jobId !== null && jobId !== undefined) {
+      if (enqueued) events.emit("job.enqueued", { jobId, job, queue, priority, scheduledAt });
+    } else if (discarded && written[index] !== undefined) {
+      events.emit("job.discarded", { jobId: written[index], job, queue, reason: "concurrency" });
+    }
+  });
 }
 
 function prepareJob(request: EnqueueRequest, now: Date): NewJob {
