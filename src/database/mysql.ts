@@ -7,6 +7,9 @@ import { renderColumns, type ColumnSpec, type TableSpec } from "./migrations/tab
 import type { Schema } from "./schema.js";
 import { FirmQueueError } from "../errors.js";
 import { importDriver } from "./driver-import.js";
+import { retryTransient } from "./transient-errors.js";
+import { claimReadyOnMariadb } from "./mysql-claim.js";
+import { finishOnMariadb } from "./mysql-finish.js";
 
 /** ER_LOCK_DEADLOCK and ER_LOCK_WAIT_TIMEOUT. */
 const TRANSIENT_ERRNOS = new Set([1213, 1205]);
@@ -15,14 +18,22 @@ function isTransient(error: unknown): boolean {
   return TRANSIENT_ERRNOS.has((error as { errno?: number })?.errno ?? 0);
 }
 
-/** MariaDB's side of the seam: row locks with SKIP LOCKED; deadlocks and lock timeouts are retried. MariaDB spells FOR SHARE the old way. */
-export const mysqlDialect: Dialect = rowLockingDialect(
-  "mysql",
-  isTransient,
-  (query) => query.modifyEnd(sql`LOCK IN SHARE MODE`),
-  // UTC, as every DATETIME firm-queue writes (the pool reads it with timezone "Z").
-  sql<{ now: Date }>`SELECT UTC_TIMESTAMP(6) AS now`,
-);
+/**
+ * MariaDB's side of the seam: row locks with SKIP LOCKED; deadlocks and lock timeouts are retried.
+ * MariaDB spells FOR SHARE the old way. Claiming and recording finished jobs take one round trip
+ * each (an anonymous block holding the transaction).
+ */
+export const mysqlDialect: Dialect = {
+  ...rowLockingDialect(
+    "mysql",
+    isTransient,
+    (query) => query.modifyEnd(sql`LOCK IN SHARE MODE`),
+    // UTC, as every DATETIME firm-queue writes (the pool reads it with timezone "Z").
+    sql<{ now: Date }>`SELECT UTC_TIMESTAMP(6) AS now`,
+  ),
+  claimReady: (db, claim) => retryTransient(isTransient, () => claimReadyOnMariadb(db, claim)),
+  finishClaimed: (db, batch) => retryTransient(isTransient, () => finishOnMariadb(db, batch)),
+};
 
 const TYPES: Record<ColumnSpec["kind"], string> = {
   id: "BIGINT NOT NULL AUTO_INCREMENT PRIMARY KEY",

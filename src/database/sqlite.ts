@@ -19,6 +19,8 @@ import {
 import type { Schema } from "./schema.js";
 import { isUniqueViolation, type UniqueIndex } from "./unique-violation.js";
 import { importDriver } from "./driver-import.js";
+import { claimReadyOnSqlite } from "./sqlite-claim.js";
+import { finishOnSqlite } from "./sqlite-finish.js";
 
 /** How long a transaction keeps trying to get SQLite's write lock: the busy timeout's length. */
 const LOCK_WAIT_MS = 5000;
@@ -95,6 +97,8 @@ export const sqliteDialect: Dialect = {
     const { rows } = await sql<{ now: string }>`SELECT strftime('%Y-%m-%dT%H:%M:%fZ', 'now') AS now`.execute(db);
     return new Date(rows[0]!.now);
   },
+  claimReady: (db, claim) => claimReadyOnSqlite(db, immediateTransaction, claim),
+  finishClaimed: (db, batch) => finishOnSqlite(db, immediateTransaction, batch),
 };
 
 const TYPES: Record<ColumnSpec["kind"], string> = {

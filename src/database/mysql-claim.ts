@@ -1,0 +1,49 @@
+import { sql, type Selectable } from "kysely";
+import type { Db, ReadyClaim, ReadyClaimResult } from "./dialect.js";
+import type { JobsTable } from "./schema.js";
+import { inOneBlock } from "./mysql-block.js";
+
+/**
+ * MariaDB's claim in one round trip (one anonymous block, one transaction):
+ * - the claiming process's row is share-locked first, so the pruner cannot fail these claims as
+ *   orphans before they commit; its result says whether the row is there;
+ * - one `INSERT … SELECT … FOR UPDATE SKIP LOCKED` records claims for up to `limit` ready rows of
+ *   unpaused queues, in (priority, job id) order, passing over rows other claimers hold, and only
+ *   when the process row exists;
+ * - the claimed jobs are read back (ready and now claimed by this process: exactly this claim's
+ *   jobs), and their ready rows deleted.
+ * When the process row is gone nothing was claimed; one more query tells whether anything was
+ * there to claim (`processGone`) or the poll was empty anyway.
+ */
+export async function claimReadyOnMariadb(db: Db, claim: ReadyClaim): Promise<ReadyClaimResult> {
+  const filters = claimFilters(claim);
+  const [self, jobs] = (await inOneBlock(
+    db,
+    sql`SELECT id FROM firm_queue_processes WHERE id = ${claim.processId} LOCK IN SHARE MODE;
+      INSERT INTO firm_queue_claimed_executions (job_id, process_id, created_at)
+        SELECT r.job_id, ${claim.processId}, ${claim.now} FROM firm_queue_ready_executions r
+        WHERE EXISTS (SELECT 1 FROM firm_queue_processes WHERE id = ${claim.processId}) ${filters}
+        ORDER BY r.priority, r.job_id LIMIT ${claim.limit}
+        FOR UPDATE SKIP LOCKED;
+      SELECT j.* FROM firm_queue_jobs j
+        JOIN firm_queue_ready_executions r ON r.job_id = j.id
+        JOIN firm_queue_claimed_executions c ON c.job_id = r.job_id AND c.process_id = ${claim.processId}
+        ORDER BY j.priority, j.id;
+      DELETE r FROM firm_queue_ready_executions r
+        JOIN firm_queue_claimed_executions c ON c.job_id = r.job_id
+        WHERE c.process_id = ${claim.processId}`,
+  )) as [unknown[], Selectable<JobsTable>[]];
+  if (self.length > 0) return { jobs, processGone: false };
+  const { rows } = await sql`SELECT 1 FROM firm_queue_ready_executions r WHERE 1 = 1 ${filters} LIMIT 1`.execute(db);
+  return { jobs: [], processGone: rows.length > 0 };
+}
+
+/** The claim's scope over ready rows `r`: unpaused queues, one queue or all but some. */
+function claimFilters(claim: ReadyClaim) {
+  const queue = claim.queue === undefined ? sql`` : sql`AND r.queue_name = ${claim.queue}`;
+  const exclude =
+    claim.exclude.length === 0
+      ? sql``
+      : sql`AND r.queue_name NOT IN (${sql.join(claim.exclude.map((name) => sql`${name}`))})`;
+  return sql`AND r.queue_name NOT IN (SELECT queue_name FROM firm_queue_pauses) ${queue} ${exclude}`;
+}

@@ -1,0 +1,33 @@
+import { sql } from "kysely";
+import type { Db, FinishBatch } from "./dialect.js";
+
+/**
+ * SQLite's record of successful attempts, inside `transaction` (`BEGIN IMMEDIATE`): one
+ * `DELETE … RETURNING` removes the claims this process still holds among `jobIds` (the
+ * stale-worker guard: only the ids it returns are touched), then those jobs are marked finished,
+ * or deleted when finished jobs are not kept. Returns the ids recorded. The ids travel as one JSON
+ * array (`json_each`), so each statement's text, and its prepared statement, is the same for
+ * every batch. For jobs without a concurrency key only (see `finishClaimedJobs`).
+ */
+export function finishOnSqlite(
+  db: Db,
+  transaction: <T>(db: Db, work: (trx: Db) => Promise<T>) => Promise<T>,
+  batch: FinishBatch,
+): Promise<number[]> {
+  return transaction(db, async (trx) => {
+    const { rows } = await sql<{ job_id: number }>`
+      DELETE FROM firm_queue_claimed_executions
+      WHERE process_id = ${batch.processId} AND job_id IN (SELECT value FROM json_each(${JSON.stringify(batch.jobIds)}))
+      RETURNING job_id`.execute(trx);
+    if (rows.length === 0) return [];
+    const removed = rows.map((row) => row.job_id);
+    const ids = JSON.stringify(removed);
+    if (batch.preserve) {
+      await sql`UPDATE firm_queue_jobs SET finished_at = ${batch.now}, updated_at = ${batch.now}, attempts = attempts + 1
+        WHERE id IN (SELECT value FROM json_each(${ids}))`.execute(trx);
+    } else {
+      await sql`DELETE FROM firm_queue_jobs WHERE id IN (SELECT value FROM json_each(${ids}))`.execute(trx);
+    }
+    return removed;
+  });
+}
