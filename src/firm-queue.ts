@@ -299,7 +299,7 @@ export class FirmQueue {
    */
   async database(poolSize?: number): Promise<Database> {
     if (this.closed) throw new ClosedError("database");
-    const { database, listenUrl, schema } = this.options;
+    const { database, listenUrl, schema, tablePrefix } = this.options;
     const fixed = this.options.poolSize;
     this.opening ??=
       database === undefined
@@ -308,8 +308,10 @@ export class FirmQueue {
             listenUrl,
             queryTimeout: this.options.queryTimeout,
             schema,
+            tablePrefix,
           })
         : openDatabaseHandle(database, {
+            tablePrefix,
             ...(listenUrl === undefined ? {} : { listenUrl }),
             ...(schema === undefined ? {} : { schema }),
           });

@@ -16,6 +16,7 @@ const { version } = createRequire(import.meta.url)("../../package.json") as { ve
 
 interface CommonOptions {
   databaseUrl?: string;
+  tablePrefix?: string;
   require: string[];
 }
 
@@ -34,6 +35,7 @@ program
   .command("migrate")
   .description("Create or update firm-queue's tables. Safe to run again: it applies only what is missing.")
   .addOption(databaseUrlOption())
+  .addOption(tablePrefixOption())
   .addOption(requireOption())
   .option("--status", "list applied and pending migrations without changing anything; exits 1 when some are pending")
   .addOption(
@@ -68,6 +70,7 @@ const startCommand = program
   )
   .addOption(configOption())
   .addOption(databaseUrlOption())
+  .addOption(tablePrefixOption())
   .addOption(listenUrlOption())
   .addOption(requireOption());
 addStartOptions(startCommand).action((options: CliFlags) => runStart(options));
@@ -79,6 +82,7 @@ const checkCommand = program
   )
   .addOption(configOption())
   .addOption(databaseUrlOption())
+  .addOption(tablePrefixOption())
   .addOption(listenUrlOption())
   .addOption(requireOption());
 addStartOptions(checkCommand)
@@ -93,6 +97,7 @@ program
   .command("drain")
   .description("Run the ready jobs in this process until none are left, then exit. Prints how many ran.")
   .addOption(databaseUrlOption())
+  .addOption(tablePrefixOption())
   .addOption(requireOption())
   .addOption(queuesOption())
   .addOption(new Option("-c, --concurrency <n>", "jobs run at once").argParser(countArgument).default(1))
@@ -110,6 +115,7 @@ program
   .command("recurring")
   .description("List recurring tasks (declared and dynamic) with their schedule, next run and last run.")
   .addOption(databaseUrlOption())
+  .addOption(tablePrefixOption())
   .addOption(requireOption())
   .option("--json", "print the tasks as JSON instead of a table")
   .action(async (options: CommonOptions & { json?: boolean }) => {
@@ -172,6 +178,13 @@ function databaseUrlOption(): Option {
   );
 }
 
+function tablePrefixOption(): Option {
+  return new Option(
+    "--table-prefix <prefix>",
+    "what firm-queue's table names start with (default: env FIRM_QUEUE_TABLE_PREFIX, else firm_queue_)",
+  );
+}
+
 function listenUrlOption(): Option {
   return new Option(
     "--listen-url <url>",
@@ -197,16 +210,23 @@ function queuesOption(): Option {
 
 /** The FirmQueue for a command's flags (see {@link firmFor}). */
 function firmForFlags(options: CommonOptions, need: { jobsRequired: boolean }): Promise<FirmQueue> {
-  return firmFor({ modules: options.require, databaseUrl: options.databaseUrl || undefined }, need);
+  return firmFor(
+    {
+      modules: options.require,
+      databaseUrl: options.databaseUrl || undefined,
+      ...(options.tablePrefix === undefined ? {} : { tablePrefix: options.tablePrefix }),
+    },
+    need,
+  );
 }
 
 registerFailedCommands(program, {
-  commonOptions: () => [databaseUrlOption(), requireOption()],
+  commonOptions: () => [databaseUrlOption(), tablePrefixOption(), requireOption()],
   firmFor: (options: CommonOptions) => firmForFlags(options, { jobsRequired: false }),
 });
 
 registerDashboardCommand(program, {
-  commonOptions: () => [databaseUrlOption(), requireOption()],
+  commonOptions: () => [databaseUrlOption(), tablePrefixOption(), requireOption()],
   firmFor: (options: CommonOptions) => firmForFlags(options, { jobsRequired: false }),
 });
 

@@ -53,7 +53,7 @@ export async function enqueueJobs(
   // knows; on PostgreSQL the commit itself wakes workers (see migration 004).
   if (transaction !== undefined) {
     const connection = await appTransactionConnection(transaction, database.dialect.name);
-    return write(bridgeKysely(database.dialect.name, singleConnection(connection)));
+    return write(database.tableNames.apply(bridgeKysely(database.dialect.name, singleConnection(connection))));
   }
   const { enqueueReady } = database.dialect;
   // Jobs due now without a concurrency key only become ready: the database's single statement
