@@ -320,7 +320,7 @@ export class FirmQueue {
    */
   async database(poolSize?: number): Promise<Database> {
     if (this.closed) throw new ClosedError("database");
-    const { database, listenUrl, schema } = this.options;
+    const { database, listenUrl, schema, tablePrefix } = this.options;
     const fixed = this.options.poolSize;
     this.opening ??=
       database === undefined
@@ -329,8 +329,10 @@ export class FirmQueue {
             listenUrl,
             queryTimeout: this.options.queryTimeout,
             schema,
+            tablePrefix,
           })
         : openDatabaseHandle(database, {
+            tablePrefix,
             ...(listenUrl === undefined ? {} : { listenUrl }),
             ...(schema === undefined ? {} : { schema }),
           });

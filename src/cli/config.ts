@@ -7,6 +7,7 @@ import { ConfigurationError } from "../errors.js";
 import { rejectUnknownKeys, wholeNumberArgument } from "../option-checks.js";
 import { isLogLevel, type LogLevel } from "../logger.js";
 import { findConfigFile, loadConfigFile } from "./config-file.js";
+import { checkTablePrefix } from "../database/table-prefix.js";
 
 /** What a config module's default export may contain. Every key is optional. */
 export interface FirmQueueConfig extends Omit<StartOptions, "mode" | "require"> {
@@ -14,6 +15,8 @@ export interface FirmQueueConfig extends Omit<StartOptions, "mode" | "require"> 
   readonly databaseUrl?: string;
   /** PostgreSQL: a direct URL for the LISTEN connection when `databaseUrl` goes through a pooler. */
   readonly listenUrl?: string;
+  /** What firm-queue's table names start with (default `firm_queue_`); see `tablePrefix` of `new FirmQueue()`. */
+  readonly tablePrefix?: string;
   /** Modules defining your jobs (relative to the config file), as `--require` takes them. */
   readonly jobs?: readonly string[];
   /** `"fork"` (default here, unlike `firm.start()`): a child process per role. `"async"`: everything in one process. */
@@ -31,6 +34,7 @@ export interface CliFlags {
   readonly config?: string;
   readonly databaseUrl?: string;
   readonly listenUrl?: string;
+  readonly tablePrefix?: string;
   readonly require?: readonly string[];
   readonly mode?: string;
   readonly queues?: string;
@@ -48,6 +52,7 @@ export interface CliConfig {
   readonly file: string | undefined;
   readonly databaseUrl: string | undefined;
   readonly listenUrl: string | undefined;
+  readonly tablePrefix: string | undefined;
   /** Absolute paths of the job modules. */
   readonly jobs: readonly string[];
   readonly logLevel: LogLevel | undefined;
@@ -107,6 +112,12 @@ const OVERRIDES: readonly Override[] = [
     env: "FIRM_QUEUE_LISTEN_URL",
     apply: setTop("listenUrl", (text) => text),
   },
+  {
+    flag: "tablePrefix",
+    flagName: "--table-prefix",
+    env: "FIRM_QUEUE_TABLE_PREFIX",
+    apply: setTop("tablePrefix", (text, label) => checkTablePrefix(text, label)),
+  },
   { flag: "mode", flagName: "--mode", env: "FIRM_QUEUE_MODE", apply: setTop("mode", checkMode) },
   {
     flag: "shutdownTimeout",
@@ -150,6 +161,7 @@ const OVERRIDES: readonly Override[] = [
 const CONFIG_KEYS = new Set([
   "databaseUrl",
   "listenUrl",
+  "tablePrefix",
   "jobs",
   "mode",
   "logLevel",
@@ -199,12 +211,20 @@ export async function resolveCliConfig(
   try {
     if (config.databaseUrl !== undefined) parseDatabaseUrl(checkString(config.databaseUrl, "databaseUrl"));
     if (config.listenUrl !== undefined) parseDatabaseUrl(checkString(config.listenUrl, "listenUrl"));
+    if (config.tablePrefix !== undefined) checkTablePrefix(config.tablePrefix);
     if (config.logLevel !== undefined && !isLogLevel(config.logLevel)) {
       throw new ConfigurationError(
         `logLevel must be debug, info, warn or error, got ${JSON.stringify(config.logLevel)}`,
       );
     }
-    const { databaseUrl: _url, listenUrl: _listen, jobs: _jobs, logLevel: _level, ...startOptions } = config;
+    const {
+      databaseUrl: _url,
+      listenUrl: _listen,
+      tablePrefix: _prefix,
+      jobs: _jobs,
+      logLevel: _level,
+      ...startOptions
+    } = config;
     const options: StartOptions = {
       ...startOptions,
       mode: checkMode(config.mode ?? "fork", "mode"),
@@ -215,6 +235,7 @@ export async function resolveCliConfig(
       file,
       databaseUrl: config.databaseUrl,
       listenUrl: config.listenUrl,
+      tablePrefix: config.tablePrefix,
       jobs,
       logLevel: config.logLevel,
       startOptions: options,

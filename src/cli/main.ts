@@ -17,6 +17,7 @@ const { version } = createRequire(import.meta.url)("../../package.json") as { ve
 
 interface CommonOptions {
   databaseUrl?: string;
+  tablePrefix?: string;
   require: string[];
 }
 
@@ -36,6 +37,7 @@ program
   .command("migrate")
   .description("Create or update firm-queue's tables. Safe to run again: it applies only what is missing.")
   .addOption(databaseUrlOption())
+  .addOption(tablePrefixOption())
   .addOption(requireOption())
   .addOption(logFormatOption())
   .option("--status", "list applied and pending migrations without changing anything; exits 1 when some are pending")
@@ -71,6 +73,7 @@ const startCommand = program
   )
   .addOption(configOption())
   .addOption(databaseUrlOption())
+  .addOption(tablePrefixOption())
   .addOption(listenUrlOption())
   .addOption(requireOption())
   .addOption(logFormatOption())
@@ -84,6 +87,7 @@ const checkCommand = program
   )
   .addOption(configOption())
   .addOption(databaseUrlOption())
+  .addOption(tablePrefixOption())
   .addOption(listenUrlOption())
   .addOption(requireOption())
   .addOption(logFormatOption());
@@ -99,6 +103,7 @@ program
   .command("drain")
   .description("Run the ready jobs in this process until none are left, then exit. Prints how many ran.")
   .addOption(databaseUrlOption())
+  .addOption(tablePrefixOption())
   .addOption(requireOption())
   .addOption(queuesOption())
   .addOption(new Option("-c, --concurrency <n>", "jobs run at once").argParser(countArgument).default(1))
@@ -118,6 +123,7 @@ program
   .command("recurring")
   .description("List recurring tasks (declared and dynamic) with their schedule, next run and last run.")
   .addOption(databaseUrlOption())
+  .addOption(tablePrefixOption())
   .addOption(requireOption())
   .option("--json", "print the tasks as JSON instead of a table")
   .action(async (options: CommonOptions & { json?: boolean }) => {
@@ -180,6 +186,13 @@ function databaseUrlOption(): Option {
   );
 }
 
+function tablePrefixOption(): Option {
+  return new Option(
+    "--table-prefix <prefix>",
+    "what firm-queue's table names start with (default: env FIRM_QUEUE_TABLE_PREFIX, else firm_queue_)",
+  );
+}
+
 function listenUrlOption(): Option {
   return new Option(
     "--listen-url <url>",
@@ -205,16 +218,23 @@ function queuesOption(): Option {
 
 /** The FirmQueue for a command's flags (see {@link firmFor}). */
 function firmForFlags(options: CommonOptions, need: { jobsRequired: boolean }): Promise<FirmQueue> {
-  return firmFor({ modules: options.require, databaseUrl: options.databaseUrl || undefined }, need);
+  return firmFor(
+    {
+      modules: options.require,
+      databaseUrl: options.databaseUrl || undefined,
+      ...(options.tablePrefix === undefined ? {} : { tablePrefix: options.tablePrefix }),
+    },
+    need,
+  );
 }
 
 registerFailedCommands(program, {
-  commonOptions: () => [databaseUrlOption(), requireOption(), logFormatOption()],
+  commonOptions: () => [databaseUrlOption(), tablePrefixOption(), requireOption(), logFormatOption()],
   firmFor: (options: CommonOptions) => firmForFlags(options, { jobsRequired: false }),
 });
 
 registerDashboardCommand(program, {
-  commonOptions: () => [databaseUrlOption(), requireOption(), logFormatOption()],
+  commonOptions: () => [databaseUrlOption(), tablePrefixOption(), requireOption(), logFormatOption()],
   firmFor: (options: CommonOptions) => firmForFlags(options, { jobsRequired: false }),
 });
 

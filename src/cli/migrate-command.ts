@@ -3,6 +3,7 @@ import type { DialectName } from "../database/dialect.js";
 import { MIGRATIONS } from "../database/migrations/index.js";
 import { appliedVersions, migrationScript } from "../database/schema-version.js";
 import { parseDatabaseUrl } from "../database/url.js";
+import { TableNames } from "../database/table-prefix.js";
 
 /** `firm-queue migrate` flags that report instead of migrating. */
 export interface MigrateOptions {
@@ -25,7 +26,7 @@ export async function migrateReport(firm: FirmQueue, options: MigrateOptions): P
         : firm.options.database === undefined
           ? parseDatabaseUrl(firm.options.databaseUrl).dialect
           : (await firm.database()).dialect.name;
-    return migrationScript(dialect);
+    return migrationScript(dialect, new TableNames(firm.options.tablePrefix));
   }
   const applied = await appliedVersions(await firm.database());
   const pending = MIGRATIONS.map((migration) => migration.version).filter((version) => !applied.includes(version));

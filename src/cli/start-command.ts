@@ -59,7 +59,13 @@ export async function runCheck(flags: CliFlags, hosts = 1): Promise<string> {
 
 function loadFirm(config: CliConfig): Promise<FirmQueue> {
   return firmFor(
-    { modules: config.jobs, databaseUrl: config.databaseUrl, logLevel: config.logLevel, listenUrl: config.listenUrl },
+    {
+      modules: config.jobs,
+      databaseUrl: config.databaseUrl,
+      logLevel: config.logLevel,
+      listenUrl: config.listenUrl,
+      tablePrefix: config.tablePrefix,
+    },
     { jobsRequired: true },
   );
 }

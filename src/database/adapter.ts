@@ -9,6 +9,8 @@ import type { ConnectionSettings } from "./connection-settings.js";
 export interface OpenOptions extends ConnectionSettings {
   /** PostgreSQL: the schema every connection works in (its `search_path`). */
   readonly schema?: string;
+  /** PostgreSQL: the channel ready jobs are announced on; default `firm_queue_ready` (see table-prefix.ts). */
+  readonly readyChannel?: string;
 }
 
 /**

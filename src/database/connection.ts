@@ -8,6 +8,7 @@ import type { Db, Dialect, DialectName } from "./dialect.js";
 import { DatabaseClock } from "./clock.js";
 import type { Schema } from "./schema.js";
 import { parseDatabaseUrl } from "./url.js";
+import { DEFAULT_TABLE_PREFIX, TableNames } from "./table-prefix.js";
 
 /** An open pool on firm-queue's database, with the dialect that knows how to claim on it. */
 export interface Database {
@@ -18,6 +19,11 @@ export interface Database {
   readonly displayUrl: string;
   /** PostgreSQL: the schema holding firm-queue's tables, when one was chosen. */
   readonly schema?: string;
+  /**
+   * The names of firm-queue's tables here (see table-prefix.ts). `db` already rewrites every
+   * query to them; code that builds a Kysely of its own on this database applies them too.
+   */
+  readonly tableNames: TableNames;
   /** Wakes this process's workers when jobs may be ready (shared by every user of the pool). */
   readonly jobsReady: JobsReadySignal;
   /**
@@ -72,11 +78,14 @@ export interface OpenDatabaseOptions extends Partial<Omit<ConnectionSettings, "p
   readonly listenUrl?: string | undefined;
   /** PostgreSQL: the schema every connection works in (its `search_path`). */
   readonly schema?: string | undefined;
+  /** What firm-queue's table names start with; default `firm_queue_`. */
+  readonly tablePrefix?: string | undefined;
 }
 
 /** Open a pool on `url` (see `parseDatabaseUrl` for the accepted forms). */
 export async function openDatabase(url: string, openOptions: OpenDatabaseOptions): Promise<Database> {
   const parsed = parseDatabaseUrl(url);
+  const tableNames = new TableNames(openOptions.tablePrefix ?? DEFAULT_TABLE_PREFIX);
   if (openOptions.schema !== undefined && parsed.dialect !== "postgres") {
     throw new ConfigurationError(`The schema option is for PostgreSQL; ${redactUrl(url)} is ${parsed.dialect}`);
   }
@@ -103,7 +112,7 @@ export async function openDatabase(url: string, openOptions: OpenDatabaseOptions
   let release: () => Promise<void>;
   const listen = adapter.listenForReadyJobs
     ? (onReady: () => void, onError: (error: unknown) => void) =>
-        adapter.listenForReadyJobs!(listenTo, options, onReady, onError)
+        adapter.listenForReadyJobs!(listenTo, { ...options, readyChannel: tableNames.readyChannel }, onReady, onError)
     : undefined;
   if (shareKey === undefined) {
     db = await adapter.open(parsed, options);
@@ -138,6 +147,7 @@ export async function openDatabase(url: string, openOptions: OpenDatabaseOptions
     adapter,
     displayUrl: redactUrl(url),
     ...(options.schema === undefined ? {} : { schema: options.schema }),
+    tableNames,
     jobsReady,
     poolSize: options.poolSize,
     release,
@@ -155,13 +165,17 @@ export async function assembleDatabase(parts: {
   readonly adapter: DatabaseAdapter;
   readonly displayUrl: string;
   readonly schema?: string;
+  readonly tableNames: TableNames;
   readonly jobsReady: JobsReadySignal;
   /** The pool's size when firm-queue opened it; absent for an application's own handle. */
   readonly poolSize?: number;
   readonly release: () => Promise<void>;
 }): Promise<Database> {
-  const { db, adapter, release } = parts;
-  const { dialect } = adapter;
+  const { adapter, release, tableNames } = parts;
+  // The pool's Kysely stays as opened (release destroys that one, possibly shared by several
+  // prefixes on one SQLite file); firm-queue's queries go through the renaming one.
+  const db = tableNames.apply(parts.db);
+  const dialect = namedDialect(adapter.dialect, tableNames);
   const clock = new DatabaseClock(() => dialect.databaseTime(db));
   // Measured before first use; a database that does not answer yet is measured again later.
   await clock.sync().catch(() => undefined);
@@ -176,6 +190,7 @@ export async function assembleDatabase(parts: {
     adapter,
     displayUrl: parts.displayUrl,
     ...(parts.schema === undefined ? {} : { schema: parts.schema }),
+    tableNames,
     jobsReady: parts.jobsReady,
     get poolSize() {
       return poolSize;
@@ -184,9 +199,18 @@ export async function assembleDatabase(parts: {
       // An application's own pool is sized by the application.
       if (wanted <= poolSize || parts.poolSize === undefined) return;
       // SQLite has no pool to grow: one shared connection serves every caller.
-      adapter.resizePool?.(db, wanted);
+      adapter.resizePool?.(parts.db, wanted);
       poolSize = wanted;
     },
     close: () => (closed ??= release()),
+  };
+}
+
+/** The dialect with unique violations recognized by the index names of this database's prefix. */
+function namedDialect(dialect: Dialect, tableNames: TableNames): Dialect {
+  if (tableNames.isDefault) return dialect;
+  return {
+    ...dialect,
+    isUniqueViolation: (error, index) => dialect.isUniqueViolation(error, tableNames.uniqueIndex(index)),
   };
 }

@@ -1,11 +1,11 @@
-import { sql } from "kysely";
+import { CompiledQuery, sql } from "kysely";
 import type { Database } from "./connection.js";
 import type { DatabaseAdapter } from "./adapter.js";
 import type { Db, DialectName } from "./dialect.js";
 import { MIGRATIONS } from "./migrations/index.js";
 import type { Migration, MigrationStep } from "./migrations/table-spec.js";
 
-/** The table recording which migrations a database has. */
+/** The table recording which migrations a database has (as written: `db` renames it per prefix). */
 export const MIGRATIONS_TABLE = "firm_queue_schema_migrations";
 
 /**
@@ -16,8 +16,9 @@ export const MIGRATIONS_TABLE = "firm_queue_schema_migrations";
 export async function migrate(database: Database, onApplied?: (version: string) => void): Promise<string[]> {
   const { adapter } = database;
   return adapter.withMigrationLock(database.db, async (connection) => {
+    // Compiled as is: the schema is the user's name, not one of firm-queue's to be prefixed.
     if (database.schema !== undefined)
-      await sql.raw(`CREATE SCHEMA IF NOT EXISTS ${database.schema}`).execute(connection);
+      await connection.executeQuery(CompiledQuery.raw(`CREATE SCHEMA IF NOT EXISTS ${database.schema}`));
     await createMigrationsTable(database, connection);
     const applied = new Set(
       (await connection.selectFrom(MIGRATIONS_TABLE).select("version").execute()).map((row) => row.version),

@@ -15,6 +15,7 @@ import {
   type PgPoolHandle,
 } from "./handle.js";
 import { JobsReadySignal } from "./jobs-ready.js";
+import { DEFAULT_TABLE_PREFIX, TableNames } from "./table-prefix.js";
 import type { Schema } from "./schema.js";
 import { bindableDatabase } from "./sqlite.js";
 import { parseDatabaseUrl, type ParsedDatabaseUrl } from "./url.js";
@@ -26,9 +27,10 @@ import { parseDatabaseUrl, type ParsedDatabaseUrl } from "./url.js";
  */
 export async function openDatabaseHandle(
   handle: DatabaseHandle,
-  options: { listenUrl?: string; schema?: string },
+  options: { listenUrl?: string; schema?: string; tablePrefix?: string },
 ): Promise<Database> {
   const kind = handleKind(handle);
+  const tableNames = new TableNames(options.tablePrefix ?? DEFAULT_TABLE_PREFIX);
   if (options.schema !== undefined) {
     throw new ConfigurationError(
       "The schema option applies to databases firm-queue opens from a databaseUrl; for your own pool, set its search_path",
@@ -54,13 +56,19 @@ export async function openDatabaseHandle(
   const listen =
     adapter.listenForReadyJobs && listenAt
       ? (onReady: () => void, onError: (error: unknown) => void) =>
-          adapter.listenForReadyJobs!(listenAt, { poolSize: 1, ...DEFAULT_CONNECTION_SETTINGS }, onReady, onError)
+          adapter.listenForReadyJobs!(
+            listenAt,
+            { poolSize: 1, ...DEFAULT_CONNECTION_SETTINGS, readyChannel: tableNames.readyChannel },
+            onReady,
+            onError,
+          )
       : undefined;
   const jobsReady = new JobsReadySignal(listen);
   return assembleDatabase({
     db,
     adapter,
     displayUrl: describeHandle(handle),
+    tableNames,
     jobsReady,
     release: async () => {
       await jobsReady.close();

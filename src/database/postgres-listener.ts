@@ -3,7 +3,7 @@ import type { ConnectionSettings } from "./connection-settings.js";
 import type { ParsedDatabaseUrl } from "./url.js";
 import { importDriver } from "./driver-import.js";
 
-/** The channel migration 004's trigger notifies when jobs become ready. */
+/** The channel migration 004's trigger notifies when jobs become ready (with the default table prefix). */
 const CHANNEL = "firm_queue_ready";
 const FIRST_RETRY_MS = 500;
 const LONGEST_RETRY_MS = 30_000;
@@ -37,11 +37,11 @@ const pgClient: ListenerClientFactory = async (url, settings) => {
  * (listening or not) to the function that stops it all and closes the connection. The connection
  * sits idle between notifications, so only TCP keepalive can tell that its server went silent;
  * `url` may differ from the pool's (a direct URL beside a transaction pooler, which cannot hold a
- * LISTEN).
+ * LISTEN). `settings.readyChannel` is the channel of a database with another table prefix.
  */
 export async function listenForReadyJobs(
   url: ParsedDatabaseUrl & { readonly clientConfig?: object },
-  settings: ConnectionSettings,
+  settings: ConnectionSettings & { readonly readyChannel?: string },
   onReady: () => void,
   onError: (error: unknown) => void,
   createClient: ListenerClientFactory = pgClient,
@@ -83,7 +83,7 @@ export async function listenForReadyJobs(
     client.on("error", (error) => lose(client, error));
     try {
       await client.connect();
-      await client.query(`LISTEN ${CHANNEL}`);
+      await client.query(`LISTEN ${settings.readyChannel ?? CHANNEL}`);
     } catch (error) {
       lose(client, error);
       return;

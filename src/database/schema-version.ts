@@ -3,6 +3,7 @@ import { ADAPTERS, type Database } from "./connection.js";
 import type { DialectName } from "./dialect.js";
 import { MIGRATIONS } from "./migrations/index.js";
 import { MIGRATIONS_TABLE, migrationStepSql, migrationsTableSql } from "./migrator.js";
+import { DEFAULT_TABLE_NAMES, type TableNames } from "./table-prefix.js";
 
 /** The database lacks migrations this build of firm-queue needs. */
 export class SchemaOutOfDateError extends FirmQueueError {
@@ -29,7 +30,9 @@ export async function appliedVersions(database: Database): Promise<string[]> {
 async function tableExists(database: Database): Promise<boolean> {
   const introspected = await database.db.introspection.getTables({ withInternalKyselyTables: false });
   return introspected.some(
-    (table) => table.name === MIGRATIONS_TABLE && (database.schema === undefined || table.schema === database.schema),
+    (table) =>
+      table.name === database.tableNames.sql(MIGRATIONS_TABLE) &&
+      (database.schema === undefined || table.schema === database.schema),
   );
 }
 
@@ -43,15 +46,15 @@ export async function requireCurrentSchema(database: Database): Promise<void> {
 /**
  * Every migration as a SQL script for `dialect`, each followed by the row that records it, for
  * teams that apply DDL with their own tool (Prisma Migrate, Knex, Flyway…). firm-queue's own
- * check at start then finds the schema current. No connection is needed.
+ * check at start then finds the schema current. No connection is needed. `tableNames`: for a
+ * table prefix other than `firm_queue_`.
  */
-export async function migrationScript(dialect: DialectName): Promise<string> {
+export async function migrationScript(
+  dialect: DialectName,
+  tableNames: TableNames = DEFAULT_TABLE_NAMES,
+): Promise<string> {
   const adapter = await ADAPTERS[dialect]();
-  const lines = [
-    `-- firm-queue schema for ${dialect}: ${MIGRATIONS.length} migrations, oldest first.`,
-    `${migrationsTableSql(dialect)};`,
-    "",
-  ];
+  const lines = [`${migrationsTableSql(dialect)};`, ""];
   for (const migration of MIGRATIONS) {
     lines.push(`-- migration ${migration.version}`);
     for (const step of migration.steps)
@@ -61,5 +64,8 @@ export async function migrationScript(dialect: DialectName): Promise<string> {
       "",
     );
   }
-  return lines.join("\n");
+  const header =
+    `-- firm-queue schema for ${dialect}: ${MIGRATIONS.length} migrations, oldest first` +
+    (tableNames.isDefault ? "." : `, table prefix ${tableNames.prefix}.`);
+  return `${header}\n${tableNames.sql(lines.join("\n"))}`;
 }

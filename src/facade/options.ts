@@ -10,6 +10,7 @@ import { resolveSchedulerOptions, type SchedulerOptions } from "./scheduler-opti
 import type { ResolvedDispatcher, ResolvedStartOptions, ResolvedWorker } from "../supervisor/settings.js";
 import { describeHandle, type DatabaseHandle } from "../database/handle.js";
 import { resolveDatabaseUrl, checkUrlText, checkSchemaName } from "../database-url-option.js";
+import { checkTablePrefix, DEFAULT_TABLE_PREFIX } from "../database/table-prefix.js";
 
 /** Options of `new FirmQueue(...)`. */
 export interface FirmQueueOptions {
@@ -37,6 +38,14 @@ export interface FirmQueueOptions {
    * Default: the connection's `search_path`, normally `public`. Needs a `databaseUrl`.
    */
   readonly schema?: string;
+  /**
+   * What the names of firm-queue's tables (and indexes, trigger and NOTIFY channel) start with:
+   * `<prefix>jobs`, `<prefix>ready_executions`… 1 to 14 lower-case letters, digits and `_`.
+   * Every FirmQueue and `firm-queue` command on the database must use the same one; two
+   * prefixes on one database are two independent queues. Default env `FIRM_QUEUE_TABLE_PREFIX`,
+   * then `firm_queue_`.
+   */
+  readonly tablePrefix?: string;
   /** Keep finished jobs (with `finished_at`) instead of deleting them. Default true. */
   readonly preserveFinishedJobs?: boolean;
   /**
@@ -83,6 +92,7 @@ export interface ResolvedOptions {
   readonly database: DatabaseHandle | undefined;
   readonly listenUrl: string | undefined;
   readonly schema: string | undefined;
+  readonly tablePrefix: string;
   readonly preserveFinishedJobs: boolean;
   /** Milliseconds, or null for never. */
   readonly clearFinishedJobsAfter: number | null;
@@ -101,6 +111,7 @@ const OPTION_KEYS = new Set([
   "database",
   "listenUrl",
   "schema",
+  "tablePrefix",
   "preserveFinishedJobs",
   "clearFinishedJobsAfter",
   "poolSize",
@@ -133,6 +144,7 @@ export function resolveOptions(options: FirmQueueOptions = {}): ResolvedOptions 
         ? process.env.FIRM_QUEUE_LISTEN_URL || undefined
         : checkUrlText(options.listenUrl, "listenUrl"),
     schema: options.schema === undefined ? undefined : checkSchemaName(options.schema),
+    tablePrefix: resolveTablePrefix(options),
     preserveFinishedJobs: checkBoolean(options.preserveFinishedJobs ?? true, "preserveFinishedJobs"),
     clearFinishedJobsAfter:
       options.clearFinishedJobsAfter === false
@@ -149,6 +161,13 @@ export function resolveOptions(options: FirmQueueOptions = {}): ResolvedOptions 
       "logJobOutcomes",
     ),
   });
+}
+
+/** The `tablePrefix` option, else env FIRM_QUEUE_TABLE_PREFIX (set but invalid, empty included, is an error), else the default. */
+function resolveTablePrefix(options: FirmQueueOptions): string {
+  if (options.tablePrefix !== undefined) return checkTablePrefix(options.tablePrefix);
+  const fromEnv = process.env.FIRM_QUEUE_TABLE_PREFIX;
+  return fromEnv === undefined ? DEFAULT_TABLE_PREFIX : checkTablePrefix(fromEnv, "FIRM_QUEUE_TABLE_PREFIX");
 }
 
 /** A worker in `firm.start({ workers })`. */

@@ -60,7 +60,7 @@ export async function enqueueJobs(
   // knows; on PostgreSQL the commit itself wakes workers (see migration 004).
   if (transaction !== undefined) {
     const connection = await appTransactionConnection(transaction, database.dialect.name);
-    const ids = await write(bridgeKysely(database.dialect.name, singleConnection(connection)));
+    const ids = await write(database.tableNames.apply(bridgeKysely(database.dialect.name, singleConnection(connection))));
     emitEnqueued(policies.events, jobs, ids, written);
     moves?.emit(policies.events);
     return ids;

@@ -19,6 +19,8 @@ export interface ChildSpec {
   readonly modules: readonly string[];
   /** The supervisor's database URL: the child's FirmQueue must use the same. */
   readonly databaseUrl: string;
+  /** The supervisor's table prefix: the child's FirmQueue must use the same. */
+  readonly tablePrefix: string;
   readonly heartbeatInterval: number;
   readonly shutdownTimeout: number;
 }

@@ -15,6 +15,7 @@ export interface ChildHost {
   /** The instance's options that a child needs (FirmQueue's resolved options satisfy it). */
   readonly options: {
     readonly databaseUrl: string;
+    readonly tablePrefix: string;
     readonly preserveFinishedJobs: boolean;
     readonly clearFinishedJobsAfter: number | null;
     readonly logger: Logger;
@@ -39,6 +40,12 @@ export async function runForkChild(host: ChildHost, spec: ChildSpec): Promise<vo
     throw new ConfigurationError(
       `the job modules' FirmQueue uses database ${redactUrl(host.options.databaseUrl)}, ` +
         `but the supervisor uses ${redactUrl(spec.databaseUrl)}: pass the same databaseUrl (or none, to use FIRM_QUEUE_DATABASE_URL)`,
+    );
+  }
+  if (host.options.tablePrefix !== spec.tablePrefix) {
+    throw new ConfigurationError(
+      `the job modules' FirmQueue uses table prefix ${host.options.tablePrefix}, but the supervisor uses ` +
+        `${spec.tablePrefix}: pass the same tablePrefix (or none, to use FIRM_QUEUE_TABLE_PREFIX)`,
     );
   }
   const database = await host.database(rolePoolSize(spec.role));

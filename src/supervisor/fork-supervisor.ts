@@ -138,6 +138,7 @@ export class ForkSupervisor extends BaseSupervisor {
       role: spec,
       modules: this.launch.modules,
       databaseUrl: this.deps.databaseUrl,
+      tablePrefix: this.deps.database.tableNames.prefix,
       heartbeatInterval: this.settings.processHeartbeatInterval,
       shutdownTimeout: this.settings.shutdownTimeout,
     };
@@ -147,6 +148,7 @@ export class ForkSupervisor extends BaseSupervisor {
         ...process.env,
         [CHILD_SPEC_VARIABLE]: JSON.stringify(childSpec),
         FIRM_QUEUE_DATABASE_URL: this.deps.databaseUrl,
+        FIRM_QUEUE_TABLE_PREFIX: this.deps.database.tableNames.prefix,
       },
     });
     let failure: string | undefined;
