@@ -26,7 +26,7 @@ export class JobPolicies {
 
   constructor(
     private readonly definitions: DefinitionLookup,
-    /** Where policy decisions (discards, fallbacks) are logged. */
+    /** Where policy decisions (dropped jobs, fallbacks) are logged. */
     readonly logger: Logger,
   ) {}
 

@@ -12,6 +12,7 @@ import { insertJobs, type NewJob } from "../models/job.js";
 import { serializeArguments } from "../serialization.js";
 import { appTransactionConnection, type EnqueueTransaction } from "../database/app-transaction.js";
 import { bridgeKysely, singleConnection } from "../database/bridge.js";
+import { validateArguments } from "../definitions/argument-validation.js";
 
 /** One job to write: its name, arguments, and the options that decide queue, priority and time. */
 export interface EnqueueRequest {
@@ -24,9 +25,9 @@ export interface EnqueueRequest {
 /**
  * Write jobs and route them (ready, scheduled or blocked) in one transaction, returning their
  * ids in order, with null for a job discarded because its concurrency key had no free slot
- * (nothing of it stays in the database). Every argument is serialized, every option checked
- * and every concurrency key computed before anything is written, so a bad request leaves the
- * database untouched.
+ * (nothing of it stays in the database). Every argument is validated against its job's schema
+ * and serialized, every option checked and every concurrency key computed before anything is
+ * written, so a bad request leaves the database untouched.
  */
 export async function enqueueJobs(
   database: Database,
@@ -34,8 +35,9 @@ export async function enqueueJobs(
   requests: readonly EnqueueRequest[],
   transaction?: EnqueueTransaction,
 ): Promise<(number | null)[]> {
+  const values = await validateRequests(requests);
   const now = database.clock.now();
-  const jobs = requests.map((request) => prepareJob(request, now));
+  const jobs = requests.map((request, index) => prepareJob(request, now, values ? values[index] : request.args));
   if (jobs.length === 0) return [];
   const write = async (trx: Db) => {
     const ids = await insertJobs(trx, jobs, now);
@@ -67,7 +69,29 @@ export async function enqueueJobs(
   return ids;
 }
 
-function prepareJob(request: EnqueueRequest, now: Date): NewJob {
+/**
+ * The values the schemas make of the arguments (what the handler will see, and what concurrency
+ * keys are computed from), or null when no request has a schema. The first invalid job in list
+ * order is reported, with its place when there are several.
+ */
+async function validateRequests(requests: readonly EnqueueRequest[]): Promise<unknown[] | null> {
+  if (!requests.some((request) => request.defaults.schema !== null)) return null;
+  const bulk = requests.length > 1;
+  const results = await Promise.allSettled(
+    requests.map((request, index) => {
+      const { schema } = request.defaults;
+      if (schema === null) return request.args;
+      return validateArguments(request.name, schema, request.args, "enqueue", bulk ? index : undefined);
+    }),
+  );
+  return results.map((result) => {
+    if (result.status === "rejected") throw result.reason;
+    return result.value;
+  });
+}
+
+/** The row to write for one request; `value` is its arguments as its schema made them. */
+function prepareJob(request: EnqueueRequest, now: Date, value: unknown): NewJob {
   const options = request.options ?? {};
   rejectUnknownKeys(options, ENQUEUE_OPTION_KEYS, `enqueue("${request.name}") option`);
   return {
@@ -81,7 +105,7 @@ function prepareJob(request: EnqueueRequest, now: Date): NewJob {
     scheduledAt: scheduledAt(options, now),
     arguments: serializeArguments(request.name, request.args),
     concurrencyKey: request.defaults.concurrency
-      ? concurrencyKeyFor(request.name, request.defaults.concurrency, request.args)
+      ? concurrencyKeyFor(request.name, request.defaults.concurrency, value)
       : null,
   };
 }
