@@ -27,8 +27,11 @@ export class RecurringTaskError extends ConfigurationError {
   }
 }
 
-/** A database URL could not be understood, or names a database firm-queue does not support. */
-export class DatabaseUrlError extends FirmQueueError {
+/**
+ * A database URL could not be understood, or names a database firm-queue does not support. A
+ * ConfigurationError, like every other bad option.
+ */
+export class DatabaseUrlError extends ConfigurationError {
   /** The URL as given, password hidden. */
   readonly url: string;
   constructor(

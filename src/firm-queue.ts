@@ -16,7 +16,14 @@ import { enqueueJobs } from "./lifecycle/enqueue.js";
 import { ClosedError, ConfigurationError, UndeclaredJobError } from "./errors.js";
 import type { BlockingConcurrencyOptions, DroppingConcurrencyOptions } from "./definitions/concurrency-options.js";
 import { JobPolicies } from "./definitions/job-policies.js";
-import { checkBoolean, checkJobName, positive, positiveInteger } from "./option-checks.js";
+import {
+  checkBoolean,
+  checkJobId,
+  checkJobName,
+  positive,
+  positiveInteger,
+  rejectUnknownKeys,
+} from "./option-checks.js";
 import {
   resolveJobOptions,
   type EnqueueOptions,
@@ -45,6 +52,9 @@ import { RecurringOperations } from "./facade/recurring-operations.js";
 import { JobInspection } from "./facade/job-inspection.js";
 import { connectionBudget, ENQUEUER_POOL_SIZE } from "./supervisor/connection-budget.js";
 import { planRoles } from "./supervisor/role-table.js";
+
+const DRAIN_KEYS = new Set(["queues", "concurrency", "processHeartbeatInterval"]);
+const DISPATCH_KEYS = new Set(["batchSize"]);
 
 /** Options of `firm.enqueue(name, …)`: those of a job's `enqueue`, and the opt-out for undeclared jobs. */
 export interface EnqueueByNameOptions extends EnqueueOptions {
@@ -263,9 +273,13 @@ export class FirmQueue {
     return id!;
   }
 
-  /** A job and its state, or null when there is no such job. */
+  /**
+   * A job and its state, or null when there is no such job (as `inspect.job`; operations that
+   * change a job by id throw JobNotFoundError instead). An id that is not a whole number of at
+   * least 1 is a ConfigurationError.
+   */
   async getJob(id: number): Promise<JobInfo | null> {
-    return findJobInfo((await this.database()).db, id);
+    return findJobInfo((await this.database()).db, checkJobId(id, "getJob"));
   }
 
   /** Create or update firm-queue's tables. Returns the migrations applied (none when up to date). */
@@ -276,6 +290,7 @@ export class FirmQueue {
 
   /** Run ready jobs in this process until none are left; returns how many ran. */
   async drain(options: DrainOptions = {}): Promise<number> {
+    rejectUnknownKeys(options, DRAIN_KEYS, "drain option");
     return drainQueues(await this.database(), this.registry, this.policies, {
       queues: options.queues ?? "*",
       concurrency: positiveInteger(options.concurrency ?? 1, "drain option concurrency"),
@@ -293,6 +308,7 @@ export class FirmQueue {
    * returns how many were dispatched.
    */
   async dispatch(options: { batchSize?: number } = {}): Promise<number> {
+    rejectUnknownKeys(options, DISPATCH_KEYS, "dispatch option");
     return dispatchAllDue(
       await this.database(),
       this.policies,
