@@ -11,5 +11,8 @@ export default defineConfig({
     // Child processes, not threads: native drivers (better-sqlite3) and
     // per-file process state stay isolated.
     pool: "forks",
+    // Type tests (test/**/*.test-d.ts, expectTypeOf and @ts-expect-error) run with the suite and
+    // fail it on a type error, such as a wrong argument type that compiles.
+    typecheck: { enabled: true, include: ["test/**/*.test-d.ts"], tsconfig: "./tsconfig.json" },
   },
 });

@@ -27,8 +27,11 @@ export class RecurringTaskError extends ConfigurationError {
   }
 }
 
-/** A database URL could not be understood, or names a database firm-queue does not support. */
-export class DatabaseUrlError extends FirmQueueError {
+/**
+ * A database URL could not be understood, or names a database firm-queue does not support. A
+ * ConfigurationError, like every other bad option.
+ */
+export class DatabaseUrlError extends ConfigurationError {
   /** The URL as given, password hidden. */
   readonly url: string;
   constructor(
@@ -68,10 +71,80 @@ export class UnknownJobError extends FirmQueueError {
   }
 }
 
-/** `defineJob` was called twice with one name. */
+/**
+ * A worker claimed a job that is declared in this process but has no handler: the worker must
+ * load the module that calls `firm.implement` for it.
+ */
+export class JobNotImplementedError extends UnknownJobError {
+  constructor(jobName: string, known: readonly string[]) {
+    super(jobName, known);
+    this.message = `Job "${jobName}" is declared but has no handler in this process: call firm.implement() for it in a module the worker loads`;
+  }
+}
+
+/** `defineJob` or `declareJob` was called twice with one name, or `implement` twice for one job. */
 export class DuplicateJobError extends FirmQueueError {
-  constructor(readonly jobName: string) {
-    super(`A job named "${jobName}" is already defined`);
+  constructor(
+    readonly jobName: string,
+    /** What happened twice: the job was declared (or defined), or given a handler. */
+    readonly twice: "defined" | "implemented" = "defined",
+  ) {
+    super(
+      twice === "defined"
+        ? `A job named "${jobName}" is already defined`
+        : `Job "${jobName}" already has a handler in this process; implement it once`,
+    );
+  }
+}
+
+/**
+ * `firm.enqueue` was given the name of a job this process has not declared, so its queue,
+ * priority and concurrency limit are unknown here. Load the module that declares it, or pass
+ * `{ undeclared: true }` to enqueue it with the defaults and no concurrency limit. Nothing was written.
+ */
+export class UndeclaredJobError extends FirmQueueError {
+  constructor(
+    readonly jobName: string,
+    /** The job names this process declares. */
+    readonly known: readonly string[],
+  ) {
+    const hint = known.length > 0 ? `declared here: ${known.join(", ")}` : "no jobs are declared in this process";
+    super(
+      `Cannot enqueue "${jobName}" by name: it is not declared in this process (${hint}). ` +
+        "Import the module that declares it, or pass { undeclared: true } to enqueue it without its declaration's options",
+    );
+  }
+}
+
+/** One problem a job's schema found in its arguments: where (such as `items[2].sku`) and what. */
+export interface ArgumentIssue {
+  /** Where in the arguments, `""` for the arguments as a whole. */
+  readonly path: string;
+  readonly message: string;
+}
+
+/**
+ * A job's arguments do not pass its declaration's `schema`. At enqueue nothing was written (in a
+ * bulk enqueue, none of the jobs). Before a handler runs (a job stored by an older version of the
+ * app) the attempt fails without running the handler, and the job is not retried.
+ */
+export class InvalidJobArgumentsError extends FirmQueueError {
+  constructor(
+    readonly jobName: string,
+    readonly issues: readonly ArgumentIssue[],
+    /** Where it was found: when enqueuing, or when about to run a stored job. */
+    readonly stage: "enqueue" | "run",
+    /** The job's place in a bulk enqueue (from 0), or its id when about to run it. */
+    readonly at?: number,
+  ) {
+    const where =
+      stage === "enqueue"
+        ? `Cannot enqueue job "${jobName}"${at === undefined ? "" : ` (item ${at} of the list; nothing was written)`}`
+        : `Job ${at ?? "?"} ("${jobName}") was not run`;
+    const list = issues.map((issue) => (issue.path === "" ? issue.message : `${issue.path}: ${issue.message}`));
+    super(`${where}: its arguments do not match the job's schema: ${list.join("; ")}`);
+    // Running it again cannot make stored arguments valid: fail it at once, as UnrecoverableError does.
+    if (stage === "run") Object.defineProperty(this, Symbol.for("firm-queue.unrecoverable"), { value: true });
   }
 }
 
@@ -138,14 +211,14 @@ export class JobNotFailedError extends FirmQueueError {
   }
 }
 
-/** A job cannot be discarded (or retried) while a worker runs it. */
+/** A failed job cannot be deleted (or retried) while a worker runs it. */
 export class JobRunningError extends FirmQueueError {
   constructor(
     readonly jobId: number,
     /** The process whose worker holds the claim, when known. */
     readonly processId: number | null,
     /** What was asked and refused. */
-    readonly action: "discarded" | "retried",
+    readonly action: "deleted" | "retried",
   ) {
     const by = processId === null ? "" : ` by process ${processId}`;
     super(

@@ -13,16 +13,25 @@ import { requireCurrentSchema } from "./database/schema-version.js";
 import { dispatchAllDue } from "./roles/dispatcher.js";
 import { drainQueues, type DrainOptions } from "./facade/drain.js";
 import { enqueueJobs } from "./lifecycle/enqueue.js";
-import { ClosedError, ConfigurationError } from "./errors.js";
-import type { BlockingConcurrencyOptions, DiscardingConcurrencyOptions } from "./definitions/concurrency-options.js";
+import { ClosedError, ConfigurationError, UndeclaredJobError } from "./errors.js";
+import type { BlockingConcurrencyOptions, DroppingConcurrencyOptions } from "./definitions/concurrency-options.js";
 import { JobPolicies } from "./definitions/job-policies.js";
-import { checkJobName, positive, positiveInteger } from "./option-checks.js";
+import {
+  checkBoolean,
+  checkJobId,
+  checkJobName,
+  positive,
+  positiveInteger,
+  rejectUnknownKeys,
+} from "./option-checks.js";
 import {
   resolveJobOptions,
   type EnqueueOptions,
+  type JobArguments,
   type JobHandler,
   type JobOptions,
 } from "./definitions/job-definition.js";
+import type { SchemaInput, SchemaOutput, StandardSchema } from "./standard-schema.js";
 import { Job } from "./facade/job.js";
 import { JobRegistry } from "./definitions/job-registry.js";
 import { findJobInfo, type JobInfo } from "./models/job-info.js";
@@ -46,6 +55,24 @@ import { planRoles } from "./supervisor/role-table.js";
 import { JobEvents } from "./job-events.js";
 import { logJobOutcomes } from "./facade/job-outcome-log.js";
 import type { JobMiddleware } from "./definitions/job-definition.js";
+
+const DRAIN_KEYS = new Set(["queues", "concurrency", "processHeartbeatInterval"]);
+const DISPATCH_KEYS = new Set(["batchSize"]);
+
+/** Options of `firm.enqueue(name, …)`: those of a job's `enqueue`, and the opt-out for undeclared jobs. */
+export interface EnqueueByNameOptions extends EnqueueOptions {
+  /**
+   * Enqueue even though no declaration of the job is loaded in this process: with the default
+   * queue and priority, no schema validation and no concurrency limit. Default false (an
+   * UndeclaredJobError).
+   */
+  readonly undeclared?: boolean;
+}
+
+/** Options of a declaration with a Standard Schema: the argument type is the schema's. */
+export type SchemaJobOptions<S extends StandardSchema> = Omit<JobOptions<SchemaOutput<S>>, "schema"> & {
+  readonly schema: S;
+};
 
 /**
  * The entry point: one instance per database. Define jobs on it, enqueue them, run them with
@@ -135,62 +162,145 @@ export class FirmQueue {
   }
 
   /**
-   * Define a job: `handler` runs with the job's arguments and a context (job id, attempt, an
-   * AbortSignal that fires on shutdown). Returns the handle to enqueue it with. Its `enqueue`
-   * resolves to the job id, or to `number | null` when the definition's concurrency limit
-   * discards jobs on conflict.
+   * Define a job: declare it and implement it in one call (see {@link declareJob} and
+   * {@link implement} for a web process that enqueues without loading handlers). `handler` runs
+   * with the job's arguments and a context (job id, attempt, an AbortSignal that fires on
+   * shutdown). Returns the handle to enqueue it with. Its `enqueue` resolves to the job id, or to
+   * `number | null` when the concurrency limit drops jobs on conflict.
    */
-  defineJob<Args = unknown>(
+  defineJob<S extends StandardSchema>(
+    name: string,
+    handler: JobHandler<SchemaOutput<S>>,
+    options: SchemaJobOptions<S> & { readonly concurrency: DroppingConcurrencyOptions<SchemaOutput<S>> },
+  ): Job<SchemaInput<S>, number | null, SchemaOutput<S>>;
+  defineJob<S extends StandardSchema>(
+    name: string,
+    handler: JobHandler<SchemaOutput<S>>,
+    options: SchemaJobOptions<S> & { readonly concurrency?: BlockingConcurrencyOptions<SchemaOutput<S>> },
+  ): Job<SchemaInput<S>, number, SchemaOutput<S>>;
+  defineJob<Args = JobArguments>(
     name: string,
     handler: JobHandler<Args>,
-    options: JobOptions<Args> & { readonly concurrency: DiscardingConcurrencyOptions<Args> },
+    options: JobOptions<Args> & { readonly concurrency: DroppingConcurrencyOptions<Args>; readonly schema?: never },
   ): Job<Args, number | null>;
-  defineJob<Args = unknown>(
+  defineJob<Args = JobArguments>(
     name: string,
     handler: JobHandler<Args>,
-    options?: JobOptions<Args> & { readonly concurrency?: BlockingConcurrencyOptions<Args> },
+    options?: JobOptions<Args> & {
+      readonly concurrency?: BlockingConcurrencyOptions<Args>;
+      readonly schema?: never;
+    },
   ): Job<Args>;
-  defineJob<Args = unknown>(
+  defineJob<Args = JobArguments>(
     name: string,
     handler: JobHandler<Args>,
     options?: JobOptions<Args>,
   ): Job<Args, number | null>;
-  defineJob<Args = unknown>(
+  defineJob<Args = JobArguments>(
     name: string,
     handler: JobHandler<Args>,
     options?: JobOptions<Args>,
   ): Job<Args, number | null> {
     checkJobName(name);
     if (typeof handler !== "function") throw new ConfigurationError(`defineJob("${name}") needs a handler function`);
-    const resolved = resolveJobOptions(name, options);
-    this.registry.add({ name, handler: handler as JobHandler<unknown>, options: resolved });
+    const job = this.declare<Args>(name, options, "defineJob");
+    this.registry.implement(name, handler);
+    return job;
+  }
+
+  /**
+   * Declare a job without its handler: its name, argument type (or `schema`), queue, priority,
+   * retry policy, timeout and concurrency limit. Put declarations in a module with no handler
+   * code, import it from the web process to enqueue (typed, with the declaration's concurrency
+   * limit applied), and attach the handler in the worker with {@link implement}. A worker that
+   * claims a declared job it has no handler for fails it with JobNotImplementedError.
+   */
+  declareJob<S extends StandardSchema>(
+    name: string,
+    options: SchemaJobOptions<S> & { readonly concurrency: DroppingConcurrencyOptions<SchemaOutput<S>> },
+  ): Job<SchemaInput<S>, number | null, SchemaOutput<S>>;
+  declareJob<S extends StandardSchema>(
+    name: string,
+    options: SchemaJobOptions<S> & { readonly concurrency?: BlockingConcurrencyOptions<SchemaOutput<S>> },
+  ): Job<SchemaInput<S>, number, SchemaOutput<S>>;
+  declareJob<Args = JobArguments>(
+    name: string,
+    options: JobOptions<Args> & { readonly concurrency: DroppingConcurrencyOptions<Args>; readonly schema?: never },
+  ): Job<Args, number | null>;
+  declareJob<Args = JobArguments>(
+    name: string,
+    options?: JobOptions<Args> & { readonly concurrency?: BlockingConcurrencyOptions<Args>; readonly schema?: never },
+  ): Job<Args>;
+  declareJob<Args = JobArguments>(name: string, options?: JobOptions<Args>): Job<Args, number | null>;
+  declareJob<Args = JobArguments>(name: string, options?: JobOptions<Args>): Job<Args, number | null> {
+    checkJobName(name);
+    return this.declare<Args>(name, options, "declareJob");
+  }
+
+  /**
+   * Attach the handler of a job declared with {@link declareJob}, in the process that runs it.
+   * The handler's argument type comes from the declaration (the schema's output when it has
+   * one). Returns the job. A job is implemented once per FirmQueue.
+   */
+  implement<Args, Result extends number | null, Output>(
+    job: Job<Args, Result, Output>,
+    handler: JobHandler<Output>,
+  ): Job<Args, Result, Output> {
+    if (!(job instanceof Job)) throw new ConfigurationError("implement() takes a job returned by declareJob()");
+    if (typeof handler !== "function")
+      throw new ConfigurationError(`implement("${job.name}") needs a handler function`);
+    if (this.registry.get(job.name)?.options !== job.options) {
+      throw new ConfigurationError(
+        `implement("${job.name}") takes a job declared on this FirmQueue; this one was declared on another instance`,
+      );
+    }
+    this.registry.implement(job.name, handler);
+    this.recordDefinitionFile();
+    return job;
+  }
+
+  private declare<Args>(
+    name: string,
+    options: JobOptions<Args> | undefined,
+    by: "defineJob" | "declareJob",
+  ): Job<Args, number | null> {
+    const resolved = resolveJobOptions(name, options as JobOptions | undefined, by);
+    this.registry.add({ name, handler: null, options: resolved });
     this.recordDefinitionFile();
     return new Job<Args, number | null>(name, resolved, () => this.database(), this.policies);
   }
 
-  /** Names of the jobs defined on this instance. */
+  /** Names of the jobs declared (or defined) on this instance. */
   get jobNames(): string[] {
     return this.registry.names();
   }
 
   /**
-   * Enqueue a job by name, for code that does not hold its definition (a web app enqueuing work a
-   * separate worker service defines). Defaults, and the concurrency key, come from the
-   * definition when there is one here; a job whose definition is not known here gets no
-   * concurrency key, so it is not limited. Null when this process's definition discards on
-   * conflict and no slot was free.
+   * Enqueue a job by name, for code that does not hold its handle. Defaults, the schema and the
+   * concurrency key come from the job's declaration, which must be loaded in this process: a
+   * name without one throws UndeclaredJobError, unless `undeclared: true` says to enqueue it
+   * anyway with the default queue and priority, no validation and no concurrency limit. Null
+   * when the declaration drops jobs on conflict and no slot was free.
    */
-  async enqueue(name: string, args: unknown, options?: EnqueueOptions): Promise<number | null> {
+  async enqueue(name: string, args: unknown, options?: EnqueueByNameOptions): Promise<number | null> {
     checkJobName(name);
-    const defaults = this.registry.get(name)?.options ?? resolveJobOptions(name, {});
-    const request = { name, args, defaults, ...(options ? { options } : {}) };
+    const { undeclared = false, ...enqueueOptions } = options ?? {};
+    checkBoolean(undeclared, `enqueue("${name}") option undeclared`);
+    const declared = this.registry.get(name)?.options;
+    if (declared === undefined && !undeclared) throw new UndeclaredJobError(name, this.jobNames);
+    const defaults = declared ?? resolveJobOptions(name, {});
+    const request = { name, args, defaults, ...(options ? { options: enqueueOptions } : {}) };
     const [id] = await enqueueJobs(await this.database(), this.policies, [request], options?.transaction);
     return id!;
   }
 
-  /** A job and its state, or null when there is no such job. */
+  /**
+   * A job and its state, or null when there is no such job (as `inspect.job`; operations that
+   * change a job by id throw JobNotFoundError instead). An id that is not a whole number of at
+   * least 1 is a ConfigurationError.
+   */
   async getJob(id: number): Promise<JobInfo | null> {
-    return findJobInfo((await this.database()).db, id);
+    return findJobInfo((await this.database()).db, checkJobId(id, "getJob"));
   }
 
   /** Create or update firm-queue's tables. Returns the migrations applied (none when up to date). */
@@ -201,6 +311,7 @@ export class FirmQueue {
 
   /** Run ready jobs in this process until none are left; returns how many ran. */
   async drain(options: DrainOptions = {}): Promise<number> {
+    rejectUnknownKeys(options, DRAIN_KEYS, "drain option");
     return drainQueues(await this.database(), this.registry, this.policies, {
       queues: options.queues ?? "*",
       concurrency: positiveInteger(options.concurrency ?? 1, "drain option concurrency"),
@@ -218,6 +329,7 @@ export class FirmQueue {
    * returns how many were dispatched.
    */
   async dispatch(options: { batchSize?: number } = {}): Promise<number> {
+    rejectUnknownKeys(options, DISPATCH_KEYS, "dispatch option");
     return dispatchAllDue(
       await this.database(),
       this.policies,

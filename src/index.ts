@@ -1,4 +1,13 @@
 export { FirmQueue } from "./firm-queue.js";
+export type { EnqueueByNameOptions, SchemaJobOptions } from "./firm-queue.js";
+export type {
+  StandardSchema,
+  StandardSchemaProps,
+  StandardSchemaResult,
+  StandardSchemaIssue,
+  SchemaInput,
+  SchemaOutput,
+} from "./standard-schema.js";
 export type { Job } from "./facade/job.js";
 export type { FirmQueueOptions, StartOptions, WorkerOptions, DispatcherOptions } from "./facade/options.js";
 export type {
@@ -6,6 +15,9 @@ export type {
   JobHandler,
   JobOptions,
   EnqueueOptions,
+  EnqueueAllOptions,
+  JobEnqueueOptions,
+  JobArguments,
   ResolvedJobOptions,
 } from "./definitions/job-definition.js";
 export type { ConcurrencyOptions, ConcurrencyKeyValue, OnConflict } from "./definitions/concurrency-options.js";
@@ -46,6 +58,9 @@ export {
   SerializationError,
   DeserializationError,
   UnknownJobError,
+  JobNotImplementedError,
+  UndeclaredJobError,
+  InvalidJobArgumentsError,
   DuplicateJobError,
   JobNotFoundError,
   ClosedError,
@@ -97,6 +112,7 @@ export type { SemaphoreUsage } from "./models/semaphore-usage.js";
 export type { ThroughputBucket } from "./models/throughput.js";
 export { InvalidCursorError } from "./models/job-cursor.js";
 export { RecurringTaskNotFoundError } from "./errors.js";
+export type { ArgumentIssue } from "./errors.js";
 export { createDashboard } from "./dashboard/adapters.js";
 export type { Dashboard, NodeDashboardHandler, FetchDashboardHandler } from "./dashboard/adapters.js";
 export { startDashboardServer } from "./dashboard/server.js";

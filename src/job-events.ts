@@ -56,7 +56,7 @@ export interface JobEventMap {
    * key had no free slot and the definition discards on conflict; nothing of it is kept).
    */
   readonly "job.discarded": JobEventBase & {
-    readonly reason: "discardOn" | "concurrency";
+    readonly reason: "abandonOn" | "concurrency";
     readonly attempt?: number;
     readonly processId?: number;
     readonly error?: unknown;

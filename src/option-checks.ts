@@ -43,6 +43,18 @@ export function rejectUnknownKeys(value: object, allowed: ReadonlySet<string>, w
   }
 }
 
+/**
+ * A job id: a whole number of at least 1. A malformed id is a ConfigurationError everywhere; a
+ * well-formed id of a job that does not exist is for the caller to answer (null from a read,
+ * JobNotFoundError from a change).
+ */
+export function checkJobId(value: unknown, what: string): number {
+  if (typeof value !== "number" || !Number.isSafeInteger(value) || value < 1) {
+    throw new ConfigurationError(`${what} needs a job id (a whole number of at least 1), got ${JSON.stringify(value)}`);
+  }
+  return value;
+}
+
 /** A whole number of at least 1. */
 export function positiveInteger(value: unknown, what: string): number {
   if (typeof value !== "number" || !Number.isInteger(value) || value < 1) {

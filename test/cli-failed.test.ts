@@ -71,14 +71,15 @@ describeEachDatabase("CLI: failed jobs", (env) => {
     expect(retried.code, retried.stderr).toBe(0);
     expect(retried.stdout).toContain(`Retried 2 job(s): ${ids[0]}, ${ids[1]}`);
     expect(await firm.getJob(ids[0]!)).toMatchObject({ state: "ready", attempts: 0 });
-    const discarded = await cli(["discard", String(otherId)]);
+    const discarded = await cli(["delete", String(otherId)]);
     expect(discarded.code, discarded.stderr).toBe(0);
+    expect(discarded.stdout).toContain(`Deleted 1 job(s): ${otherId}`);
     expect(await firm.getJob(otherId)).toBeNull();
     const empty = await cli(["list"]);
     expect(empty.stdout).toContain("No failed jobs.");
   });
 
-  it("retry --all and discard --all work in batches and print progress", async () => {
+  it("retry --all and delete --all (or its old name, discard --all) work in batches and print progress", async () => {
     const { firm, ids, otherId } = await withFailedJobs(5);
     const retried = await cli(["retry", "--all", "--name", "charge", "--batch-size", "2"]);
     expect(retried.code, retried.stderr).toBe(0);
@@ -88,7 +89,7 @@ describeEachDatabase("CLI: failed jobs", (env) => {
     for (const id of ids) expect((await firm.getJob(id))?.state).toBe("ready");
     const discarded = await cli(["discard", "--all"]);
     expect(discarded.code, discarded.stderr).toBe(0);
-    expect(discarded.stdout).toContain("Discarded 1 failed job(s).");
+    expect(discarded.stdout).toContain("Deleted 1 failed job(s).");
     expect(await firm.getJob(otherId)).toBeNull();
   });
 
@@ -97,12 +98,12 @@ describeEachDatabase("CLI: failed jobs", (env) => {
     const missing = await cli(["retry", "99999999"]);
     expect(missing.code).toBe(1);
     expect(missing.stderr).toContain("Job 99999999 does not exist");
-    // A retried job that a worker has claimed is running: discarding it is refused.
+    // A retried job that a worker has claimed is running: deleting it is refused.
     await firm.failedJobs.retry(ids[0]!);
     const database = await firm.database();
     const processId = await registerProcess(database.db, { kind: "Worker", name: "cli-test" }, new Date());
     await claimJobs(database, new QueueSelector("*"), 5, processId);
-    const running = await cli(["discard", String(ids[0])]);
+    const running = await cli(["delete", String(ids[0])]);
     expect(running.code).toBe(1);
     expect(running.stderr).toContain(`Job ${ids[0]} is running`);
     expect(await firm.getJob(ids[0]!)).toMatchObject({ state: "claimed" });

@@ -3,7 +3,7 @@ import { claimJobs } from "../src/roles/claims.js";
 import { runConcurrencyMaintenance } from "../src/roles/concurrency-maintenance.js";
 import { QueueSelector } from "../src/roles/queue-selector.js";
 import { registerProcess } from "../src/models/process.js";
-import { silentLogger, type FirmQueue } from "../src/index.js";
+import { silentLogger, UndeclaredJobError, type FirmQueue } from "../src/index.js";
 import { countRows, describeEachDatabase, waitFor, type TestEnv } from "./support/harness.js";
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -123,9 +123,10 @@ describeEachDatabase("concurrency maintenance", (env) => {
 });
 
 describeEachDatabase("concurrency without the job's definition", (env) => {
-  it("a producer that lacks the definition enqueues without a key", async () => {
+  it("a producer that lacks the declaration enqueues without a key only when it opts out (undeclared: true)", async () => {
     const producer = env.firm();
-    const id = (await producer.enqueue("defined-elsewhere", { account: "A" }))!;
+    await expect(producer.enqueue("defined-elsewhere", { account: "A" })).rejects.toThrow(UndeclaredJobError);
+    const id = (await producer.enqueue("defined-elsewhere", { account: "A" }, { undeclared: true }))!;
     expect(await producer.getJob(id)).toMatchObject({ state: "ready", concurrencyKey: null });
   });
 

@@ -41,8 +41,8 @@ describe("concurrency options", () => {
     [{ key: () => "a", to: 0 }, "to must be a whole number of at least 1"],
     [{ key: () => "a", to: -1 }, "to must be a whole number of at least 1"],
     [{ key: () => "a", to: 1.5 }, "to must be a whole number of at least 1"],
-    [{ key: () => "a", onConflict: "drop" }, 'onConflict must be "block" or "discard"'],
-    [{ key: () => "a", onConflict: "discard ", to: 1 }, 'onConflict must be "block" or "discard"'],
+    [{ key: () => "a", onConflict: "skip" }, 'onConflict must be "block" or "drop"'],
+    [{ key: () => "a", onConflict: "discard ", to: 1 }, 'onConflict must be "block" or "drop"'],
     [{ key: () => "a", duration: "soon" }, "duration must be"],
     [{ key: () => "a", duration: 0 }, "duration must be more than 0"],
     [{ key: () => "a", group: "" }, "group must be a non-empty string"],
@@ -123,7 +123,7 @@ describe("job policies: concurrency limits", () => {
     const known = {
       name: "known",
       handler: () => {},
-      options: { concurrency: { to: 4, duration: 1000, onConflict: "discard" } },
+      options: { concurrency: { to: 4, duration: 1000, onConflict: "drop" } },
     };
     const definitions = {
       get: (name: string) => (name === "known" ? known : undefined),
@@ -132,7 +132,7 @@ describe("job policies: concurrency limits", () => {
       ...silentLogger,
       warn: (message, fields) => warnings.push({ message, fields }),
     });
-    expect(rules.limitFor("known", "known/1")).toEqual({ to: 4, duration: 1000, onConflict: "discard" });
+    expect(rules.limitFor("known", "known/1")).toEqual({ to: 4, duration: 1000, onConflict: "drop" });
     expect(rules.limitFor("elsewhere", "g/1")).toBe(FALLBACK_LIMIT);
     expect(rules.limitFor("elsewhere", "g/2")).toBe(FALLBACK_LIMIT);
     expect(FALLBACK_LIMIT).toEqual({ to: 1, duration: 180_000, onConflict: "block" });

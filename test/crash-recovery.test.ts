@@ -39,8 +39,8 @@ describeEachDatabase("crash recovery (in-process supervisor)", (env) => {
     const firm = env.firm();
     firm.defineJob("noop", async () => {});
     const [orphaned, kept] = await Promise.all([
-      enqueued(firm.enqueue("elsewhere", null)),
-      enqueued(firm.enqueue("elsewhere", null)),
+      enqueued(firm.enqueue("elsewhere", null, { undeclared: true })),
+      enqueued(firm.enqueue("elsewhere", null, { undeclared: true })),
     ]);
     const dead = await insertProcess("Worker", 10_000);
     const alive = await insertProcess("Worker", 0);
@@ -68,7 +68,7 @@ describeEachDatabase("crash recovery (in-process supervisor)", (env) => {
 
   it("keeps pruning while running: a process that stops heartbeating is pruned after the threshold", async () => {
     const firm = env.firm();
-    const id = await enqueued(firm.enqueue("elsewhere", null));
+    const id = await enqueued(firm.enqueue("elsewhere", null, { undeclared: true }));
     const supervisor = await firm.start({
       workers: [{ queues: "nothing-here" }],
       processHeartbeatInterval: 100,
@@ -86,7 +86,7 @@ describeEachDatabase("crash recovery (in-process supervisor)", (env) => {
 
   it("at boot, fails claims whose process row is gone with ProcessMissingError", async () => {
     const firm = env.firm();
-    const id = await enqueued(firm.enqueue("elsewhere", null));
+    const id = await enqueued(firm.enqueue("elsewhere", null, { undeclared: true }));
     await claimFor(id, 424_242);
     const supervisor = await firm.start({ workers: [{ queues: "nothing-here" }] });
     try {

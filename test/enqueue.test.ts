@@ -88,9 +88,9 @@ describeEachDatabase("enqueue", (env) => {
     expect(await countRows(await env.db(), "firm_queue_jobs")).toBe(0);
   });
 
-  it("enqueues by name for jobs defined elsewhere", async () => {
+  it("enqueues by name, with undeclared: true, jobs declared elsewhere", async () => {
     const producer = env.firm();
-    const id = (await producer.enqueue("defined-elsewhere", { x: 1 }, { queue: "remote" }))!;
+    const id = (await producer.enqueue("defined-elsewhere", { x: 1 }, { queue: "remote", undeclared: true }))!;
     expect(await producer.getJob(id)).toMatchObject({ name: "defined-elsewhere", queue: "remote", state: "ready" });
   });
 

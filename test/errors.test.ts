@@ -57,7 +57,7 @@ describeEachDatabase("errors with data", (env) => {
 
   it("a job nobody defines fails with UnknownJobError naming it and the known jobs", async () => {
     const producer = env.firm();
-    const id = await enqueued(producer.enqueue("nobody-defines-me", {}));
+    const id = await enqueued(producer.enqueue("nobody-defines-me", {}, { undeclared: true }));
     const worker = env.firm();
     worker.defineJob("something-else", async () => {});
     await worker.drain();

@@ -76,27 +76,29 @@ describeEachDatabase("failed jobs", (env) => {
     const readyId = await job.enqueue({ n: 2 });
     await expect(firm.failedJobs.retry([failedId, readyId])).rejects.toThrow(JobNotFailedError);
     await expect(firm.failedJobs.retry([failedId, readyId])).rejects.toThrow(`Job ${readyId} is ready, not failed`);
-    await expect(firm.failedJobs.discard([failedId, 999_999])).rejects.toThrow(JobNotFoundError);
+    await expect(firm.failedJobs.delete([failedId, 999_999])).rejects.toThrow(JobNotFoundError);
     await expect(firm.failedJobs.retry("7" as never)).rejects.toThrow("job id must be a job id");
     expect(await firm.getJob(failedId)).toMatchObject({ state: "failed" });
     expect(await firm.getJob(readyId)).toMatchObject({ state: "ready" });
   });
 
-  it("discard deletes a failed job; a running job is refused with JobRunningError", async () => {
+  it("delete (or its old name, discard) deletes a failed job; a running job is refused with JobRunningError", async () => {
     const firm = env.firm();
     const { job } = brittle(firm);
-    const [goneId, runningId] = await job.enqueueAll([{ n: 1 }, { n: 2 }]);
+    const [goneId, runningId, oldNameId] = await job.enqueueAll([{ n: 1 }, { n: 2 }, { n: 3 }]);
     await firm.drain();
-    expect(await firm.failedJobs.discard(goneId!)).toBe(1);
+    expect(await firm.failedJobs.delete(goneId!)).toBe(1);
+    expect(await firm.failedJobs.discard(oldNameId!)).toBe(1);
+    expect(await firm.getJob(oldNameId!)).toBeNull();
     expect(await firm.getJob(goneId!)).toBeNull();
     // Retried, then claimed by a worker: it is running now.
     await firm.failedJobs.retry(runningId!);
     const database = await firm.database();
     const processId = await registerProcess(database.db, { kind: "Worker", name: "busy" }, new Date());
     await claimJobs(database, new QueueSelector("*"), 1, processId);
-    const refusal = firm.failedJobs.discard(runningId!);
+    const refusal = firm.failedJobs.delete(runningId!);
     await expect(refusal).rejects.toThrow(JobRunningError);
-    await expect(firm.failedJobs.discard(runningId!)).rejects.toThrow(
+    await expect(firm.failedJobs.delete(runningId!)).rejects.toThrow(
       `Job ${runningId} is running (claimed by process ${processId})`,
     );
     expect(await firm.getJob(runningId!)).toMatchObject({ state: "claimed" });
@@ -123,7 +125,7 @@ describeEachDatabase("failed jobs", (env) => {
     expect(await firm.failedJobs.count()).toBe(1);
   });
 
-  it("discardAll deletes every failed job of the filter, in batches", async () => {
+  it("deleteAll deletes every failed job of the filter, in batches (discardAll is its old name)", async () => {
     const firm = env.firm();
     const { job, other } = brittle(firm);
     await job.enqueueAll([1, 2, 3, 4, 5].map((n) => ({ n })));
@@ -131,7 +133,7 @@ describeEachDatabase("failed jobs", (env) => {
     await firm.drain({ concurrency: 3 });
     const batches: number[] = [];
     expect(
-      await firm.failedJobs.discardAll({ name: "breaks", batchSize: 2, onBatch: ({ batch }) => batches.push(batch) }),
+      await firm.failedJobs.deleteAll({ name: "breaks", batchSize: 2, onBatch: ({ batch }) => batches.push(batch) }),
     ).toBe(5);
     expect(batches).toEqual([2, 2, 1]);
     expect(await countRows(await env.db(), "firm_queue_jobs")).toBe(1);

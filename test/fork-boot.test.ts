@@ -25,7 +25,7 @@ describeEachDatabase("fork supervisor boot", (env) => {
         "the replacement worker registered",
       );
       const worker = rows.find((row) => row.kind === "Worker")!;
-      const id = await enqueued(firm.enqueue("record", null));
+      const id = await enqueued(firm.enqueue("record", null, { undeclared: true }));
       await waitWhile(run, async () => (await firm.getJob(id))?.state === "finished", "a job run by the replacement");
       expect(run.jobEvents()).toContain(`done ${id} ${worker.pid}`);
     } finally {

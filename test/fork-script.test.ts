@@ -17,7 +17,9 @@ describeEachDatabase("fork mode from a user's own script", (env) => {
       const supervisor = rows.find((row) => row.kind === "Supervisor")!;
       expect(supervisor.pid).toBe(script.child.pid);
       const workerPids = rows.filter((row) => row.kind === "Worker").map((row) => row.pid);
-      const ids = await Promise.all(Array.from({ length: 6 }, () => enqueued(firm.enqueue("record", null))));
+      const ids = await Promise.all(
+        Array.from({ length: 6 }, () => enqueued(firm.enqueue("record", null, { undeclared: true }))),
+      );
       await waitWhile(
         script,
         async () => (await Promise.all(ids.map((id) => firm.getJob(id)))).every((job) => job?.state === "finished"),
@@ -65,7 +67,7 @@ describeEachDatabase("fork mode from a user's own script", (env) => {
         processAliveThreshold: 3000,
       });
       expect(supervisor.mode).toBe("fork");
-      const id = await enqueued(firm.enqueue("record", null));
+      const id = await enqueued(firm.enqueue("record", null, { undeclared: true }));
       await waitFor(async () => (await firm.getJob(id))?.state === "finished", 30_000, "the job run by a child");
       const pid = Number(readFileSync(log, "utf8").trim().split(" ")[2]);
       expect(pid).not.toBe(process.pid);

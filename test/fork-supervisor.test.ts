@@ -25,7 +25,7 @@ describeEachDatabase("fork supervisor", (env) => {
     try {
       const before = await waitForProcesses(db, run);
       const worker = before.find((row) => row.kind === "Worker")!;
-      const slow = await enqueued(firm.enqueue("sleep", { ms: 60_000 }));
+      const slow = await enqueued(firm.enqueue("sleep", { ms: 60_000 }, { undeclared: true }));
       await waitWhile(run, () => started(run, slow), "the slow job started");
       process.kill(worker.pid, "SIGKILL");
       // At once, not after the alive threshold: well under the 3 s it would take to prune.
@@ -39,8 +39,8 @@ describeEachDatabase("fork supervisor", (env) => {
       expect(replacement.pid).not.toBe(worker.pid);
       expect(replacement.supervisorId).toBe(before.find((row) => row.kind === "Supervisor")!.id);
       const others = await Promise.all([
-        enqueued(firm.enqueue("record", null)),
-        enqueued(firm.enqueue("record", null)),
+        enqueued(firm.enqueue("record", null, { undeclared: true })),
+        enqueued(firm.enqueue("record", null, { undeclared: true })),
       ]);
       await waitWhile(
         run,
@@ -66,7 +66,7 @@ describeEachDatabase("fork supervisor", (env) => {
     const run = startSupervisor(env);
     const rows = await waitForProcesses(db, run);
     const children = rows.filter((row) => row.kind !== "Supervisor");
-    const id = await enqueued(firm.enqueue("sleep", { ms: 1500 }));
+    const id = await enqueued(firm.enqueue("sleep", { ms: 1500 }, { undeclared: true }));
     await waitWhile(run, () => started(run, id), "the job started");
     run.child.kill("SIGKILL");
     await waitWhile(run, () => children.every((child) => !isAlive(child.pid)), "every child exited", 20_000);
@@ -82,8 +82,8 @@ describeEachDatabase("fork supervisor", (env) => {
     const run = startSupervisor(env);
     const rows = await waitForProcesses(db, run);
     const ids = await Promise.all([
-      enqueued(firm.enqueue("sleep", { ms: 1200 })),
-      enqueued(firm.enqueue("sleep", { ms: 1200 })),
+      enqueued(firm.enqueue("sleep", { ms: 1200 }, { undeclared: true })),
+      enqueued(firm.enqueue("sleep", { ms: 1200 }, { undeclared: true })),
     ]);
     await waitWhile(run, () => ids.every((id) => started(run, id)), "both jobs started");
     for (let i = 0; i < 3; i++) run.child.kill("SIGTERM");
@@ -114,7 +114,7 @@ describeEachDatabase("fork supervisor", (env) => {
     const db = await env.db();
     const run = startSupervisor(env, ["--shutdown-timeout", "500ms"]);
     await waitForProcesses(db, run);
-    const id = await enqueued(firm.enqueue("sleep", { ms: 60_000 }));
+    const id = await enqueued(firm.enqueue("sleep", { ms: 60_000 }, { undeclared: true }));
     await waitWhile(run, () => started(run, id), "the job started");
     run.child.kill("SIGTERM");
     const result = await run.finished;
@@ -129,7 +129,7 @@ describeEachDatabase("fork supervisor", (env) => {
     // A long shutdown timeout that QUIT must not wait for.
     const run = startSupervisor(env, ["--shutdown-timeout", "60s"]);
     await waitForProcesses(db, run);
-    const id = await enqueued(firm.enqueue("sleep", { ms: 60_000 }));
+    const id = await enqueued(firm.enqueue("sleep", { ms: 60_000 }, { undeclared: true }));
     await waitWhile(run, () => started(run, id), "the job started");
     run.child.kill("SIGQUIT");
     const result = await run.finished;
@@ -143,7 +143,7 @@ describeEachDatabase("fork supervisor", (env) => {
     const db = await env.db();
     // Enqueued first and a long polling interval: the worker claims it at its first poll and then
     // sits idle, so SIGSTOP does not freeze it inside a transaction (that would hold locks).
-    const id = await enqueued(firm.enqueue("sleep", { ms: 1000 }));
+    const id = await enqueued(firm.enqueue("sleep", { ms: 1000 }, { undeclared: true }));
     const run = startSupervisor(env, ["--polling-interval", "10s"]);
     try {
       const rows = await waitForProcesses(db, run);
@@ -183,7 +183,7 @@ describeEachDatabase("fork supervisor", (env) => {
     const run = startSupervisor(env, ["--mode", "async", "--processes", "2"]);
     const rows = await waitForProcesses(db, run, { workers: 2 });
     expect(new Set(rows.map((row) => row.pid))).toEqual(new Set([run.child.pid]));
-    const id = await enqueued(firm.enqueue("sleep", { ms: 500 }));
+    const id = await enqueued(firm.enqueue("sleep", { ms: 500 }, { undeclared: true }));
     await waitWhile(run, () => started(run, id), "the job started");
     run.child.kill("SIGINT");
     expect((await run.finished).code).toBe(0);
@@ -196,9 +196,9 @@ describeEachDatabase("fork supervisor", (env) => {
     const db = await env.db();
     const run = startSupervisor(env, [], {}, { detached: true });
     await waitForProcesses(db, run);
-    const running = await enqueued(firm.enqueue("sleep", { ms: 1000 }));
+    const running = await enqueued(firm.enqueue("sleep", { ms: 1000 }, { undeclared: true }));
     await waitWhile(run, () => started(run, running), "the job started");
-    const waiting = await enqueued(firm.enqueue("sleep", { ms: 10 }, { wait: "1h" }));
+    const waiting = await enqueued(firm.enqueue("sleep", { ms: 10 }, { undeclared: true, wait: "1h" }));
     process.kill(-run.child.pid!, "SIGINT");
     const result = await run.finished;
     expect(result.code, run.output()).toBe(0);

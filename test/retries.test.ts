@@ -97,7 +97,7 @@ describeEachDatabase("retries", (env) => {
     expect(await firm.getJob(typeId)).toMatchObject({ state: "failed", attempts: 1, error: { name: "TypeError" } });
   });
 
-  it("discardOn drops the job: recorded as finished with its error kept, never failed", async () => {
+  it("abandonOn abandons the job: recorded as finished with its error kept, never failed", async () => {
     const firm = env.firm({ preserveFinishedJobs: false });
     class Obsolete extends Error {
       override name = "Obsolete";
@@ -105,6 +105,35 @@ describeEachDatabase("retries", (env) => {
     let runs = 0;
     const job = firm.defineJob(
       "droppable",
+      async () => {
+        runs++;
+        throw new Obsolete("the order was cancelled");
+      },
+      { retry: { attempts: 5, backoff: 0, abandonOn: (error) => error instanceof Obsolete } },
+    );
+    const id = await job.enqueue(null);
+    await firm.drain();
+    expect(runs).toBe(1);
+    const info = await firm.getJob(id);
+    // Kept even with preserveFinishedJobs: false, so the error can be seen; cleanup removes it later.
+    expect(info).toMatchObject({
+      state: "finished",
+      attempts: 1,
+      lastError: { name: "Obsolete", message: "the order was cancelled" },
+    });
+    expect(info?.finishedAt).toBeInstanceOf(Date);
+    expect(info?.error).toBeUndefined();
+    expect(await countRows(await env.db(), "firm_queue_failed_executions")).toBe(0);
+  });
+
+  it("discardOn, the deprecated name of abandonOn, still abandons the job", async () => {
+    const firm = env.firm({ preserveFinishedJobs: false });
+    class Obsolete extends Error {
+      override name = "Obsolete";
+    }
+    let runs = 0;
+    const job = firm.defineJob(
+      "droppable-old-name",
       async () => {
         runs++;
         throw new Obsolete("the order was cancelled");

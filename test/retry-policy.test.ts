@@ -50,7 +50,7 @@ describe("retry decisions", () => {
     attempts: 3,
     backoff: 0,
     retryOn: (e) => !(e instanceof RangeError),
-    discardOn: (e) => e instanceof SyntaxError,
+    abandonOn: (e) => e instanceof SyntaxError,
   });
 
   it("retries while attempts are left, then fails", () => {
@@ -59,8 +59,8 @@ describe("retry decisions", () => {
     expect(decideAfterFailure(retrying, 3, new Error("x"))).toEqual({ action: "fail", reason: "no attempts left" });
   });
 
-  it("discardOn wins over everything; unrecoverable errors and retryOn stop retries", () => {
-    expect(decideAfterFailure(retrying, 3, new SyntaxError("x"))).toEqual({ action: "discard" });
+  it("abandonOn wins over everything; unrecoverable errors and retryOn stop retries", () => {
+    expect(decideAfterFailure(retrying, 3, new SyntaxError("x"))).toEqual({ action: "abandon" });
     expect(decideAfterFailure(retrying, 1, new UnrecoverableError("x"))).toMatchObject({
       action: "fail",
       reason: "unrecoverable",
@@ -111,6 +111,8 @@ describe("retry and timeout options are checked at defineJob", () => {
     [{ retry: { maxDelay: "forever" } }, "retry.maxDelay must be"],
     [{ retry: { retryOn: true } }, "retry.retryOn must be a function"],
     [{ retry: { discardOn: "SyntaxError" } }, "retry.discardOn must be a function"],
+    [{ retry: { abandonOn: "SyntaxError" } }, "retry.abandonOn must be a function"],
+    [{ retry: { abandonOn: () => true, discardOn: () => true } }, "retry.discardOn is the old name of retry.abandonOn"],
     [{ retry: 3 }, "retry options must be an object"],
     [{ timeout: 0 }, "option timeout must be from 1 ms"],
     [{ timeout: "30 seconds" }, "option timeout must be milliseconds"],
@@ -128,7 +130,7 @@ describe("retry and timeout options are checked at defineJob", () => {
       jitter: 0,
       maxDelay: 86_400_000,
       retryOn: null,
-      discardOn: null,
+      abandonOn: null,
     });
     expect(job.options.timeout).toBe(2000);
     const plain = firm.defineJob("plain", async () => {});

@@ -20,11 +20,11 @@ interface ChangeFlags extends FilterFlags {
   readonly batchSize: number;
 }
 
-/** `firm-queue failed list|retry|discard`: see and act on jobs that ran out of attempts. */
+/** `firm-queue failed list|retry|delete`: see and act on jobs that ran out of attempts. */
 export function registerFailedCommands(program: Command, helpers: CliHelpers): void {
   const failed = program
     .command("failed")
-    .description("See, retry and discard failed jobs (jobs that ran out of attempts).");
+    .description("See, retry and delete failed jobs (jobs that ran out of attempts).");
 
   withCommon(failed.command("list"), helpers)
     .description("List failed jobs, oldest first, with the error that failed each.")
@@ -67,12 +67,12 @@ export function registerFailedCommands(program: Command, helpers: CliHelpers): v
   changeCommand(
     failed,
     helpers,
-    "discard",
-    "Discarded",
-    "Delete failed jobs for good. A job that is running is refused.",
-    (firm, ids) => firm.failedJobs.discard(ids),
-    (firm, options) => firm.failedJobs.discardAll(options),
-  );
+    "delete",
+    "Deleted",
+    "Delete failed jobs for good. A job that is running is refused. (Old name: discard.)",
+    (firm, ids) => firm.failedJobs.delete(ids),
+    (firm, options) => firm.failedJobs.deleteAll(options),
+  ).alias("discard");
 }
 
 type AllOptions = Parameters<FirmQueue["failedJobs"]["retryAll"]>[0] & object;
@@ -85,8 +85,8 @@ function changeCommand(
   description: string,
   byIds: (firm: FirmQueue, ids: number[]) => Promise<number>,
   all: (firm: FirmQueue, options: AllOptions) => Promise<number>,
-): void {
-  withCommon(failed.command(verb), helpers)
+): Command {
+  return withCommon(failed.command(verb), helpers)
     .description(`${description} Give job ids, or --all (optionally narrowed by --name / --queue).`)
     .argument("[ids...]", "ids of failed jobs")
     .addOption(new Option("--all", "every failed job (of --name / --queue), in batches"))

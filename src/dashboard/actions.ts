@@ -49,7 +49,7 @@ const ACTIONS: ReadonlyArray<readonly [RegExp, Action]> = [
   [
     /^\/jobs\/(\d+)\/discard$/,
     async (context, _form, match) => {
-      const count = await context.firm.failedJobs.discard(Number(match[1]));
+      const count = await context.firm.failedJobs.delete(Number(match[1]));
       return back(context, "/failed", { notice: "discarded", n: count });
     },
   ],
@@ -63,7 +63,7 @@ const ACTIONS: ReadonlyArray<readonly [RegExp, Action]> = [
   [
     /^\/failed\/discard$/,
     async (context, form) => {
-      const count = await context.firm.failedJobs.discard(selectedIds(form));
+      const count = await context.firm.failedJobs.delete(selectedIds(form));
       return back(context, "/failed", { ...filterOf(form), notice: "discarded", n: count });
     },
   ],
@@ -78,7 +78,7 @@ const ACTIONS: ReadonlyArray<readonly [RegExp, Action]> = [
     /^\/failed\/discard-all$/,
     async (context, form) => {
       confirmed(form);
-      const count = await context.firm.failedJobs.discardAll(filterOf(form));
+      const count = await context.firm.failedJobs.deleteAll(filterOf(form));
       return back(context, "/failed", { ...filterOf(form), notice: "discarded", n: count });
     },
   ],

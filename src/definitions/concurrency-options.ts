@@ -4,12 +4,18 @@ import { ConfigurationError } from "../errors.js";
 /** What a concurrency key function may return; it is turned into text for the stored key. */
 export type ConcurrencyKeyValue = string | number | bigint;
 
-/** What to do with a due job whose key has no free slot. */
-export type OnConflict = "block" | "discard";
+/**
+ * What to do with a due job whose key has no free slot: `"block"` it until one frees, or
+ * `"drop"` it (nothing is kept). `"discard"` is the old name of `"drop"`, still accepted.
+ */
+export type OnConflict = "block" | "drop" | "discard";
+
+/** {@link OnConflict} as a resolved limit holds it: the old name `"discard"` reads `"drop"`. */
+export type ResolvedOnConflict = "block" | "drop";
 
 /**
  * The `concurrency` option of `defineJob`: at most `to` jobs with the same key run at once.
- * Jobs over the limit wait as "blocked" (or are dropped with `onConflict: "discard"`).
+ * Jobs over the limit wait as "blocked" (or are dropped with `onConflict: "drop"`).
  */
 // biome-ignore lint/suspicious/noExplicitAny: an unannotated definition accepts any arguments (variance of the default)
 export interface ConcurrencyOptions<Args = any> {
@@ -25,7 +31,10 @@ export interface ConcurrencyOptions<Args = any> {
   readonly duration?: Duration;
   /** Jobs of different names sharing a group share slots per key. Default: the job's name. */
   readonly group?: string;
-  /** `"block"` (default): wait for a slot. `"discard"`: drop the job; `enqueue` returns null. */
+  /**
+   * `"block"` (default): wait for a slot. `"drop"`: drop the job; `enqueue` returns null.
+   * `"discard"` is a deprecated alias of `"drop"`.
+   */
   readonly onConflict?: OnConflict;
 }
 
@@ -33,16 +42,22 @@ export interface ConcurrencyOptions<Args = any> {
 // biome-ignore lint/suspicious/noExplicitAny: an unannotated definition accepts any arguments (variance of the default)
 export type BlockingConcurrencyOptions<Args = any> = ConcurrencyOptions<Args> & { readonly onConflict?: "block" };
 
-/** Concurrency options of a definition that discards on conflict: `enqueue` may return null. */
+/** Concurrency options of a definition that drops jobs on conflict: `enqueue` may return null. */
 // biome-ignore lint/suspicious/noExplicitAny: an unannotated definition accepts any arguments (variance of the default)
-export type DiscardingConcurrencyOptions<Args = any> = ConcurrencyOptions<Args> & { readonly onConflict: "discard" };
+export type DroppingConcurrencyOptions<Args = any> = ConcurrencyOptions<Args> & {
+  readonly onConflict: "drop" | "discard";
+};
+
+/** @deprecated The old name of {@link DroppingConcurrencyOptions}. */
+// biome-ignore lint/suspicious/noExplicitAny: an unannotated definition accepts any arguments (variance of the default)
+export type DiscardingConcurrencyOptions<Args = any> = DroppingConcurrencyOptions<Args>;
 
 /** The limit a key is held to, and what happens to a job over it. */
 export interface ConcurrencyLimit {
   readonly to: number;
   /** Milliseconds. */
   readonly duration: number;
-  readonly onConflict: OnConflict;
+  readonly onConflict: ResolvedOnConflict;
 }
 
 /** {@link ConcurrencyOptions} checked, with every default filled in. */
@@ -82,10 +97,11 @@ export function resolveConcurrency(jobName: string, options: unknown): ResolvedC
       `${what}.group must be a non-empty string of at most 200 characters, got ${JSON.stringify(group)}`,
     );
   }
-  const onConflict = given.onConflict ?? "block";
-  if (onConflict !== "block" && onConflict !== "discard") {
-    throw new ConfigurationError(`${what}.onConflict must be "block" or "discard", got ${JSON.stringify(onConflict)}`);
+  const chosen = given.onConflict ?? "block";
+  if (chosen !== "block" && chosen !== "drop" && chosen !== "discard") {
+    throw new ConfigurationError(`${what}.onConflict must be "block" or "drop", got ${JSON.stringify(chosen)}`);
   }
+  const onConflict: ResolvedOnConflict = chosen === "discard" ? "drop" : chosen;
   return Object.freeze({ to, duration, group, onConflict, keyOf: keyFunction(given.key, what) });
 }
 

@@ -5,6 +5,23 @@ import { ConfigurationError } from "../errors.js";
 import { checkPriority, checkQueueName, rejectUnknownKeys } from "../option-checks.js";
 import type { Logger } from "../logger.js";
 import { resolveRetryPolicy, type RetryOptions, type RetryPolicy } from "./retry-policy.js";
+import type { StandardSchema } from "../standard-schema.js";
+import { checkSchema } from "./argument-validation.js";
+
+/**
+ * A value job arguments can hold (they are stored as JSON, with Date and bigint kept): the
+ * argument type of a job declared without one, so `enqueue(new Map())` or a function is a type
+ * error rather than `any`. Declare the real type (`declareJob<{ to: string }>`) or a `schema`.
+ */
+export type JobArguments =
+  | string
+  | number
+  | boolean
+  | bigint
+  | Date
+  | null
+  | readonly JobArguments[]
+  | { readonly [key: string]: JobArguments | undefined };
 
 /** What a handler learns about the job it runs. */
 export interface JobContext {
@@ -65,22 +82,43 @@ export interface JobOptions<Args = any> {
    * middleware (`firm.use`). See docs/observability.md.
    */
   readonly middleware?: readonly JobMiddleware[];
+  /**
+   * A Standard Schema (zod, valibot, arktype, …) for the arguments: it gives the argument type,
+   * and the arguments are validated at enqueue and again before the handler runs.
+   */
+  readonly schema?: StandardSchema;
 }
 
-/** Options for one `enqueue` call. */
-export interface EnqueueOptions {
+/** The options one job of an enqueue may have: where it goes, in what order, and when it runs. */
+export interface JobEnqueueOptions {
   readonly queue?: string;
   readonly priority?: number;
   /** Run no earlier than this long from now. */
   readonly wait?: Duration;
   /** Run no earlier than this time. */
   readonly at?: Date;
+}
+
+/** Options for one `enqueue` call. */
+export interface EnqueueOptions extends JobEnqueueOptions {
   /**
    * The application's open transaction on the same database: the job is written inside it, so
    * it exists only if that transaction commits. A Kysely transaction (any 0.28.x) as is; other
    * clients wrapped with `fromPg`, `fromMysql2`, `fromBetterSqlite3`, `fromKnex` or `fromDrizzle`.
    */
   readonly transaction?: EnqueueTransaction;
+}
+
+/** Options of `enqueueAll`: those of `enqueue` for every job, and options of each job. */
+export interface EnqueueAllOptions<Args> extends EnqueueOptions {
+  /**
+   * Options of each job, over the shared ones: a list in the order of the arguments (one entry
+   * per job), or a function of each job's arguments and place. The jobs are still written
+   * together, with as few statements as when they all share one set of options.
+   */
+  readonly each?:
+    | readonly (JobEnqueueOptions | undefined)[]
+    | ((args: Args, index: number) => JobEnqueueOptions | undefined);
 }
 
 /** A job definition's options with every default filled in. */
@@ -94,25 +132,36 @@ export interface ResolvedJobOptions {
   readonly concurrency: ResolvedConcurrency | null;
   /** This job's own middleware (none: empty). */
   readonly middleware: readonly JobMiddleware[];
+  /** The declaration's schema; null when the arguments are not validated. */
+  readonly schema: StandardSchema | null;
 }
 
-const JOB_OPTION_KEYS = new Set(["queue", "priority", "retry", "timeout", "concurrency", "middleware"]);
+const JOB_OPTION_KEYS = new Set(["queue", "priority", "retry", "timeout", "concurrency", "middleware", "schema"]);
+/** The options one job of a bulk enqueue may set for itself. */
+export const JOB_ENQUEUE_OPTION_KEYS = new Set(["queue", "priority", "wait", "at"]);
 /** The options `enqueue` accepts; any other key is refused. */
 export const ENQUEUE_OPTION_KEYS = new Set(["queue", "priority", "wait", "at", "transaction"]);
 
 /** Check `defineJob` options and fill in defaults; unknown keys and bad values name themselves. */
-export function resolveJobOptions(name: string, options: JobOptions | undefined): ResolvedJobOptions {
-  rejectUnknownKeys(options ?? {}, JOB_OPTION_KEYS, `defineJob("${name}") option`);
+export function resolveJobOptions(
+  name: string,
+  options: JobOptions | undefined,
+  /** The call the options were given to, for error messages. */
+  by: "defineJob" | "declareJob" = "defineJob",
+): ResolvedJobOptions {
+  const at = `${by}("${name}")`;
+  rejectUnknownKeys(options ?? {}, JOB_OPTION_KEYS, `${at} option`);
   return Object.freeze({
-    queue: checkQueueName(options?.queue ?? "default", `defineJob("${name}") option queue`),
-    priority: checkPriority(options?.priority ?? 0, `defineJob("${name}") option priority`),
-    retry: resolveRetryPolicy(options?.retry, `defineJob("${name}")`),
-    timeout: resolveTimeout(options?.timeout, `defineJob("${name}") option timeout`),
+    queue: checkQueueName(options?.queue ?? "default", `${at} option queue`),
+    priority: checkPriority(options?.priority ?? 0, `${at} option priority`),
+    retry: resolveRetryPolicy(options?.retry, at),
+    timeout: resolveTimeout(options?.timeout, `${at} option timeout`),
     concurrency: resolveConcurrency(name, options?.concurrency),
     middleware:
       options?.middleware === undefined
         ? NO_MIDDLEWARE
-        : checkMiddleware(options.middleware, `defineJob("${name}") option middleware`),
+        : checkMiddleware(options.middleware, `${at} option middleware`),
+    schema: checkSchema(options?.schema, `${at} option schema`),
   });
 }
 

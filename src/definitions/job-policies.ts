@@ -28,7 +28,7 @@ export class JobPolicies {
 
   constructor(
     private readonly definitions: DefinitionLookup,
-    /** Where policy decisions (discards, fallbacks) are logged. */
+    /** Where policy decisions (dropped jobs, fallbacks) are logged. */
     readonly logger: Logger,
     /** The instance's job events: every path that moves a job tells them (see job-events.ts). */
     readonly events: JobEvents = loggedJobEvents(logger),

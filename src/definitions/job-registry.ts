@@ -2,11 +2,12 @@ import type { ResolvedConcurrency } from "./concurrency-options.js";
 import { ConfigurationError, DuplicateJobError } from "../errors.js";
 import type { JobHandler, JobMiddleware, ResolvedJobOptions } from "./job-definition.js";
 
-/** A job known to this process: its name, handler and options. */
+/** A job known to this process: its name, options and, where this process runs it, its handler. */
 export interface RegisteredJob {
   readonly name: string;
+  /** Null for a job declared here but implemented elsewhere (a web process that only enqueues). */
   // biome-ignore lint/suspicious/noExplicitAny: the registry holds handlers of every argument type
-  readonly handler: JobHandler<any>;
+  readonly handler: JobHandler<any> | null;
   readonly options: ResolvedJobOptions;
 }
 
@@ -45,6 +46,24 @@ export class JobRegistry implements DefinitionLookup {
 
   get(name: string): RegisteredJob | undefined {
     return this.jobs.get(name);
+  }
+
+  /** Give a declared job its handler; a job may be implemented once. */
+  // biome-ignore lint/suspicious/noExplicitAny: the registry holds handlers of every argument type
+  implement(name: string, handler: JobHandler<any>): void {
+    const job = this.jobs.get(name);
+    if (job === undefined)
+      throw new ConfigurationError(`Cannot implement job "${name}": it is not declared on this FirmQueue`);
+    if (job.handler !== null) throw new DuplicateJobError(name, "implemented");
+    this.jobs.set(name, { ...job, handler });
+  }
+
+  /** Names of the jobs that have a handler here. */
+  implementedNames(): string[] {
+    return [...this.jobs.values()]
+      .filter((job) => job.handler !== null)
+      .map((job) => job.name)
+      .sort();
   }
 
   names(): string[] {

@@ -6,14 +6,14 @@ import type { RetryPolicy } from "./retry-policy.js";
 export type FailureDecision =
   | { readonly action: "retry"; readonly delayMs: number }
   | { readonly action: "fail"; readonly reason: FailReason; readonly policyError?: unknown }
-  | { readonly action: "discard" };
+  | { readonly action: "abandon" };
 
 /** Why a failed attempt was not retried. */
 export type FailReason = "no attempts left" | "unrecoverable" | "retryOn declined" | "retry policy threw";
 
 /**
  * Decide the fate of a job whose attempt number `attempt` (1 for the first) just failed with
- * `error`. The rules, in order: `discardOn` matching drops the job; an unrecoverable error (or
+ * `error`. The rules, in order: `abandonOn` matching abandons the job; an unrecoverable error (or
  * arguments that cannot be read) fails it; so does having used every attempt, or `retryOn`
  * declining. Otherwise it is retried after the backoff delay. A policy function that throws or
  * answers nonsense fails the job rather than retry it blindly; the problem is returned to log.
@@ -25,7 +25,7 @@ export function decideAfterFailure(
   random: () => number = Math.random,
 ): FailureDecision {
   try {
-    if (policy.discardOn && answer(policy.discardOn(error), "retry.discardOn")) return { action: "discard" };
+    if (policy.abandonOn && answer(policy.abandonOn(error), "retry.abandonOn")) return { action: "abandon" };
     if (isUnrecoverable(error) || error instanceof DeserializationError)
       return { action: "fail", reason: "unrecoverable" };
     if (attempt >= policy.attempts) return { action: "fail", reason: "no attempts left" };

@@ -26,7 +26,12 @@ export interface RetryOptions {
   readonly maxDelay?: Duration;
   /** Retry only errors this returns true for. Default: every error. */
   readonly retryOn?: (error: unknown) => boolean;
-  /** Errors this returns true for drop the job: it is recorded as finished, its error kept. */
+  /**
+   * Errors this returns true for abandon the job: no retry, and it is not kept as failed; it is
+   * recorded as finished, its error kept as its last error.
+   */
+  readonly abandonOn?: (error: unknown) => boolean;
+  /** @deprecated The old name of {@link RetryOptions.abandonOn}; give one of the two. */
   readonly discardOn?: (error: unknown) => boolean;
 }
 
@@ -37,10 +42,11 @@ export interface RetryPolicy {
   readonly jitter: number;
   readonly maxDelay: number;
   readonly retryOn: ((error: unknown) => boolean) | null;
-  readonly discardOn: ((error: unknown) => boolean) | null;
+  /** `abandonOn` (or its old name `discardOn`), or null. */
+  readonly abandonOn: ((error: unknown) => boolean) | null;
 }
 
-const RETRY_KEYS = new Set(["attempts", "backoff", "jitter", "maxDelay", "retryOn", "discardOn"]);
+const RETRY_KEYS = new Set(["attempts", "backoff", "jitter", "maxDelay", "retryOn", "abandonOn", "discardOn"]);
 const MAX_ATTEMPTS = 2 ** 31 - 1;
 /** The longest a retry waits unless `maxDelay` says otherwise: one day. */
 export const DEFAULT_MAX_DELAY = 86_400_000;
@@ -52,7 +58,7 @@ export const NO_RETRY: RetryPolicy = Object.freeze({
   jitter: 0,
   maxDelay: DEFAULT_MAX_DELAY,
   retryOn: null,
-  discardOn: null,
+  abandonOn: null,
 });
 
 /** Check a `retry` option and fill in defaults. `where` names the option in error messages. */
@@ -70,13 +76,18 @@ export function resolveRetryPolicy(options: RetryOptions | undefined, where: str
     throw new ConfigurationError(`${where} retry.jitter must be a fraction from 0 to 1, got ${JSON.stringify(jitter)}`);
   }
   const maxDelay = toMilliseconds(options.maxDelay ?? DEFAULT_MAX_DELAY, `${where} retry.maxDelay`);
+  if (options.abandonOn !== undefined && options.discardOn !== undefined)
+    throw new ConfigurationError(`${where} retry.discardOn is the old name of retry.abandonOn: give only abandonOn`);
   return Object.freeze({
     attempts,
     backoff: resolveBackoff(options.backoff ?? "exponential", maxDelay, where),
     jitter,
     maxDelay,
     retryOn: optionalFunction(options.retryOn, `${where} retry.retryOn`),
-    discardOn: optionalFunction(options.discardOn, `${where} retry.discardOn`),
+    abandonOn:
+      options.discardOn === undefined
+        ? optionalFunction(options.abandonOn, `${where} retry.abandonOn`)
+        : optionalFunction(options.discardOn, `${where} retry.discardOn`),
   });
 }
 

@@ -24,7 +24,7 @@ export interface ListFailedJobsOptions extends FailedJobFilter {
   readonly afterId?: number;
 }
 
-/** Options of `retryAll` and `discardAll`. */
+/** Options of `retryAll` and `deleteAll`. */
 export interface BatchOptions extends FailedJobFilter {
   /** Jobs changed per transaction. Default 500. */
   readonly batchSize?: number;
@@ -37,7 +37,7 @@ const FILTER_KEYS = new Set(["name", "queue"]);
 const BATCH_KEYS = new Set(["name", "queue", "batchSize", "onBatch"]);
 
 /**
- * `firm.failedJobs`: see, retry and discard jobs that ran out of attempts. Every change runs in
+ * `firm.failedJobs`: see, retry and delete jobs that ran out of attempts. Every change runs in
  * short transactions that lock the failed rows they touch, skipping rows another operation holds.
  */
 export class FailedJobOperations {
@@ -82,20 +82,26 @@ export class FailedJobOperations {
    * Delete failed jobs for good. A job that is running (it was retried and a worker has it) is
    * refused with JobRunningError; like `retry`, one bad id changes nothing. Returns the count.
    */
+  async delete(ids: number | readonly number[]): Promise<number> {
+    return this.byIds(ids, "deleted", (trx, jobs) => discardLockedFailedJobs(trx, jobs));
+  }
+
+  /** Delete every failed job (of one name and/or queue), in batches. Returns the count. */
+  async deleteAll(options: BatchOptions = {}): Promise<number> {
+    return this.inBatches(options, "deleteAll", (trx, jobs) => discardLockedFailedJobs(trx, jobs));
+  }
+
+  /** @deprecated The old name of {@link FailedJobOperations.delete}. */
   async discard(ids: number | readonly number[]): Promise<number> {
-    return this.byIds(ids, "discarded", (trx, jobs) => discardLockedFailedJobs(trx, jobs));
+    return this.delete(ids);
   }
 
-  /** Discard every failed job (of one name and/or queue), in batches. Returns the count. */
+  /** @deprecated The old name of {@link FailedJobOperations.deleteAll}. */
   async discardAll(options: BatchOptions = {}): Promise<number> {
-    return this.inBatches(options, "discardAll", (trx, jobs) => discardLockedFailedJobs(trx, jobs));
+    return this.deleteAll(options);
   }
 
-  private async byIds(
-    ids: number | readonly number[],
-    action: "retried" | "discarded",
-    change: Change,
-  ): Promise<number> {
+  private async byIds(ids: number | readonly number[], action: "retried" | "deleted", change: Change): Promise<number> {
     const list = (typeof ids === "number" ? [ids] : Array.isArray(ids) ? ids : [ids as unknown]).map((id) =>
       jobId(id, "job id"),
     );

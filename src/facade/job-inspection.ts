@@ -1,4 +1,4 @@
-import { checkJobName, checkQueueName, positiveInteger, rejectUnknownKeys } from "../option-checks.js";
+import { checkJobId, checkJobName, checkQueueName, positiveInteger, rejectUnknownKeys } from "../option-checks.js";
 import type { Database } from "../database/connection.js";
 import { toMilliseconds, type Duration } from "../duration.js";
 import { ConfigurationError } from "../errors.js";
@@ -108,11 +108,7 @@ export class JobInspection {
 
   /** A job with its timeline, the process running it and the recurring task that made it; null when there is no such job. */
   async job(id: number): Promise<JobDetail | null> {
-    if (typeof id !== "number" || !Number.isSafeInteger(id) || id < 1)
-      throw new ConfigurationError(
-        `inspect.job needs a job id (a whole number of at least 1), got ${JSON.stringify(id)}`,
-      );
-    return findJobDetail(await this.db(), id);
+    return findJobDetail(await this.db(), checkJobId(id, "inspect.job"));
   }
 
   /**

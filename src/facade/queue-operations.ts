@@ -27,9 +27,9 @@ export class QueueOperations {
   }
 
   /**
-   * Discard the queue's ready jobs (deleted for good), in batches of `batchSize` (default 500).
+   * Clear the queue: delete its ready jobs for good, in batches of `batchSize` (default 500).
    * Jobs a worker is claiming at that very moment are skipped, and so are scheduled, blocked,
-   * running and failed jobs of the queue. Returns how many were discarded.
+   * running and failed jobs of the queue. Returns how many were deleted.
    */
   async clear(name: string, options: { readonly batchSize?: number } = {}): Promise<number> {
     const queue = checkQueueName(name, "queue");

@@ -25,7 +25,7 @@ export interface RecurringTaskInfo extends Omit<RecurringTask, "arguments"> {
   readonly args: unknown;
   /** The next tick after now; null when the schedule has none or cannot be read here. */
   readonly nextRunAt: Date | null;
-  /** The latest tick fired (its job enqueued, or discarded by concurrency controls); null before the first. */
+  /** The latest tick fired (its job enqueued, or dropped by concurrency controls); null before the first. */
   readonly lastRunAt: Date | null;
   /** Why the stored task cannot run (a bad schedule written by hand), if it cannot. */
   readonly problem?: string;
@@ -67,7 +67,7 @@ export class RecurringOperations {
   /**
    * Enqueue a task's job now, outside its schedule (its next scheduled run still happens), with
    * the task's arguments, queue and priority; recorded as a run of the task. Returns the job id,
-   * or null when the job's concurrency controls discarded it. An unknown key throws
+   * or null when the job's concurrency controls dropped it. An unknown key throws
    * RecurringTaskNotFoundError.
    */
   async runNow(key: string): Promise<number | null> {

@@ -18,7 +18,7 @@ export interface RunNowContext {
  * through the ordinary enqueue path (so concurrency controls apply), recorded as a run of the
  * task at this moment. The schedule's own ticks are untouched: the task's last-tick mark does
  * not move, so the next scheduled tick still runs. Returns the job id, or null when the job's
- * concurrency controls discarded it.
+ * concurrency controls dropped it.
  */
 export async function runRecurringTaskNow(
   database: Database,

@@ -45,7 +45,7 @@ export async function admitThroughSemaphores(
         continue;
       }
       full = true;
-      if (limit.onConflict === "discard") {
+      if (limit.onConflict === "drop") {
         admission.discarded.push(job);
       } else {
         admission.blocked.push({ ...job, concurrencyKey: key, expiresAt: new Date(now.getTime() + limit.duration) });

@@ -14,6 +14,7 @@ import { serializeArguments } from "../serialization.js";
 import { appTransactionConnection, type EnqueueTransaction } from "../database/app-transaction.js";
 import { bridgeKysely, singleConnection } from "../database/bridge.js";
 import type { JobEvents } from "../job-events.js";
+import { validateArguments } from "../definitions/argument-validation.js";
 
 /** One job to write: its name, arguments, and the options that decide queue, priority and time. */
 export interface EnqueueRequest {
@@ -26,9 +27,9 @@ export interface EnqueueRequest {
 /**
  * Write jobs and route them (ready, scheduled or blocked) in one transaction, returning their
  * ids in order, with null for a job discarded because its concurrency key had no free slot
- * (nothing of it stays in the database). Every argument is serialized, every option checked
- * and every concurrency key computed before anything is written, so a bad request leaves the
- * database untouched.
+ * (nothing of it stays in the database). Every argument is validated against its job's schema
+ * and serialized, every option checked and every concurrency key computed before anything is
+ * written, so a bad request leaves the database untouched.
  */
 export async function enqueueJobs(
   database: Database,
@@ -36,8 +37,9 @@ export async function enqueueJobs(
   requests: readonly EnqueueRequest[],
   transaction?: EnqueueTransaction,
 ): Promise<(number | null)[]> {
+  const values = await validateRequests(requests);
   const now = database.clock.now();
-  const jobs = requests.map((request) => prepareJob(request, now));
+  const jobs = requests.map((request, index) => prepareJob(request, now, values ? values[index] : request.args));
   if (jobs.length === 0) return [];
   // The ids the jobs were written with, discarded ones too (set on each try: a transaction may run again).
   let written: readonly number[] = [];
@@ -60,7 +62,9 @@ export async function enqueueJobs(
   // knows; on PostgreSQL the commit itself wakes workers (see migration 004).
   if (transaction !== undefined) {
     const connection = await appTransactionConnection(transaction, database.dialect.name);
-    const ids = await write(database.tableNames.apply(bridgeKysely(database.dialect.name, singleConnection(connection))));
+    const ids = await write(
+      database.tableNames.apply(bridgeKysely(database.dialect.name, singleConnection(connection))),
+    );
     emitEnqueued(policies.events, jobs, ids, written);
     moves?.emit(policies.events);
     return ids;
@@ -103,7 +107,29 @@ function emitEnqueued(
   });
 }
 
-function prepareJob(request: EnqueueRequest, now: Date): NewJob {
+/**
+ * The values the schemas make of the arguments (what the handler will see, and what concurrency
+ * keys are computed from), or null when no request has a schema. The first invalid job in list
+ * order is reported, with its place when there are several.
+ */
+async function validateRequests(requests: readonly EnqueueRequest[]): Promise<unknown[] | null> {
+  if (!requests.some((request) => request.defaults.schema !== null)) return null;
+  const bulk = requests.length > 1;
+  const results = await Promise.allSettled(
+    requests.map((request, index) => {
+      const { schema } = request.defaults;
+      if (schema === null) return request.args;
+      return validateArguments(request.name, schema, request.args, "enqueue", bulk ? index : undefined);
+    }),
+  );
+  return results.map((result) => {
+    if (result.status === "rejected") throw result.reason;
+    return result.value;
+  });
+}
+
+/** The row to write for one request; `value` is its arguments as its schema made them. */
+function prepareJob(request: EnqueueRequest, now: Date, value: unknown): NewJob {
   const options = request.options ?? {};
   rejectUnknownKeys(options, ENQUEUE_OPTION_KEYS, `enqueue("${request.name}") option`);
   return {
@@ -117,7 +143,7 @@ function prepareJob(request: EnqueueRequest, now: Date): NewJob {
     scheduledAt: scheduledAt(options, now),
     arguments: serializeArguments(request.name, request.args),
     concurrencyKey: request.defaults.concurrency
-      ? concurrencyKeyFor(request.name, request.defaults.concurrency, request.args)
+      ? concurrencyKeyFor(request.name, request.defaults.concurrency, value)
       : null,
   };
 }

@@ -30,8 +30,8 @@ export interface FailedAttemptOutcome {
  * - retry: the same job row is dispatched again for now + the backoff delay (taking a slot again,
  *   through the semaphore, when it is due);
  * - fail: the job moves to failed executions with this error;
- * - discard (`discardOn` matched): the job is recorded as finished, its error kept as last error.
- * Pass the thrown value itself as `error`, so `retryOn`/`discardOn` can test it with `instanceof`.
+ * - abandon (`abandonOn` matched): the job is recorded as finished, its error kept as last error.
+ * Pass the thrown value itself as `error`, so `retryOn`/`abandonOn` can test it with `instanceof`.
  * `keepSlot` leaves the concurrency slot held: the attempt is over but its handler still runs.
  */
 export async function recordFailedAttempt(
@@ -70,7 +70,7 @@ export async function recordFailedAttempt(
     await dispatchJobs(trx, [{ ...job, scheduledAt: retryAt }], now, context);
     return { ...outcome, retryAt };
   }
-  if (decision.action === "discard") {
+  if (decision.action === "abandon") {
     await recordAttemptFailure(trx, jobId, errorJson, now, { finishedAt: now });
     return outcome;
   }

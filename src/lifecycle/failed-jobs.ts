@@ -66,7 +66,7 @@ export async function lockFailedJobsById(
   trx: Db,
   dialect: Dialect,
   ids: readonly number[],
-  action: "discarded" | "retried",
+  action: "deleted" | "retried",
 ): Promise<JobRow[]> {
   if (ids.length === 0) return [];
   const query = failedJobs(trx, {}).selectAll("j").where("f.job_id", "in", ids);
@@ -125,7 +125,7 @@ export async function discardLockedFailedJobs(trx: Db, jobs: readonly JobRow[]):
   );
 }
 
-async function explainNotFailed(trx: Db, id: number, action: "discarded" | "retried"): Promise<never> {
+async function explainNotFailed(trx: Db, id: number, action: "deleted" | "retried"): Promise<never> {
   const info = await findJobInfo(trx, id);
   if (!info) throw new JobNotFoundError(id);
   if (info.state === "claimed") {
@@ -137,6 +137,6 @@ async function explainNotFailed(trx: Db, id: number, action: "discarded" | "retr
     throw new JobRunningError(id, claim?.process_id == null ? null : Number(claim.process_id), action);
   }
   if (info.state === "failed")
-    throw new JobNotFailedError(id, "being retried or discarded by another operation right now");
+    throw new JobNotFailedError(id, "being retried or deleted by another operation right now");
   throw new JobNotFailedError(id, info.state);
 }

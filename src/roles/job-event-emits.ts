@@ -21,8 +21,8 @@ export function emitFailure(
       if (events.has("job.retrying"))
         events.emit("job.retrying", { ...attempt, maxAttempts, delayMs: decision.delayMs, retryAt: retryAt! });
       return;
-    case "discard":
-      if (events.has("job.discarded")) events.emit("job.discarded", { ...attempt, reason: "discardOn" });
+    case "abandon":
+      if (events.has("job.discarded")) events.emit("job.discarded", { ...attempt, reason: "abandonOn" });
       return;
     case "fail":
       if (events.has("job.failed")) events.emit("job.failed", { ...attempt, maxAttempts, reason: decision.reason });

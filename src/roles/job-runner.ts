@@ -1,7 +1,8 @@
 import type { JobPolicies } from "../definitions/job-policies.js";
 import type { Database } from "../database/connection.js";
 import { toDate } from "../database/schema.js";
-import { TimeoutError, UnknownJobError } from "../errors.js";
+import { JobNotImplementedError, TimeoutError, UnknownJobError } from "../errors.js";
+import { validateArguments } from "../definitions/argument-validation.js";
 import type { JobContext } from "../definitions/job-definition.js";
 import type { JobRegistry } from "../definitions/job-registry.js";
 import type { Logger } from "../logger.js";
@@ -149,9 +150,9 @@ export class JobRunner {
           retryAt: retryAt?.toISOString(),
         });
         return;
-      case "discard":
+      case "abandon":
         this.logger.warn(
-          "job attempt failed with an error its discardOn matches; job discarded (recorded as finished)",
+          "job attempt failed with an error its abandonOn matches; job abandoned (recorded as finished)",
           fields,
         );
         return;
@@ -174,8 +175,15 @@ export class JobRunner {
     late: { timedOut: boolean; ended: () => void },
   ): Promise<void> {
     const definition = this.registry.get(job.class_name);
-    if (definition === undefined) throw new UnknownJobError(job.class_name, this.registry.names());
-    const args = deserializeArguments(job.arguments);
+    if (definition === undefined) throw new UnknownJobError(job.class_name, this.registry.implementedNames());
+    const { handler } = definition;
+    const { schema } = definition.options;
+    if (handler === null) throw new JobNotImplementedError(job.class_name, this.registry.implementedNames());
+    // A job stored by an older version of the app may no longer match the schema: fail it before
+    // the handler starts rather than halfway through.
+    const stored = deserializeArguments(job.arguments);
+    const args =
+      schema === null ? stored : await validateArguments(job.class_name, schema, stored, "run", Number(job.id));
     const context: Omit<JobContext, "signal"> = {
       jobId: Number(job.id),
       name: job.class_name,
@@ -196,8 +204,8 @@ export class JobRunner {
     await runWithTimeout(
       (handlerSignal) => {
         const full = { ...context, signal: handlerSignal };
-        if (middleware.length === 0) return definition.handler(args, full);
-        return runThroughMiddleware(middleware, { ...full, args }, () => definition.handler(args, full));
+        if (middleware.length === 0) return handler(args, full);
+        return runThroughMiddleware(middleware, { ...full, args }, () => handler(args, full));
       },
       signal,
       timeout,
