@@ -13,6 +13,7 @@ import { requireCurrentSchema } from "./database/schema-version.js";
 import { dispatchAllDue } from "./roles/dispatcher.js";
 import { drainQueues, type DrainOptions } from "./facade/drain.js";
 import { enqueueJobs } from "./lifecycle/enqueue.js";
+import type { EnqueueResult } from "./lifecycle/enqueue-result.js";
 import { ClosedError, ConfigurationError } from "./errors.js";
 import type { BlockingConcurrencyOptions, DiscardingConcurrencyOptions } from "./definitions/concurrency-options.js";
 import { JobPolicies } from "./definitions/job-policies.js";
@@ -116,14 +117,14 @@ export class FirmQueue {
   /**
    * Define a job: `handler` runs with the job's arguments and a context (job id, attempt, an
    * AbortSignal that fires on shutdown). Returns the handle to enqueue it with. Its `enqueue`
-   * resolves to the job id, or to `number | null` when the definition's concurrency limit
-   * discards jobs on conflict.
+   * resolves to an {@link EnqueueResult}; `status: "dropped"` is possible only when the
+   * definition's concurrency limit discards jobs on conflict.
    */
   defineJob<Args = unknown>(
     name: string,
     handler: JobHandler<Args>,
     options: JobOptions<Args> & { readonly concurrency: DiscardingConcurrencyOptions<Args> },
-  ): Job<Args, number | null>;
+  ): Job<Args, EnqueueResult>;
   defineJob<Args = unknown>(
     name: string,
     handler: JobHandler<Args>,
@@ -133,18 +134,18 @@ export class FirmQueue {
     name: string,
     handler: JobHandler<Args>,
     options?: JobOptions<Args>,
-  ): Job<Args, number | null>;
+  ): Job<Args, EnqueueResult>;
   defineJob<Args = unknown>(
     name: string,
     handler: JobHandler<Args>,
     options?: JobOptions<Args>,
-  ): Job<Args, number | null> {
+  ): Job<Args, EnqueueResult> {
     checkJobName(name);
     if (typeof handler !== "function") throw new ConfigurationError(`defineJob("${name}") needs a handler function`);
     const resolved = resolveJobOptions(name, options);
     this.registry.add({ name, handler: handler as JobHandler<unknown>, options: resolved });
     this.recordDefinitionFile();
-    return new Job<Args, number | null>(name, resolved, () => this.database(), this.policies);
+    return new Job<Args, EnqueueResult>(name, resolved, () => this.database(), this.policies);
   }
 
   /** Names of the jobs defined on this instance. */
@@ -156,15 +157,14 @@ export class FirmQueue {
    * Enqueue a job by name, for code that does not hold its definition (a web app enqueuing work a
    * separate worker service defines). Defaults, and the concurrency key, come from the
    * definition when there is one here; a job whose definition is not known here gets no
-   * concurrency key, so it is not limited. Null when this process's definition discards on
-   * conflict and no slot was free.
+   * concurrency key, so it is not limited. Resolves to an {@link EnqueueResult}, as `job.enqueue`.
    */
-  async enqueue(name: string, args: unknown, options?: EnqueueOptions): Promise<number | null> {
+  async enqueue(name: string, args: unknown, options?: EnqueueOptions): Promise<EnqueueResult> {
     checkJobName(name);
     const defaults = this.registry.get(name)?.options ?? resolveJobOptions(name, {});
     const request = { name, args, defaults, ...(options ? { options } : {}) };
-    const [id] = await enqueueJobs(await this.database(), this.policies, [request], options?.transaction);
-    return id!;
+    const [result] = await enqueueJobs(await this.database(), this.policies, [request], options?.transaction);
+    return result!;
   }
 
   /** A job and its state, or null when there is no such job. */

@@ -9,6 +9,8 @@ export type {
   ResolvedJobOptions,
 } from "./definitions/job-definition.js";
 export type { ConcurrencyOptions, ConcurrencyKeyValue, OnConflict } from "./definitions/concurrency-options.js";
+export type { UniqueMode, UniqueOptions } from "./definitions/unique-options.js";
+export type { DroppedJob, EnqueuedJob, EnqueueResult } from "./lifecycle/enqueue-result.js";
 export type { JobInfo, JobState } from "./models/job-info.js";
 export type { QueueInfo } from "./models/queue-stats.js";
 export type { StoredError } from "./models/failed-execution.js";

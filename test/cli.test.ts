@@ -36,10 +36,9 @@ describe("CLI help", () => {
 describeEachDatabase("CLI", (env) => {
   it("drain runs the jobs of a TypeScript module, honouring --queues", async () => {
     const firm = env.firm();
-    const ids = await Promise.all([
-      firm.enqueue("record", null, { queue: "a" }),
-      firm.enqueue("record", null, { queue: "b" }),
-    ]);
+    const ids = (
+      await Promise.all([firm.enqueue("record", null, { queue: "a" }), firm.enqueue("record", null, { queue: "b" })])
+    ).map((result) => result.id);
     const result = await runCli(["drain", "--require", "test/fixtures/greeter.ts", "--queues", "a"], {
       FIRM_QUEUE_DATABASE_URL: env.url,
     });
@@ -51,8 +50,8 @@ describeEachDatabase("CLI", (env) => {
 
   it("loads plain .mjs modules and several --require modules", async () => {
     const firm = env.firm();
-    const plain = (await firm.enqueue("plain", null))!;
-    const record = (await firm.enqueue("record", null))!;
+    const plain = (await firm.enqueue("plain", null)).id!;
+    const record = (await firm.enqueue("record", null)).id!;
     const both = await runCli(["drain", "-r", "test/fixtures/plain-module.mjs", "-r", "test/fixtures/greeter.ts"], {
       FIRM_QUEUE_DATABASE_URL: env.url,
     });
@@ -69,7 +68,7 @@ describeEachDatabase("CLI", (env) => {
 
   it("start runs jobs until SIGTERM, then exits 0 leaving no process rows", async () => {
     const firm = env.firm();
-    const id = (await firm.enqueue("record", null))!;
+    const id = (await firm.enqueue("record", null)).id!;
     const { spawnCli } = await import("./support/processes.js");
     const started = spawnCli([
       "start",

@@ -5,6 +5,7 @@ import { ConfigurationError } from "../errors.js";
 import { checkPriority, checkQueueName, rejectUnknownKeys } from "../option-checks.js";
 import type { Logger } from "../logger.js";
 import { resolveRetryPolicy, type RetryOptions, type RetryPolicy } from "./retry-policy.js";
+import { resolveUnique, type ResolvedUnique, type UniqueOptions } from "./unique-options.js";
 
 /** What a handler learns about the job it runs. */
 export interface JobContext {
@@ -43,6 +44,8 @@ export interface JobOptions<Args = any> {
   readonly timeout?: Duration;
   /** Limit how many jobs with the same key run at once (see docs/concurrency.md). */
   readonly concurrency?: ConcurrencyOptions<Args>;
+  /** Make the job unique by a key: a new job with a held key is skipped or replaces the waiting one (see docs/jobs.md). */
+  readonly unique?: UniqueOptions<Args>;
 }
 
 /** Options for one `enqueue` call. */
@@ -53,6 +56,11 @@ export interface EnqueueOptions {
   readonly wait?: Duration;
   /** Run no earlier than this time. */
   readonly at?: Date;
+  /**
+   * The job's unique key, instead of the one the definition's `unique.key` computes; held in the
+   * definition's `unique.mode` (`"waiting"` when it has none). See docs/jobs.md.
+   */
+  readonly key?: string;
   /**
    * The application's open transaction on the same database: the job is written inside it, so
    * it exists only if that transaction commits. A Kysely transaction (any 0.28.x) as is; other
@@ -70,11 +78,13 @@ export interface ResolvedJobOptions {
   readonly timeout: number | null;
   /** Null when the job has no concurrency limit. */
   readonly concurrency: ResolvedConcurrency | null;
+  /** Null when the job has no `unique` option. */
+  readonly unique: ResolvedUnique | null;
 }
 
-const JOB_OPTION_KEYS = new Set(["queue", "priority", "retry", "timeout", "concurrency"]);
+const JOB_OPTION_KEYS = new Set(["queue", "priority", "retry", "timeout", "concurrency", "unique"]);
 /** The options `enqueue` accepts; any other key is refused. */
-export const ENQUEUE_OPTION_KEYS = new Set(["queue", "priority", "wait", "at", "transaction"]);
+export const ENQUEUE_OPTION_KEYS = new Set(["queue", "priority", "wait", "at", "key", "transaction"]);
 
 /** Check `defineJob` options and fill in defaults; unknown keys and bad values name themselves. */
 export function resolveJobOptions(name: string, options: JobOptions | undefined): ResolvedJobOptions {
@@ -85,6 +95,7 @@ export function resolveJobOptions(name: string, options: JobOptions | undefined)
     retry: resolveRetryPolicy(options?.retry, `defineJob("${name}")`),
     timeout: resolveTimeout(options?.timeout, `defineJob("${name}") option timeout`),
     concurrency: resolveConcurrency(name, options?.concurrency),
+    unique: resolveUnique(name, options?.unique),
   });
 }
 

@@ -5,6 +5,7 @@ import { dispatchContext } from "./dispatch-context.js";
 import { recordFailedAttempt, type FailedAttemptOutcome } from "./failed-attempt.js";
 import { dispatchStoredJobsNow } from "./job-dispatch.js";
 import { markJobsFinished, type JobRow } from "../models/job.js";
+import { releaseJobKeys } from "../models/job-key.js";
 import {
   compareKeys,
   releaseSemaphoreAndPromote,
@@ -93,13 +94,13 @@ export async function finishClaimedJobs(
   database: Database,
   policies: JobPolicies,
   processId: number,
-  jobs: readonly Pick<JobRow, "id" | "class_name" | "concurrency_key" | "semaphore_id">[],
+  jobs: readonly FinishedJob[],
   preserve: boolean,
 ): Promise<Set<number>> {
   if (jobs.length === 0) return new Set();
   const { finishClaimed } = database.dialect;
-  if (finishClaimed !== undefined && jobs.every((job) => job.concurrency_key === null)) {
-    // No slot to give back: the database's single statement does the guard and the record.
+  if (finishClaimed !== undefined && jobs.every(isPlainFinish)) {
+    // No slot or key to give back: the database's single statement does the guard and the record.
     const jobIds = jobs.map((job) => Number(job.id));
     return new Set(await finishClaimed(database.db, { jobIds, processId, now: database.clock.now(), preserve }));
   }
@@ -118,6 +119,7 @@ export async function finishClaimedJobs(
     if (finished.size === 0) return finished;
     const now = database.clock.now();
     await markJobsFinished(trx, [...finished], now, preserve);
+    await releaseJobKeys(trx, [...finished], now, true);
     const holders = jobs
       .filter((job) => finished.has(Number(job.id)) && job.concurrency_key !== null)
       .map(
@@ -171,6 +173,14 @@ export async function releaseKeptSlot(
   await database.claimTransaction((trx) =>
     releaseSemaphoreAndPromote(trx, dispatchContext(database, policies), holder, database.clock.now()),
   );
+}
+
+/** What recording a successful attempt needs of a job. */
+export type FinishedJob = Pick<JobRow, "id" | "class_name" | "concurrency_key" | "semaphore_id" | "job_key">;
+
+/** A finish with nothing to hand on: no concurrency slot, no unique key. */
+function isPlainFinish(job: FinishedJob): boolean {
+  return job.concurrency_key === null && (job.job_key ?? null) === null;
 }
 
 /** A nullable id column as a number (drivers may hand BIGINTs back as strings). */

@@ -5,6 +5,7 @@ import type { DispatchContext } from "./dispatch-context.js";
 import { describeError, insertFailedExecution } from "../models/failed-execution.js";
 import { dispatchJobs, toDispatchable } from "./job-dispatch.js";
 import { recordAttemptFailure } from "../models/job.js";
+import { releaseJobKeys } from "../models/job-key.js";
 import { releaseSemaphoreAndPromote } from "./semaphore-release.js";
 
 /** What became of a job after a failed attempt, for the caller to log. */
@@ -70,6 +71,8 @@ export async function recordFailedAttempt(
     await dispatchJobs(trx, [{ ...job, scheduledAt: retryAt }], now, context);
     return { ...outcome, retryAt };
   }
+  // The job ends here: its unique key, if any, is free again.
+  await releaseJobKeys(trx, [jobId], now);
   if (decision.action === "discard") {
     await recordAttemptFailure(trx, jobId, errorJson, now, { finishedAt: now });
     return outcome;

@@ -41,6 +41,8 @@ export interface JobInfo extends JobBasics {
   readonly scheduledAt: Date | null;
   readonly finishedAt: Date | null;
   readonly concurrencyKey: string | null;
+  /** The unique key the job was enqueued with (see docs/jobs.md), or null. */
+  readonly key: string | null;
   /** The error that put the job in failed executions (state `failed` only). */
   readonly error?: StoredError;
   /**
@@ -94,6 +96,7 @@ export async function findJobInfo(db: Db, jobId: number): Promise<JobInfo | null
     scheduledAt: toDate(row.scheduled_at),
     finishedAt: toDate(row.finished_at),
     concurrencyKey: row.concurrency_key,
+    key: row.job_key ?? null,
     ...(error ? { error } : {}),
     ...(lastError ? { lastError } : {}),
   };
