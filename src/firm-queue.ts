@@ -29,6 +29,7 @@ import { JobRegistry } from "./definitions/job-registry.js";
 import { findJobInfo, type JobInfo } from "./models/job-info.js";
 import { QueueOperations } from "./facade/queue-operations.js";
 import { FailedJobOperations } from "./facade/failed-job-operations.js";
+import { JobOperations } from "./facade/job-operations.js";
 import { clearFinishedJobs, type ClearFinishedJobsOptions } from "./facade/clear-finished-jobs.js";
 import { callerFile } from "./call-site.js";
 import { INSTANCE_BRAND, isBrandedInstance } from "./module-loader.js";
@@ -59,6 +60,8 @@ export class FirmQueue {
   readonly failedJobs: FailedJobOperations;
   /** Add, remove and list recurring tasks at run time; run one now. */
   readonly recurring: RecurringOperations;
+  /** Cancel jobs by id or by queue, name and key. */
+  readonly jobs: JobOperations;
   /** Read-only views for dashboards and scripts: jobs by state, counts, processes, semaphores, throughput. */
   readonly inspect: JobInspection;
   private readonly registry = new JobRegistry();
@@ -78,6 +81,7 @@ export class FirmQueue {
     if (options.hooks) this.hooks.add(options.hooks);
     this.queues = new QueueOperations(() => this.database(), this.policies);
     this.failedJobs = new FailedJobOperations(() => this.database(), this.policies);
+    this.jobs = new JobOperations(() => this.database(), this.policies);
     this.recurring = new RecurringOperations(
       () => this.database(),
       () => this.jobNames,

@@ -29,6 +29,8 @@ export interface JobsTable {
   semaphore_id: ColumnType<number | null, number | null | undefined, number | null>;
   /** The unique key the job was enqueued with (migration 007); null when none. */
   job_key: ColumnType<string | null, string | null | undefined, string | null>;
+  /** When the job was cancelled, or its cancel requested while it ran (migration 008). */
+  cancelled_at: ColumnType<Date | string | null, Date | null | undefined, Date | null>;
 }
 
 /** firm_queue_ready_executions: jobs waiting to be claimed, with what polling orders by. */

@@ -19,6 +19,8 @@ export interface FailedAttemptOutcome {
   readonly decision: FailureDecision;
   /** When the retry is due, for a retried job. */
   readonly retryAt?: Date;
+  /** The job's cancel was requested while it ran: it ended cancelled, whatever the decision said. */
+  readonly cancelled?: boolean;
 }
 
 /**
@@ -65,6 +67,12 @@ export async function recordFailedAttempt(
       now,
     );
 
+  if (row.cancelled_at !== null) {
+    // Cancelled while it ran: whatever failed it, the job ends cancelled and is not retried.
+    await recordAttemptFailure(trx, jobId, errorJson, now, { finishedAt: now });
+    await releaseJobKeys(trx, [jobId], now);
+    return { ...outcome, decision: { action: "discard" }, cancelled: true };
+  }
   if (decision.action === "retry") {
     const retryAt = new Date(now.getTime() + decision.delayMs);
     await recordAttemptFailure(trx, jobId, errorJson, now, { scheduledAt: retryAt });

@@ -5,7 +5,7 @@ import { parseStoredError, type StoredError } from "./failed-execution.js";
 import type { JobRow } from "./job.js";
 
 /** Where a job is in its life. */
-export type JobState = "ready" | "scheduled" | "blocked" | "claimed" | "failed" | "finished";
+export type JobState = "ready" | "scheduled" | "blocked" | "claimed" | "failed" | "finished" | "cancelled";
 
 /** What every view of a job shows: `getJob`, failed-job and inspection listings build on it. */
 export interface JobBasics {
@@ -43,6 +43,11 @@ export interface JobInfo extends JobBasics {
   readonly concurrencyKey: string | null;
   /** The unique key the job was enqueued with (see docs/jobs.md), or null. */
   readonly key: string | null;
+  /**
+   * When the job was cancelled (state `cancelled`), or, while it still runs (state `claimed`),
+   * when its cancel was requested. Null otherwise.
+   */
+  readonly cancelledAt: Date | null;
   /** The error that put the job in failed executions (state `failed` only). */
   readonly error?: StoredError;
   /**
@@ -87,7 +92,9 @@ export async function findJobInfo(db: Db, jobId: number): Promise<JobInfo | null
             ? "blocked"
             : row.scheduled_id !== null
               ? "scheduled"
-              : "finished";
+              : row.cancelled_at !== null && row.finished_at !== null
+                ? "cancelled"
+                : "finished";
   const error = parseStoredError(row.failure);
   const lastError = parseStoredError(row.last_error);
   return {
@@ -97,6 +104,7 @@ export async function findJobInfo(db: Db, jobId: number): Promise<JobInfo | null
     finishedAt: toDate(row.finished_at),
     concurrencyKey: row.concurrency_key,
     key: row.job_key ?? null,
+    cancelledAt: toDate(row.cancelled_at ?? null),
     ...(error ? { error } : {}),
     ...(lastError ? { lastError } : {}),
   };

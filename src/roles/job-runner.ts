@@ -12,9 +12,11 @@ import type { JobRow } from "../models/job.js";
 import { runWithTimeout } from "./job-timeout.js";
 import { persistently } from "./persistent-write.js";
 import { deserializeArguments } from "../serialization.js";
+import { CancelledSignal } from "./cancel-watch.js";
+import { recordCancelledClaim } from "../lifecycle/job-cancel.js";
 
 /** How one claimed job ended, seen from the process that ran it. */
-export type RunOutcome = "finished" | "failed" | "released" | "lost";
+export type RunOutcome = "finished" | "failed" | "released" | "cancelled" | "lost";
 
 /** Why a job's AbortSignal fired because its worker is shutting down. */
 export class ShutdownSignal extends Error {
@@ -69,6 +71,13 @@ export class JobRunner {
     onSettled?.();
     const record = <T>(write: () => Promise<T>): Promise<T> =>
       persistently(write, this.giveUp.signal, this.logger, fields);
+    if (signal.aborted && signal.reason instanceof CancelledSignal) {
+      // Cancelled: recorded so whether the handler then returned or threw.
+      const recorded = await record(() => recordCancelledClaim(this.database, this.policies, jobId, this.processId));
+      if (!recorded) return this.lost(fields);
+      this.logger.info("job cancelled while running", { ...fields, ms });
+      return "cancelled";
+    }
     if (succeeded) {
       const recorded = await record(() => this.finished.finish(job));
       if (!recorded) return this.lost(fields);
@@ -98,6 +107,22 @@ export class JobRunner {
     if (!outcome) return this.lost(fields);
     this.logFailure(outcome, { ...fields, ms, error: failure });
     return "failed";
+  }
+
+  /** Record a claimed job cancelled before it started (taken out of the worker's buffer); no attempt counted. */
+  async cancelUnstarted(jobId: number): Promise<void> {
+    const fields = { jobId };
+    try {
+      const recorded = await persistently(
+        () => recordCancelledClaim(this.database, this.policies, jobId, this.processId, false),
+        this.giveUp.signal,
+        this.logger,
+        fields,
+      );
+      if (recorded) this.logger.info("claimed job cancelled before it started", fields);
+    } catch (error) {
+      this.logger.error("could not record a cancelled job that never started; it stays claimed", { ...fields, error });
+    }
   }
 
   /** Stop retrying outcome writes that fail: the process is stopping and can wait no longer. */

@@ -4,6 +4,7 @@ import { recurringTaskTimezoneAndLastRun } from "./003-recurring-task-timezone-a
 import { notifyReadyJobs } from "./004-notify-ready-jobs.js";
 import { addJobsSemaphoreId } from "./005-add-jobs-semaphore-id.js";
 import { addJobKeys } from "./007-job-keys.js";
+import { addJobsCancelledAt } from "./008-add-jobs-cancelled-at.js";
 import type { Migration } from "./table-spec.js";
 
 /** Every migration, oldest first. Append only: a released migration is never edited. */
@@ -14,4 +15,5 @@ export const MIGRATIONS: readonly Migration[] = [
   notifyReadyJobs,
   addJobsSemaphoreId,
   addJobKeys,
+  addJobsCancelledAt,
 ];
