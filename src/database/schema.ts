@@ -31,6 +31,10 @@ export interface JobsTable {
   job_key: ColumnType<string | null, string | null | undefined, string | null>;
   /** When the job was cancelled, or its cancel requested while it ran (migration 008). */
   cancelled_at: ColumnType<Date | string | null, Date | null | undefined, Date | null>;
+  /** JSON of the handler's return value, written when the job finished (migration 009). */
+  result: ColumnType<string | null, string | null | undefined, string | null>;
+  /** JSON of the latest value the handler reported with `context.progress()` (migration 009). */
+  progress: ColumnType<string | null, string | null | undefined, string | null>;
 }
 
 /** firm_queue_ready_executions: jobs waiting to be claimed, with what polling orders by. */

@@ -23,6 +23,13 @@ export interface JobContext {
    */
   readonly signal: AbortSignal;
   readonly logger: Logger;
+  /**
+   * Record how far the job has got: any JSON value up to 4 KiB (a number, `{ done, total }`…),
+   * shown by `getJob`, `firm.inspect` and the dashboard. Returns at once; the latest value is
+   * written a moment later (at most twice a second per worker). A value that cannot be stored
+   * throws a ResultNotSerializableError.
+   */
+  progress(value: unknown): void;
 }
 
 /** The function that does a job's work. */

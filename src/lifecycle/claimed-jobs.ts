@@ -6,6 +6,7 @@ import { recordFailedAttempt, type FailedAttemptOutcome } from "./failed-attempt
 import { dispatchStoredJobsNow } from "./job-dispatch.js";
 import { markJobsFinished, type JobRow } from "../models/job.js";
 import { releaseJobKeys } from "../models/job-key.js";
+import { writeResults } from "../models/job-progress.js";
 import {
   compareKeys,
   releaseSemaphoreAndPromote,
@@ -120,6 +121,13 @@ export async function finishClaimedJobs(
     const now = database.clock.now();
     await markJobsFinished(trx, [...finished], now, preserve);
     await releaseJobKeys(trx, [...finished], now, true);
+    if (preserve)
+      await writeResults(
+        trx,
+        jobs
+          .filter((job) => (job.result ?? null) !== null && finished.has(Number(job.id)))
+          .map((job) => [Number(job.id), job.result!]),
+      );
     const holders = jobs
       .filter((job) => finished.has(Number(job.id)) && job.concurrency_key !== null)
       .map(
@@ -176,11 +184,11 @@ export async function releaseKeptSlot(
 }
 
 /** What recording a successful attempt needs of a job. */
-export type FinishedJob = Pick<JobRow, "id" | "class_name" | "concurrency_key" | "semaphore_id" | "job_key">;
+export type FinishedJob = Pick<JobRow, "id" | "class_name" | "concurrency_key" | "semaphore_id" | "job_key" | "result">;
 
-/** A finish with nothing to hand on: no concurrency slot, no unique key. */
+/** A finish with nothing to hand on or store: no concurrency slot, no unique key, no result. */
 function isPlainFinish(job: FinishedJob): boolean {
-  return job.concurrency_key === null && (job.job_key ?? null) === null;
+  return job.concurrency_key === null && (job.job_key ?? null) === null && (job.result ?? null) === null;
 }
 
 /** A nullable id column as a number (drivers may hand BIGINTs back as strings). */

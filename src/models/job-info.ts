@@ -48,6 +48,10 @@ export interface JobInfo extends JobBasics {
    * when its cancel was requested. Null otherwise.
    */
   readonly cancelledAt: Date | null;
+  /** What the handler returned (state `finished`), decoded; absent when it returned nothing. */
+  readonly result?: unknown;
+  /** The latest value the handler reported with `context.progress()`; absent when none. */
+  readonly progress?: unknown;
   /** The error that put the job in failed executions (state `failed` only). */
   readonly error?: StoredError;
   /**
@@ -105,6 +109,8 @@ export async function findJobInfo(db: Db, jobId: number): Promise<JobInfo | null
     concurrencyKey: row.concurrency_key,
     key: row.job_key ?? null,
     cancelledAt: toDate(row.cancelled_at ?? null),
+    ...(row.result == null ? {} : { result: readableArguments(row.result) }),
+    ...(row.progress == null ? {} : { progress: readableArguments(row.progress) }),
     ...(error ? { error } : {}),
     ...(lastError ? { lastError } : {}),
   };

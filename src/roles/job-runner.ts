@@ -14,6 +14,9 @@ import { persistently } from "./persistent-write.js";
 import { deserializeArguments } from "../serialization.js";
 import { CancelledSignal } from "./cancel-watch.js";
 import { recordCancelledClaim } from "../lifecycle/job-cancel.js";
+import { encodeProgress, encodeResult } from "./job-result.js";
+import { ProgressReporter } from "./progress-reporter.js";
+import { writeProgress } from "../models/job-progress.js";
 
 /** How one claimed job ended, seen from the process that ran it. */
 export type RunOutcome = "finished" | "failed" | "released" | "cancelled" | "lost";
@@ -32,6 +35,8 @@ export class JobRunner {
   private readonly finished: FinishBatcher;
   /** Fired when the process can wait no longer for outcome writes that keep failing. */
   private readonly giveUp = new AbortController();
+  /** Writes what handlers report through `context.progress`, throttled. */
+  private readonly progress: ProgressReporter;
 
   constructor(
     private readonly database: Database,
@@ -41,6 +46,7 @@ export class JobRunner {
     preserveFinishedJobs: boolean,
     private readonly logger: Logger,
   ) {
+    this.progress = new ProgressReporter((values) => writeProgress(database.db, values), logger);
     this.finished = new FinishBatcher((jobs) =>
       finishClaimedJobs(database, policies, processId, jobs, preserveFinishedJobs),
     );
@@ -62,11 +68,13 @@ export class JobRunner {
     const late = { timedOut: false, ended: (): void => undefined };
     const handlerEnded = new Promise<void>((resolve) => (late.ended = resolve));
     try {
-      await this.perform(job, signal, late);
+      const result = encodeResult(job.class_name, jobId, await this.perform(job, signal, late));
+      if (result !== null) job.result = result;
       succeeded = true;
     } catch (error) {
       failure = error;
     }
+    this.progress.settle(jobId);
     const ms = Math.round(performance.now() - started);
     onSettled?.();
     const record = <T>(write: () => Promise<T>): Promise<T> =>
@@ -125,6 +133,11 @@ export class JobRunner {
     }
   }
 
+  /** Write the progress handlers reported and not yet written (a drain or a worker ending). */
+  flushProgress(): Promise<void> {
+    return this.progress.flush();
+  }
+
   /** Stop retrying outcome writes that fail: the process is stopping and can wait no longer. */
   stopRetrying(): void {
     this.giveUp.abort();
@@ -163,21 +176,23 @@ export class JobRunner {
     job: JobRow,
     signal: AbortSignal,
     late: { timedOut: boolean; ended: () => void },
-  ): Promise<void> {
+  ): Promise<unknown> {
     const definition = this.registry.get(job.class_name);
     if (definition === undefined) throw new UnknownJobError(job.class_name, this.registry.names());
     const args = deserializeArguments(job.arguments);
+    const jobId = Number(job.id);
     const context: Omit<JobContext, "signal"> = {
-      jobId: Number(job.id),
+      jobId,
       name: job.class_name,
       queue: job.queue_name,
       priority: job.priority,
       attempt: job.attempts + 1,
       enqueuedAt: toDate(job.created_at),
       logger: this.logger,
+      progress: (value) => this.progress.report(jobId, encodeProgress(job.class_name, jobId, value)),
     };
     const { timeout } = definition.options;
-    await runWithTimeout(
+    return runWithTimeout(
       (handlerSignal) => definition.handler(args, { ...context, signal: handlerSignal }),
       signal,
       timeout,

@@ -220,6 +220,7 @@ export class Worker extends Poller {
           { jobIds: this.runningJobIds },
         );
     }
+    await this.runner.flushProgress();
     this.runner.stopRetrying();
     return [...unstarted, ...released];
   }

@@ -5,6 +5,7 @@ import { notifyReadyJobs } from "./004-notify-ready-jobs.js";
 import { addJobsSemaphoreId } from "./005-add-jobs-semaphore-id.js";
 import { addJobKeys } from "./007-job-keys.js";
 import { addJobsCancelledAt } from "./008-add-jobs-cancelled-at.js";
+import { addJobsResultAndProgress } from "./009-add-jobs-result-and-progress.js";
 import type { Migration } from "./table-spec.js";
 
 /** Every migration, oldest first. Append only: a released migration is never edited. */
@@ -16,4 +17,5 @@ export const MIGRATIONS: readonly Migration[] = [
   addJobsSemaphoreId,
   addJobKeys,
   addJobsCancelledAt,
+  addJobsResultAndProgress,
 ];
