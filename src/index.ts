@@ -51,6 +51,8 @@ export {
   ChildProcessError,
   RecurringTaskError,
   DatabaseTimeoutError,
+  ResultTooLargeError,
+  ResultNotSerializableError,
 } from "./errors.js";
 export { defineConfig } from "./cli/config.js";
 export type { FirmQueueConfig } from "./cli/config.js";
