@@ -41,15 +41,17 @@ try {
   const applied = await firm.migrate();
   say(`migrations applied: ${applied.join(", ") || "none needed"}`);
 
-  const welcome = await sendWelcomeEmail.enqueue({ email: "ada@example.com" });
-  const images = await resizeImage.enqueueAll([
-    { file: "hero.png", width: 1200 },
-    { file: "thumb.png", width: 200 },
-    { file: "avatar.png", width: 64 },
-  ]);
-  const urgent = await resizeImage.enqueue({ file: "banner.png", width: 800 }, { priority: 0 });
-  const reminder = await remindCart.enqueue({ cartId: 42, total: 129_900n }, { wait: "1s" });
-  const charge = await chargeCard.enqueue({ card: "4000000000000002" });
+  const welcome = (await sendWelcomeEmail.enqueue({ email: "ada@example.com" })).id;
+  const images = (
+    await resizeImage.enqueueAll([
+      { file: "hero.png", width: 1200 },
+      { file: "thumb.png", width: 200 },
+      { file: "avatar.png", width: 64 },
+    ])
+  ).map((result) => result.id);
+  const urgent = (await resizeImage.enqueue({ file: "banner.png", width: 800 }, { priority: 0 })).id;
+  const reminder = (await remindCart.enqueue({ cartId: 42, total: 129_900n }, { wait: "1s" })).id;
+  const charge = (await chargeCard.enqueue({ card: "4000000000000002" })).id;
   say(
     `enqueued welcome=${welcome}, images=${images.join(",")}, urgent image=${urgent}, reminder=${reminder} (in 1 s), charge=${charge}`,
   );

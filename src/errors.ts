@@ -155,6 +155,35 @@ export class JobNotFoundError extends FirmQueueError {
   }
 }
 
+/** A handler returned a value whose JSON is larger than the limit; the attempt failed. */
+export class ResultTooLargeError extends FirmQueueError {
+  constructor(
+    readonly jobName: string,
+    readonly jobId: number,
+    /** Size of the result's JSON, in bytes. */
+    readonly bytes: number,
+    readonly limit: number,
+  ) {
+    super(
+      `Job "${jobName}" (${jobId}) returned a result of ${bytes} bytes as JSON; results are limited to ${limit} bytes. ` +
+        "Store large results elsewhere and return a reference",
+    );
+  }
+}
+
+/** A handler returned a value that cannot be stored as JSON (or reported such a progress value). */
+export class ResultNotSerializableError extends FirmQueueError {
+  constructor(
+    readonly jobName: string,
+    readonly jobId: number,
+    /** `result` or `progress`. */
+    readonly what: "result" | "progress",
+    readonly problem: string,
+  ) {
+    super(`Job "${jobName}" (${jobId}): its ${what} cannot be stored as JSON: ${problem}`);
+  }
+}
+
 /** Something was used after `close()`. */
 export class ClosedError extends FirmQueueError {
   constructor(

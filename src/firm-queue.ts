@@ -13,6 +13,7 @@ import { requireCurrentSchema } from "./database/schema-version.js";
 import { dispatchAllDue } from "./roles/dispatcher.js";
 import { drainQueues, type DrainOptions } from "./facade/drain.js";
 import { enqueueJobs } from "./lifecycle/enqueue.js";
+import type { EnqueuedJob, EnqueueResult } from "./lifecycle/enqueue-result.js";
 import { ClosedError, ConfigurationError, UndeclaredJobError } from "./errors.js";
 import type { BlockingConcurrencyOptions, DroppingConcurrencyOptions } from "./definitions/concurrency-options.js";
 import { JobPolicies } from "./definitions/job-policies.js";
@@ -37,6 +38,7 @@ import { JobRegistry } from "./definitions/job-registry.js";
 import { findJobInfo, type JobInfo } from "./models/job-info.js";
 import { QueueOperations } from "./facade/queue-operations.js";
 import { FailedJobOperations } from "./facade/failed-job-operations.js";
+import { JobOperations } from "./facade/job-operations.js";
 import { clearFinishedJobs, type ClearFinishedJobsOptions } from "./facade/clear-finished-jobs.js";
 import { callerFile } from "./call-site.js";
 import { INSTANCE_BRAND, isBrandedInstance } from "./module-loader.js";
@@ -88,6 +90,8 @@ export class FirmQueue {
   readonly failedJobs: FailedJobOperations;
   /** Add, remove and list recurring tasks at run time; run one now. */
   readonly recurring: RecurringOperations;
+  /** Cancel jobs by id or by queue, name and key. */
+  readonly jobs: JobOperations;
   /** Read-only views for dashboards and scripts: jobs by state, counts, processes, semaphores, throughput. */
   readonly inspect: JobInspection;
   /**
@@ -114,6 +118,7 @@ export class FirmQueue {
     if (options.hooks) this.hooks.add(options.hooks);
     this.queues = new QueueOperations(() => this.database(), this.policies);
     this.failedJobs = new FailedJobOperations(() => this.database(), this.policies);
+    this.jobs = new JobOperations(() => this.database(), this.policies);
     this.recurring = new RecurringOperations(
       () => this.database(),
       () => this.jobNames,
@@ -165,24 +170,25 @@ export class FirmQueue {
    * Define a job: declare it and implement it in one call (see {@link declareJob} and
    * {@link implement} for a web process that enqueues without loading handlers). `handler` runs
    * with the job's arguments and a context (job id, attempt, an AbortSignal that fires on
-   * shutdown). Returns the handle to enqueue it with. Its `enqueue` resolves to the job id, or to
-   * `number | null` when the concurrency limit drops jobs on conflict.
+   * shutdown). Returns the handle to enqueue it with. Its `enqueue` resolves to an
+   * {@link EnqueueResult}; `status: "dropped"` is possible only when the concurrency limit drops
+   * jobs on conflict.
    */
   defineJob<S extends StandardSchema>(
     name: string,
     handler: JobHandler<SchemaOutput<S>>,
     options: SchemaJobOptions<S> & { readonly concurrency: DroppingConcurrencyOptions<SchemaOutput<S>> },
-  ): Job<SchemaInput<S>, number | null, SchemaOutput<S>>;
+  ): Job<SchemaInput<S>, EnqueueResult, SchemaOutput<S>>;
   defineJob<S extends StandardSchema>(
     name: string,
     handler: JobHandler<SchemaOutput<S>>,
     options: SchemaJobOptions<S> & { readonly concurrency?: BlockingConcurrencyOptions<SchemaOutput<S>> },
-  ): Job<SchemaInput<S>, number, SchemaOutput<S>>;
+  ): Job<SchemaInput<S>, EnqueuedJob, SchemaOutput<S>>;
   defineJob<Args = JobArguments>(
     name: string,
     handler: JobHandler<Args>,
     options: JobOptions<Args> & { readonly concurrency: DroppingConcurrencyOptions<Args>; readonly schema?: never },
-  ): Job<Args, number | null>;
+  ): Job<Args, EnqueueResult>;
   defineJob<Args = JobArguments>(
     name: string,
     handler: JobHandler<Args>,
@@ -195,12 +201,12 @@ export class FirmQueue {
     name: string,
     handler: JobHandler<Args>,
     options?: JobOptions<Args>,
-  ): Job<Args, number | null>;
+  ): Job<Args, EnqueueResult>;
   defineJob<Args = JobArguments>(
     name: string,
     handler: JobHandler<Args>,
     options?: JobOptions<Args>,
-  ): Job<Args, number | null> {
+  ): Job<Args, EnqueueResult> {
     checkJobName(name);
     if (typeof handler !== "function") throw new ConfigurationError(`defineJob("${name}") needs a handler function`);
     const job = this.declare<Args>(name, options, "defineJob");
@@ -218,21 +224,21 @@ export class FirmQueue {
   declareJob<S extends StandardSchema>(
     name: string,
     options: SchemaJobOptions<S> & { readonly concurrency: DroppingConcurrencyOptions<SchemaOutput<S>> },
-  ): Job<SchemaInput<S>, number | null, SchemaOutput<S>>;
+  ): Job<SchemaInput<S>, EnqueueResult, SchemaOutput<S>>;
   declareJob<S extends StandardSchema>(
     name: string,
     options: SchemaJobOptions<S> & { readonly concurrency?: BlockingConcurrencyOptions<SchemaOutput<S>> },
-  ): Job<SchemaInput<S>, number, SchemaOutput<S>>;
+  ): Job<SchemaInput<S>, EnqueuedJob, SchemaOutput<S>>;
   declareJob<Args = JobArguments>(
     name: string,
     options: JobOptions<Args> & { readonly concurrency: DroppingConcurrencyOptions<Args>; readonly schema?: never },
-  ): Job<Args, number | null>;
+  ): Job<Args, EnqueueResult>;
   declareJob<Args = JobArguments>(
     name: string,
     options?: JobOptions<Args> & { readonly concurrency?: BlockingConcurrencyOptions<Args>; readonly schema?: never },
   ): Job<Args>;
-  declareJob<Args = JobArguments>(name: string, options?: JobOptions<Args>): Job<Args, number | null>;
-  declareJob<Args = JobArguments>(name: string, options?: JobOptions<Args>): Job<Args, number | null> {
+  declareJob<Args = JobArguments>(name: string, options?: JobOptions<Args>): Job<Args, EnqueueResult>;
+  declareJob<Args = JobArguments>(name: string, options?: JobOptions<Args>): Job<Args, EnqueueResult> {
     checkJobName(name);
     return this.declare<Args>(name, options, "declareJob");
   }
@@ -242,7 +248,7 @@ export class FirmQueue {
    * The handler's argument type comes from the declaration (the schema's output when it has
    * one). Returns the job. A job is implemented once per FirmQueue.
    */
-  implement<Args, Result extends number | null, Output>(
+  implement<Args, Result extends EnqueueResult, Output>(
     job: Job<Args, Result, Output>,
     handler: JobHandler<Output>,
   ): Job<Args, Result, Output> {
@@ -263,11 +269,11 @@ export class FirmQueue {
     name: string,
     options: JobOptions<Args> | undefined,
     by: "defineJob" | "declareJob",
-  ): Job<Args, number | null> {
+  ): Job<Args, EnqueueResult> {
     const resolved = resolveJobOptions(name, options as JobOptions | undefined, by);
     this.registry.add({ name, handler: null, options: resolved });
     this.recordDefinitionFile();
-    return new Job<Args, number | null>(name, resolved, () => this.database(), this.policies);
+    return new Job<Args, EnqueueResult>(name, resolved, () => this.database(), this.policies);
   }
 
   /** Names of the jobs declared (or defined) on this instance. */
@@ -279,10 +285,10 @@ export class FirmQueue {
    * Enqueue a job by name, for code that does not hold its handle. Defaults, the schema and the
    * concurrency key come from the job's declaration, which must be loaded in this process: a
    * name without one throws UndeclaredJobError, unless `undeclared: true` says to enqueue it
-   * anyway with the default queue and priority, no validation and no concurrency limit. Null
-   * when the declaration drops jobs on conflict and no slot was free.
+   * anyway with the default queue and priority, no validation and no concurrency limit. Resolves
+   * to an {@link EnqueueResult}, as `job.enqueue`.
    */
-  async enqueue(name: string, args: unknown, options?: EnqueueByNameOptions): Promise<number | null> {
+  async enqueue(name: string, args: unknown, options?: EnqueueByNameOptions): Promise<EnqueueResult> {
     checkJobName(name);
     const { undeclared = false, ...enqueueOptions } = options ?? {};
     checkBoolean(undeclared, `enqueue("${name}") option undeclared`);
@@ -290,8 +296,8 @@ export class FirmQueue {
     if (declared === undefined && !undeclared) throw new UndeclaredJobError(name, this.jobNames);
     const defaults = declared ?? resolveJobOptions(name, {});
     const request = { name, args, defaults, ...(options ? { options: enqueueOptions } : {}) };
-    const [id] = await enqueueJobs(await this.database(), this.policies, [request], options?.transaction);
-    return id!;
+    const [result] = await enqueueJobs(await this.database(), this.policies, [request], options?.transaction);
+    return result!;
   }
 
   /**

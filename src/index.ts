@@ -21,6 +21,11 @@ export type {
   ResolvedJobOptions,
 } from "./definitions/job-definition.js";
 export type { ConcurrencyOptions, ConcurrencyKeyValue, OnConflict } from "./definitions/concurrency-options.js";
+export type { UniqueMode, UniqueOptions } from "./definitions/unique-options.js";
+export type { DroppedJob, EnqueuedJob, EnqueueResult } from "./lifecycle/enqueue-result.js";
+export type { CancelOutcome } from "./lifecycle/job-cancel.js";
+export { CancelledSignal } from "./roles/cancel-watch.js";
+export type { CancelAllOptions, JobOperations } from "./facade/job-operations.js";
 export type { JobInfo, JobState } from "./models/job-info.js";
 export type { QueueInfo } from "./models/queue-stats.js";
 export type { StoredError } from "./models/failed-execution.js";
@@ -74,6 +79,8 @@ export {
   ChildProcessError,
   RecurringTaskError,
   DatabaseTimeoutError,
+  ResultTooLargeError,
+  ResultNotSerializableError,
 } from "./errors.js";
 export { defineConfig } from "./cli/config.js";
 export type { FirmQueueConfig } from "./cli/config.js";

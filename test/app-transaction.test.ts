@@ -3,7 +3,7 @@ import mysql from "mysql2/promise";
 import pg from "pg";
 import type { Transaction as OtherKyselyTransaction } from "kysely-0.28.8";
 import { expect, it } from "vitest";
-import type { Job } from "../src/index.js";
+import type { EnqueuedJob, Job } from "../src/index.js";
 import { appClients } from "./support/app-clients.js";
 import { countRows, describeEachDatabase } from "./support/harness.js";
 
@@ -17,7 +17,7 @@ describeEachDatabase("enqueue inside the application's own transaction", (env) =
         let committedId = 0;
         await app.transaction(
           async (transaction) => {
-            committedId = (await job.enqueue({ n: 1 }, { transaction, wait: "1h" }))!;
+            committedId = (await job.enqueue({ n: 1 }, { transaction, wait: "1h" })).id!;
             await job.enqueue({ n: 2 }, { transaction });
           },
           { rollback: false },
@@ -144,6 +144,6 @@ async function holdWriteTransaction(
 export function enqueueWithAnotherKyselyCopy(
   job: Job<{ n: number }>,
   transaction: OtherKyselyTransaction<unknown>,
-): Promise<number> {
+): Promise<EnqueuedJob> {
   return job.enqueue({ n: 1 }, { transaction });
 }

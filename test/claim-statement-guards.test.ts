@@ -19,7 +19,7 @@ describeEachDatabase("claim and finish statements: guard cases", (env) => {
     const stopped = firm.defineJob("stopped", async () => {}, { queue: "stopped" });
     const going = firm.defineJob("going", async () => {}, { queue: "going" });
     await stopped.enqueueAll([null, null]);
-    const ids = (await going.enqueueAll([null, null])) as number[];
+    const ids = (await going.enqueueAll([null, null])).map((result) => result.id) as number[];
     await firm.queues.pause("stopped");
     const database = await firm.database();
     const processId = await registerProcess(database.db, { kind: "Worker", name: "pauses" }, new Date());
@@ -46,9 +46,9 @@ describeEachDatabase("claim and finish statements: guard cases", (env) => {
     const firm = env.firm();
     const a = firm.defineJob("a", async () => {}, { queue: "a" });
     const b = firm.defineJob("b", async () => {}, { queue: "b" });
-    const low = (await a.enqueueAll([null, null])) as number[];
+    const low = (await a.enqueueAll([null, null])).map((result) => result.id) as number[];
     const urgent = [await a.enqueue(null, { priority: -5 })];
-    const inB = (await b.enqueueAll([null, null])) as number[];
+    const inB = (await b.enqueueAll([null, null])).map((result) => result.id) as number[];
     const database = await firm.database();
     const processId = await registerProcess(database.db, { kind: "Worker", name: "scopes" }, new Date());
     const onlyA = await claimJobs(database, new QueueSelector(["a"]), 2, processId);
@@ -64,7 +64,7 @@ describeEachDatabase("claim and finish statements: guard cases", (env) => {
   it("records nothing for a job whose claim was released (process judged dead), and keeps the job untouched", async () => {
     const firm = env.firm();
     const job = firm.defineJob("released", async () => {});
-    const ids = (await job.enqueueAll([null, null])) as number[];
+    const ids = (await job.enqueueAll([null, null])).map((result) => result.id) as number[];
     const database = await firm.database();
     const processId = await registerProcess(database.db, { kind: "Worker", name: "stale" }, new Date());
     const rows = await claimJobs(database, new QueueSelector("*"), 10, processId);
@@ -93,7 +93,7 @@ describeEachDatabase("claim and finish statements: guard cases", (env) => {
     const limited = firm.defineJob("limited", async () => {}, { concurrency: { key: "k", duration: "1h" } });
     const plain = firm.defineJob("plain", async () => {});
     const [first, second] = [await limited.enqueue(null), await limited.enqueue(null)];
-    const plainIds = (await plain.enqueueAll([null])) as number[];
+    const plainIds = (await plain.enqueueAll([null])).map((result) => result.id) as number[];
     const db = await env.db();
     expect(await countRows(db, "firm_queue_blocked_executions")).toBe(1);
     const database = await firm.database();

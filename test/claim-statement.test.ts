@@ -17,7 +17,7 @@ describeEachDatabase("claim and finish statements", (env) => {
   it("a claim passes over ready rows another transaction holds, and claims the rest", async () => {
     const firm = env.firm();
     const job = firm.defineJob("held", async () => {});
-    const ids = (await job.enqueueAll([null, null, null])) as number[];
+    const ids = (await job.enqueueAll([null, null, null])).map((result) => result.id) as number[];
     const holder = await env.firm().database();
     const claimer = await env.firm().database();
     const processId = await registerProcess(claimer.db, { kind: "Worker", name: "claimer" }, new Date());
@@ -79,7 +79,7 @@ describeEachDatabase("claim and finish statements", (env) => {
     for (const preserve of [true, false]) {
       const firm = env.firm();
       const job = firm.defineJob(`finish-${preserve}`, async () => {});
-      const ids = (await job.enqueueAll([null, null, null])) as number[];
+      const ids = (await job.enqueueAll([null, null, null])).map((result) => result.id) as number[];
       const database = await firm.database();
       const processId = await registerProcess(
         database.db,

@@ -12,7 +12,9 @@ async function finishedJobs(
   count: number,
   agoMs: number,
 ): Promise<number[]> {
-  const ids = (await Promise.all(Array.from({ length: count }, () => firm.enqueue(name, null)))).map((id) => id!);
+  const ids = (await Promise.all(Array.from({ length: count }, () => firm.enqueue(name, null)))).map(
+    (result) => result.id!,
+  );
   await firm.drain({ queues: "*", concurrency: 4 });
   const db = await env.db();
   await db
@@ -37,11 +39,11 @@ describeEachDatabase("finished-job cleanup", (env) => {
     const oldReports = await finishedJobs(env, firm, "report", 5, 3 * HOUR);
     const newReports = await finishedJobs(env, firm, "report", 2, 10_000);
     const oldEmails = await finishedJobs(env, firm, "email", 3, 3 * HOUR);
-    const waiting = (await firm.enqueue("report", null, { wait: "1h" }))!;
+    const waiting = (await firm.enqueue("report", null, { wait: "1h" })).id!;
     const failed = firm.defineJob("fails", async () => {
       throw new Error("x");
     });
-    const failedId = await failed.enqueue(null);
+    const failedId = (await failed.enqueue(null)).id;
     await firm.drain();
     expect(await firm.clearFinishedJobs({ olderThan: "2h", name: "report", batchSize: 2 })).toBe(5);
     expect(await remaining(env, oldReports)).toBe(0);

@@ -35,8 +35,8 @@ describeEachDatabase("CLI: failed jobs", (env) => {
     const other = firm.defineJob("email", async () => {
       throw new Error("smtp down");
     });
-    const ids = await job.enqueueAll(Array.from({ length: count }, (_, n) => ({ n })));
-    const otherId = await other.enqueue(null);
+    const ids = (await job.enqueueAll(Array.from({ length: count }, (_, n) => ({ n })))).map((result) => result.id);
+    const otherId = (await other.enqueue(null)).id;
     await firm.drain({ concurrency: 4 });
     return { firm, ids, otherId };
   }

@@ -36,10 +36,12 @@ describe("CLI help", () => {
 describeEachDatabase("CLI", (env) => {
   it("drain runs the jobs of a TypeScript module, honouring --queues", async () => {
     const firm = env.firm();
-    const ids = await Promise.all([
-      firm.enqueue("record", null, { undeclared: true, queue: "a" }),
-      firm.enqueue("record", null, { undeclared: true, queue: "b" }),
-    ]);
+    const ids = (
+      await Promise.all([
+        firm.enqueue("record", null, { undeclared: true, queue: "a" }),
+        firm.enqueue("record", null, { undeclared: true, queue: "b" }),
+      ])
+    ).map((result) => result.id);
     const result = await runCli(["drain", "--require", "test/fixtures/greeter.ts", "--queues", "a"], {
       FIRM_QUEUE_DATABASE_URL: env.url,
     });
@@ -51,8 +53,8 @@ describeEachDatabase("CLI", (env) => {
 
   it("loads plain .mjs modules and several --require modules", async () => {
     const firm = env.firm();
-    const plain = (await firm.enqueue("plain", null, { undeclared: true }))!;
-    const record = (await firm.enqueue("record", null, { undeclared: true }))!;
+    const plain = (await firm.enqueue("plain", null, { undeclared: true })).id!;
+    const record = (await firm.enqueue("record", null, { undeclared: true })).id!;
     const both = await runCli(["drain", "-r", "test/fixtures/plain-module.mjs", "-r", "test/fixtures/greeter.ts"], {
       FIRM_QUEUE_DATABASE_URL: env.url,
     });
@@ -69,7 +71,7 @@ describeEachDatabase("CLI", (env) => {
 
   it("start runs jobs until SIGTERM, then exits 0 leaving no process rows", async () => {
     const firm = env.firm();
-    const id = (await firm.enqueue("record", null, { undeclared: true }))!;
+    const id = (await firm.enqueue("record", null, { undeclared: true })).id!;
     const { spawnCli } = await import("./support/processes.js");
     const started = spawnCli([
       "start",

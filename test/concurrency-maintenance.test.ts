@@ -34,9 +34,9 @@ describeEachDatabase("concurrency maintenance", (env) => {
   it("unblocks one job through the semaphore once a crashed holder's semaphore expires", async () => {
     const firm = env.firm();
     const sync = firm.defineJob("sync", async () => {}, { concurrency: { key: "k", duration: 300 } });
-    const holder = await sync.enqueue(null);
-    const low = await sync.enqueue(null, { priority: 5 });
-    const high = await sync.enqueue(null, { priority: 1 });
+    const holder = (await sync.enqueue(null)).id;
+    const low = (await sync.enqueue(null, { priority: 5 })).id;
+    const high = (await sync.enqueue(null, { priority: 1 })).id;
     expect(await claimAndCrash(firm)).toEqual([holder]);
     // Before expiry there is nothing to do: the slot is legitimately held.
     expect(await maintain(firm)).toEqual({ expiredSemaphores: 0, promoted: 0 });
@@ -55,7 +55,7 @@ describeEachDatabase("concurrency maintenance", (env) => {
     const sync = firm.defineJob("sync", async (_args: { key: string }) => {}, {
       concurrency: { key: (args) => args.key, to: 3, duration: "1h" },
     });
-    const ids = await sync.enqueueAll(Array.from({ length: 7 }, () => ({ key: "a" })));
+    const ids = (await sync.enqueueAll(Array.from({ length: 7 }, () => ({ key: "a" })))).map((result) => result.id);
     await sync.enqueueAll(Array.from({ length: 8 }, () => ({ key: "b" })));
     expect(await countRows(await env.db(), "firm_queue_blocked_executions")).toBe(9);
     const db = await env.db();
@@ -103,7 +103,7 @@ describeEachDatabase("concurrency maintenance", (env) => {
     const probe = firm.defineJob("probe", async () => void ran.push("probe"));
     await sync.enqueue(null);
     await claimAndCrash(firm);
-    const blocked = await sync.enqueue(null);
+    const blocked = (await sync.enqueue(null)).id;
     await sleep(150);
     // The probe is dispatched by the same dispatcher after the semaphore expired: proof it polled.
     await probe.enqueue(null, { wait: 300 });
@@ -126,14 +126,14 @@ describeEachDatabase("concurrency without the job's definition", (env) => {
   it("a producer that lacks the declaration enqueues without a key only when it opts out (undeclared: true)", async () => {
     const producer = env.firm();
     await expect(producer.enqueue("defined-elsewhere", { account: "A" })).rejects.toThrow(UndeclaredJobError);
-    const id = (await producer.enqueue("defined-elsewhere", { account: "A" }, { undeclared: true }))!;
+    const id = (await producer.enqueue("defined-elsewhere", { account: "A" }, { undeclared: true })).id!;
     expect(await producer.getJob(id)).toMatchObject({ state: "ready", concurrencyKey: null });
   });
 
   it("a dispatcher that lacks the definition holds the key to one job at a time and warns", async () => {
     const producer = env.firm();
     const sync = producer.defineJob("sync", async () => {}, { concurrency: { key: "k", to: 2 } });
-    const ids = await sync.enqueueAll([null, null], { wait: 100 });
+    const ids = (await sync.enqueueAll([null, null], { wait: 100 })).map((result) => result.id);
     const warnings: string[] = [];
     const dispatcher = env.firm({ logger: { ...silentLogger, warn: (message) => warnings.push(message) } });
     await sleep(150);
@@ -147,7 +147,7 @@ describeEachDatabase("concurrency without the job's definition", (env) => {
   it("a worker that lacks the definition still gives the slot back when the job fails", async () => {
     const producer = env.firm();
     const sync = producer.defineJob("sync", async () => {}, { concurrency: { key: "k" } });
-    const [first, second] = await sync.enqueueAll([null, null]);
+    const [first, second] = (await sync.enqueueAll([null, null])).map((result) => result.id);
     expect((await producer.getJob(second!))?.state).toBe("blocked");
     const worker = env.firm();
     expect(await worker.drain()).toBe(2);

@@ -1,5 +1,12 @@
 import { describe, expect, expectTypeOf, it } from "vitest";
-import { ConfigurationError, FirmQueue, silentLogger, type Job } from "../src/index.js";
+import {
+  ConfigurationError,
+  FirmQueue,
+  silentLogger,
+  type EnqueuedJob,
+  type EnqueueResult,
+  type Job,
+} from "../src/index.js";
 import { concurrencyKeyFor, resolveConcurrency } from "../src/definitions/concurrency-options.js";
 import { JobPolicies, FALLBACK_LIMIT } from "../src/definitions/job-policies.js";
 import type { DefinitionLookup } from "../src/definitions/job-registry.js";
@@ -93,7 +100,7 @@ describe("concurrency options", () => {
     expect(() => concurrencyKeyFor("j", long, { text: "x".repeat(254) })).toThrow("longer than 255 characters");
   });
 
-  it("type enqueue as number unless the definition discards on conflict", () => {
+  it("type enqueue's result without `dropped` unless the definition discards on conflict", () => {
     const instance = firm();
     const plain = instance.defineJob("plain", async (_args: { n: number }) => {});
     const blocking = instance.defineJob("blocking", async (_args: { id: string }) => {}, {
@@ -105,12 +112,14 @@ describe("concurrency options", () => {
     const discarding = instance.defineJob("discarding", async (_args: { id: string }) => {}, {
       concurrency: { key: (args) => args.id, onConflict: "discard" },
     });
-    expectTypeOf(plain).toEqualTypeOf<Job<{ n: number }, number>>();
-    expectTypeOf(blocking.enqueue).returns.resolves.toEqualTypeOf<number>();
-    expectTypeOf(explicit.enqueueAll).returns.resolves.toEqualTypeOf<number[]>();
-    expectTypeOf(discarding.enqueue).returns.resolves.toEqualTypeOf<number | null>();
-    expectTypeOf(discarding.enqueueAll).returns.resolves.toEqualTypeOf<(number | null)[]>();
-    expectTypeOf(instance.enqueue).returns.resolves.toEqualTypeOf<number | null>();
+    expectTypeOf(plain).toEqualTypeOf<Job<{ n: number }, EnqueuedJob>>();
+    expectTypeOf(blocking.enqueue).returns.resolves.toEqualTypeOf<EnqueuedJob>();
+    expectTypeOf(blocking.enqueue).returns.resolves.toHaveProperty("id").toEqualTypeOf<number>();
+    expectTypeOf(explicit.enqueueAll).returns.resolves.toEqualTypeOf<EnqueuedJob[]>();
+    expectTypeOf(discarding.enqueue).returns.resolves.toEqualTypeOf<EnqueueResult>();
+    expectTypeOf(discarding.enqueue).returns.resolves.toHaveProperty("id").toEqualTypeOf<number | null>();
+    expectTypeOf(discarding.enqueueAll).returns.resolves.toEqualTypeOf<EnqueueResult[]>();
+    expectTypeOf(instance.enqueue).returns.resolves.toEqualTypeOf<EnqueueResult>();
     // The key function is checked against the handler's argument type.
     // @ts-expect-error: `missing` is not a property of the arguments
     instance.defineJob("typo", async (_args: { id: string }) => {}, { concurrency: { key: (args) => args.missing } });

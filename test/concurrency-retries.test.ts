@@ -15,8 +15,8 @@ describeEachDatabase("concurrency with retries and failed jobs", (env) => {
       },
       { concurrency: { key: (args) => args.account, to: 1 }, retry: { attempts: 2, backoff: 0 } },
     );
-    const flaky = await sync.enqueue({ account: 7, tag: "flaky" });
-    const steady = await sync.enqueue({ account: 7, tag: "steady" });
+    const flaky = (await sync.enqueue({ account: 7, tag: "flaky" })).id;
+    const steady = (await sync.enqueue({ account: 7, tag: "steady" })).id;
     expect((await firm.getJob(steady))?.state).toBe("blocked");
     // One claim at a time: the flaky job fails, its slot goes to the steady job, and its retry
     // (due at once) finds the key busy, so it is blocked behind it.
@@ -49,8 +49,8 @@ describeEachDatabase("concurrency with retries and failed jobs", (env) => {
       },
       { concurrency: { key: () => "one", to: 1 }, retry: { attempts: 2, backoff: 0 } },
     );
-    const fails = await job.enqueue({ tag: "fails" });
-    const holder = await job.enqueue({ tag: "holds" });
+    const fails = (await job.enqueue({ tag: "fails" })).id;
+    const holder = (await job.enqueue({ tag: "holds" })).id;
     const supervisor = await firm.start({
       workers: [{ concurrency: 2, pollingInterval: 20 }],
       dispatchers: [{ pollingInterval: 20 }],
@@ -85,10 +85,10 @@ describeEachDatabase("concurrency with retries and failed jobs", (env) => {
       },
       { concurrency: { key: () => "k", to: 1 } },
     );
-    const failed = await job.enqueue(null);
+    const failed = (await job.enqueue(null)).id;
     await firm.drain();
     expect((await firm.getJob(failed))?.state).toBe("failed");
-    const holder = await job.enqueue(null);
+    const holder = (await job.enqueue(null)).id;
     expect((await firm.getJob(holder))?.state).toBe("ready");
     fail = false;
     expect(await firm.failedJobs.retry(failed)).toBe(1);
@@ -100,8 +100,8 @@ describeEachDatabase("concurrency with retries and failed jobs", (env) => {
   it("clearing a queue hands the cleared jobs' slots to blocked jobs", async () => {
     const firm = env.firm();
     const job = firm.defineJob("keyed", async () => {}, { concurrency: { key: () => "shared", to: 1 } });
-    const cleared = await job.enqueue(null, { queue: "doomed" });
-    const waiting = await job.enqueue(null, { queue: "kept" });
+    const cleared = (await job.enqueue(null, { queue: "doomed" })).id;
+    const waiting = (await job.enqueue(null, { queue: "kept" })).id;
     expect((await firm.getJob(waiting))?.state).toBe("blocked");
     expect(await firm.queues.clear("doomed")).toBe(1);
     expect(await firm.getJob(cleared)).toBeNull();

@@ -50,7 +50,7 @@ describeEachDatabase("concurrency limits under load", (env) => {
     const ids: number[] = [];
     const enqueueInChunks = async (from: number, to: number) => {
       for (let start = from; start < to; start += 10) {
-        for (const id of await enqueue(all.slice(start, Math.min(start + 10, to)))) ids.push(id!);
+        for (const { id } of await enqueue(all.slice(start, Math.min(start + 10, to)))) ids.push(id!);
       }
     };
     const dir = await mkdtemp(join(tmpdir(), "firm-queue-limits-"));

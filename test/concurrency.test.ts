@@ -26,9 +26,9 @@ describeEachDatabase("concurrency limits", (env) => {
       concurrency: { key: (args) => args.account, duration: "2m" },
     });
     const before = Date.now();
-    const a1 = await sync.enqueue({ account: "A" });
-    const a2 = await sync.enqueue({ account: "A" });
-    const b1 = await sync.enqueue({ account: "B" });
+    const a1 = (await sync.enqueue({ account: "A" })).id;
+    const a2 = (await sync.enqueue({ account: "A" })).id;
+    const b1 = (await sync.enqueue({ account: "B" })).id;
     expect(await states(firm, [a1, a2, b1])).toEqual(["ready", "blocked", "ready"]);
     expect(await firm.getJob(a2)).toMatchObject({ concurrencyKey: "sync/A" });
     expect(await semaphore(env, "sync/A")).toMatchObject({ value: 0 });
@@ -56,7 +56,7 @@ describeEachDatabase("concurrency limits", (env) => {
       },
       { concurrency: { key: "all", to: 2 } },
     );
-    const ids = await pair.enqueueAll([null, null, null, null, null]);
+    const ids = (await pair.enqueueAll([null, null, null, null, null])).map((result) => result.id);
     expect(await states(firm, ids)).toEqual(["ready", "ready", "blocked", "blocked", "blocked"]);
     expect(await firm.drain({ concurrency: 5 })).toBe(5);
     expect(most).toBe(2);
@@ -68,9 +68,9 @@ describeEachDatabase("concurrency limits", (env) => {
     const options = { concurrency: { key: (args: Args) => args.account, group: "accounts" } };
     const sync = firm.defineJob("sync", async (_args: Args) => {}, options);
     const bill = firm.defineJob("bill", async (_args: Args) => {}, options);
-    const s1 = await sync.enqueue({ account: "1" });
-    const b1 = await bill.enqueue({ account: "1" });
-    const b2 = await bill.enqueue({ account: "2" });
+    const s1 = (await sync.enqueue({ account: "1" })).id;
+    const b1 = (await bill.enqueue({ account: "1" })).id;
+    const b2 = (await bill.enqueue({ account: "2" })).id;
     expect(await states(firm, [s1, b1, b2])).toEqual(["ready", "blocked", "ready"]);
     expect((await firm.getJob(b1))?.concurrencyKey).toBe("accounts/1");
     expect(await firm.drain()).toBe(3);
@@ -81,18 +81,20 @@ describeEachDatabase("concurrency limits", (env) => {
     const ping = firm.defineJob("ping", async (_args: Args) => {}, {
       concurrency: { key: (args) => args.account, onConflict: "discard" },
     });
-    const first = await ping.enqueue({ account: "A" });
+    const first = (await ping.enqueue({ account: "A" })).id;
     expect(first).toEqual(expect.any(Number));
-    expect(await ping.enqueue({ account: "A" })).toBeNull();
-    expect(await firm.enqueue("ping", { account: "A" })).toBeNull();
+    expect((await ping.enqueue({ account: "A" })).id).toBeNull();
+    expect((await firm.enqueue("ping", { account: "A" })).id).toBeNull();
     expect(await countRows(await env.db(), "firm_queue_jobs")).toBe(1);
     expect(await countRows(await env.db(), "firm_queue_blocked_executions")).toBe(0);
-    const mixed = await ping.enqueueAll([{ account: "A" }, { account: "B" }, { account: "B" }, { account: "C" }]);
+    const mixed = (await ping.enqueueAll([{ account: "A" }, { account: "B" }, { account: "B" }, { account: "C" }])).map(
+      (result) => result.id,
+    );
     expect(mixed.map((id) => id === null)).toEqual([true, false, true, false]);
     expect(await countRows(await env.db(), "firm_queue_jobs")).toBe(3);
     expect(await firm.drain()).toBe(3);
     // Slots free again: the next one is accepted.
-    expect(await ping.enqueue({ account: "A" })).toEqual(expect.any(Number));
+    expect((await ping.enqueue({ account: "A" })).id).toEqual(expect.any(Number));
   });
 
   it("enqueueAll keeps input order across limited, unlimited, discarded and scheduled jobs", async () => {
@@ -102,13 +104,15 @@ describeEachDatabase("concurrency limits", (env) => {
     });
     firm.defineJob("unlimited", async () => {});
     firm.defineJob("dropper", async () => {}, { concurrency: { key: "one", onConflict: "discard" } });
-    const byLimited = await limited.enqueueAll([
-      { account: "A" },
-      { account: "A" },
-      { account: "B" },
-      { account: "C" },
-      { account: "B" },
-    ]);
+    const byLimited = (
+      await limited.enqueueAll([
+        { account: "A" },
+        { account: "A" },
+        { account: "B" },
+        { account: "C" },
+        { account: "B" },
+      ])
+    ).map((result) => result.id);
     expect(await states(firm, byLimited)).toEqual(["ready", "blocked", "ready", "ready", "blocked"]);
     // The internal path a producer of several job kinds (recurring tasks) uses: one transaction.
     const database = await firm.database();
@@ -125,7 +129,7 @@ describeEachDatabase("concurrency limits", (env) => {
       ),
       ...(options ? { options } : {}),
     });
-    const ids = await enqueueJobs(database, (firm as any).policies, [
+    const results = await enqueueJobs(database, (firm as any).policies, [
       request("dropper", null),
       request("limited", { account: "D" }),
       request("unlimited", null),
@@ -133,6 +137,16 @@ describeEachDatabase("concurrency limits", (env) => {
       request("limited", { account: "D" }),
       request("limited", { account: "D" }, { wait: 60_000 }),
       request("unlimited", null),
+    ]);
+    const ids = results.map((result) => result.id);
+    expect(results.map((result) => result.status)).toEqual([
+      "created",
+      "created",
+      "created",
+      "dropped",
+      "created",
+      "created",
+      "created",
     ]);
     expect(await states(firm, ids)).toEqual(["ready", "ready", "ready", "discarded", "blocked", "scheduled", "ready"]);
     const numbered = ids.filter((id): id is number => id !== null);
@@ -169,8 +183,8 @@ describeEachDatabase("concurrency limits", (env) => {
       },
       { concurrency: { key: (args) => args.account } },
     );
-    const failing = await sync.enqueue({ account: "A", n: 1, fail: true });
-    const next = await sync.enqueue({ account: "A", n: 2 });
+    const failing = (await sync.enqueue({ account: "A", n: 1, fail: true })).id;
+    const next = (await sync.enqueue({ account: "A", n: 2 })).id;
     expect((await firm.getJob(next))?.state).toBe("blocked");
     expect(await firm.drain()).toBe(2);
     expect(ran).toEqual(["A1", "A2"]);
@@ -206,11 +220,11 @@ describeEachDatabase("concurrency limits", (env) => {
     const ping = firm.defineJob("ping", async (_args: Args) => {}, {
       concurrency: { key: (args) => args.account, onConflict: "discard" },
     });
-    const now = await sync.enqueue({ account: "A" });
-    const later = await sync.enqueue({ account: "A" }, { wait: 100 });
-    const otherKey = await sync.enqueue({ account: "B" }, { wait: 100 });
-    const pingNow = await ping.enqueue({ account: "A" });
-    const pingLater = await ping.enqueue({ account: "A" }, { wait: 100 });
+    const now = (await sync.enqueue({ account: "A" })).id;
+    const later = (await sync.enqueue({ account: "A" }, { wait: 100 })).id;
+    const otherKey = (await sync.enqueue({ account: "B" }, { wait: 100 })).id;
+    const pingNow = (await ping.enqueue({ account: "A" })).id;
+    const pingLater = (await ping.enqueue({ account: "A" }, { wait: 100 })).id;
     expect(await states(firm, [now, later, otherKey, pingNow, pingLater])).toEqual([
       "ready",
       "scheduled",
@@ -231,8 +245,8 @@ describeEachDatabase("concurrency limits", (env) => {
     let release!: () => void;
     const gate = new Promise<void>((resolve) => (release = resolve));
     const sync = firm.defineJob("sync", async () => gate, { concurrency: { key: "k" } });
-    const first = await sync.enqueue(null);
-    const second = await sync.enqueue(null);
+    const first = (await sync.enqueue(null)).id;
+    const second = (await sync.enqueue(null)).id;
     const supervisor = await firm.start({ workers: [{ pollingInterval: 10 }], shutdownTimeout: 50 });
     const deadline = Date.now() + 10_000;
     while ((await firm.getJob(first))?.state !== "claimed") {
@@ -256,7 +270,9 @@ describeEachDatabase("concurrency limits", (env) => {
     );
     for (let round = 0; round < 5; round++) {
       // Each round is a new key: every enqueue finds no semaphore row and tries to create it.
-      const ids = await Promise.all(jobs.flatMap((job) => [job.enqueue({ round }), job.enqueue({ round })]));
+      const ids = (await Promise.all(jobs.flatMap((job) => [job.enqueue({ round }), job.enqueue({ round })]))).map(
+        (result) => result.id,
+      );
       const seen = await states(firms[0]!, ids);
       expect(seen.filter((state) => state === "ready")).toHaveLength(3);
       expect(seen.filter((state) => state === "blocked")).toHaveLength(13);
@@ -270,7 +286,7 @@ describeEachDatabase("concurrency limits", (env) => {
     const options = { concurrency: { key: "k" } };
     const holder = releaser.defineJob("sync", async () => {}, options);
     const late = enqueuer.defineJob("sync", async () => {}, options);
-    const first = await holder.enqueue(null);
+    const first = (await holder.enqueue(null)).id;
     const database = await releaser.database();
     let second!: Promise<number>;
     // The release stays uncommitted while the other enqueue runs as far as it can: it must
@@ -282,7 +298,7 @@ describeEachDatabase("concurrency limits", (env) => {
         { jobName: "sync", concurrencyKey: "sync/k" },
         new Date(),
       );
-      second = late.enqueue(null);
+      second = late.enqueue(null).then((result) => result.id);
       await new Promise((resolve) => setTimeout(resolve, 300));
     });
     expect(await states(releaser, [first, await second])).toEqual(["ready", "ready"]);
@@ -298,7 +314,7 @@ describeEachDatabase("concurrency limits", (env) => {
     // A new deploy: the same job, one at a time.
     const after = env.firm();
     const narrow = after.defineJob("sync", async () => {}, { concurrency: { key: "k", to: 1 } });
-    const ids = await narrow.enqueueAll([null, null, null]);
+    const ids = (await narrow.enqueueAll([null, null, null])).map((result) => result.id);
     expect(await states(after, ids)).toEqual(["ready", "blocked", "blocked"]);
     expect(await after.drain()).toBe(3);
     expect(await semaphore(env, "sync/k")).toMatchObject({ value: 1 });

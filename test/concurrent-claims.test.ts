@@ -12,7 +12,7 @@ describeEachDatabase("no double claims", (env) => {
   it("concurrent claimers in one process never take the same job", async () => {
     const firm = env.firm();
     const job = firm.defineJob("record", async () => {});
-    const ids = await job.enqueueAll(Array.from({ length: 300 }, () => null));
+    const ids = (await job.enqueueAll(Array.from({ length: 300 }, () => null))).map((result) => result.id);
     // Separate FirmQueue instances: separate pools on PostgreSQL and MySQL, so claims really race.
     const claimers = await Promise.all(
       Array.from({ length: 6 }, async (_, index) => {
@@ -40,7 +40,7 @@ describeEachDatabase("no double claims", (env) => {
   it("several worker processes run every job exactly once", async () => {
     const firm = env.firm();
     const job = firm.defineJob("record", async () => {});
-    const ids = await job.enqueueAll(Array.from({ length: 400 }, () => ({ sleepMs: 2 })));
+    const ids = (await job.enqueueAll(Array.from({ length: 400 }, () => ({ sleepMs: 2 })))).map((result) => result.id);
     const dir = await mkdtemp(join(tmpdir(), "firm-queue-race-"));
     try {
       const log = join(dir, "runs.log");

@@ -45,7 +45,7 @@ const run = browserAvailable();
       const email = firm.defineJob("email", async () => {});
       const ids: number[] = [];
       for (let index = 0; index < 55; index += 1)
-        ids.push(await email.enqueue({ index }, { queue: index % 5 === 0 ? "mail" : "bulk" }));
+        ids.push((await email.enqueue({ index }, { queue: index % 5 === 0 ? "mail" : "bulk" })).id);
       const base = await open(firm);
       for (const [path, heading] of [
         ["/", "Overview"],
@@ -91,10 +91,10 @@ const run = browserAvailable();
         throw new RangeError("upstream down");
       });
       const ids = [
-        await flaky.enqueue({ n: 1 }),
-        await flaky.enqueue({ n: 2 }),
-        await flaky.enqueue({ n: 3 }),
-        await flaky.enqueue({ n: 4 }, { queue: "other" }),
+        (await flaky.enqueue({ n: 1 })).id,
+        (await flaky.enqueue({ n: 2 })).id,
+        (await flaky.enqueue({ n: 3 })).id,
+        (await flaky.enqueue({ n: 4 }, { queue: "other" })).id,
       ];
       await firm.drain();
       const base = await open(firm);
@@ -172,7 +172,7 @@ const run = browserAvailable();
         const base = await open(firm, { refreshInterval: 1000 });
         await page.goto(`${base}/processes`);
         await page.locator("table.processes td", { hasText: "Worker" }).first().waitFor();
-        const id = await slow.enqueue({});
+        const id = (await slow.enqueue({})).id;
         await page.locator(`#processes a[href="/jobs/${id}"]`).waitFor({ timeout: 20_000 });
         await page.goto(`${base}/jobs/${id}`);
         expect(await page.locator(".facts").textContent()).toContain("Running on");
@@ -188,10 +188,12 @@ const run = browserAvailable();
       const evil = firm.defineJob(`x<img src=x onerror="window.__xss=2">`, async () => {
         throw new Error(`</script><script>window.__xss=3;alert(3)</script>`);
       });
-      const id = await evil.enqueue(
-        { payload, close: "</script><script>alert(4)</script>", attr: `"><svg onload=alert(5)>` },
-        { queue: "q<b>" },
-      );
+      const id = (
+        await evil.enqueue(
+          { payload, close: "</script><script>alert(4)</script>", attr: `"><svg onload=alert(5)>` },
+          { queue: "q<b>" },
+        )
+      ).id;
       await firm.drain({ queues: "*" });
       await firm.recurring.schedule(`t<img src=x onerror=alert(6)>`, {
         job: `x<img src=x onerror="window.__xss=2">`,
@@ -269,11 +271,9 @@ const run = browserAvailable();
         await gate;
       });
       await showcase(env, firm);
-      const importId = await firm.enqueue(
-        "ImportCatalog",
-        { supplier: "north-wind", rows: 125_000 },
-        { queue: "imports" },
-      );
+      const importId = (
+        await firm.enqueue("ImportCatalog", { supplier: "north-wind", rows: 125_000 }, { queue: "imports" })
+      ).id;
       const supervisor = await firm.start({ workers: [{ queues: "imports", pollingInterval: 50 }], dispatchers: [] });
       await waitFor(() => started.includes(importId!), 15_000, "the import to start");
       const server = await startDashboardServer({ firm, port: 0, refreshInterval: 0 });

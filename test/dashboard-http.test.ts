@@ -15,7 +15,7 @@ describeEachDatabase("dashboard over HTTP", (env) => {
     const job = firm.defineJob("<b>job</b>", async () => {
       throw new Error("<img src=x onerror=alert(4)>");
     });
-    const id = await job.enqueue(XSS_ARGS, { queue: "q<i>" });
+    const id = (await job.enqueue(XSS_ARGS, { queue: "q<i>" })).id;
     await firm.drain();
     const served = await serveUnderPrefix(createDashboard({ firm, basePath: "/admin/jobs" }), "/admin/jobs");
     try {
@@ -100,7 +100,7 @@ describeEachDatabase("dashboard over HTTP", (env) => {
     const job = firm.defineJob("boom", async () => {
       throw new Error("x");
     });
-    const id = await job.enqueue({});
+    const id = (await job.enqueue({})).id;
     await firm.drain();
     const served = await serveUnderPrefix(createDashboard({ firm, readOnly: true }), "");
     try {
@@ -210,9 +210,9 @@ describeEachDatabase("dashboard over HTTP", (env) => {
       throw new Error("down");
     });
     const ids = [
-      await job.enqueue({ n: 1 }),
-      await job.enqueue({ n: 2 }),
-      await job.enqueue({ n: 3 }, { queue: "other" }),
+      (await job.enqueue({ n: 1 })).id,
+      (await job.enqueue({ n: 2 })).id,
+      (await job.enqueue({ n: 3 }, { queue: "other" })).id,
     ];
     await firm.drain({ queues: "*" });
     const served = await serveUnderPrefix(createDashboard({ firm }), "");

@@ -7,7 +7,7 @@ describeEachDatabase("scheduled jobs", (env) => {
     const firm = env.firm();
     const ran: number[] = [];
     const job = firm.defineJob("soon", async (args: { n: number }) => void ran.push(args.n));
-    const id = await job.enqueue({ n: 1 }, { wait: 150 });
+    const id = (await job.enqueue({ n: 1 }, { wait: 150 })).id;
     expect(await firm.dispatch()).toBe(0);
     expect(await firm.drain()).toBe(0);
     expect((await firm.getJob(id))?.state).toBe("scheduled");
@@ -22,8 +22,8 @@ describeEachDatabase("scheduled jobs", (env) => {
     const firm = env.firm();
     const job = firm.defineJob("batch", async () => {});
     const at = new Date(Date.now() + 150);
-    const low = await job.enqueueAll([{}, {}, {}], { at, priority: 5 });
-    const high = await job.enqueueAll([{}, {}], { at, priority: 1 });
+    const low = (await job.enqueueAll([{}, {}, {}], { at, priority: 5 })).map((result) => result.id);
+    const high = (await job.enqueueAll([{}, {}], { at, priority: 1 })).map((result) => result.id);
     await job.enqueue({}, { wait: "1h" });
     await new Promise((resolve) => setTimeout(resolve, 200));
     const database = await firm.database();

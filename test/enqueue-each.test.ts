@@ -36,10 +36,12 @@ describeEachDatabase("enqueueAll with options per job", (env) => {
     const firm = env.firm();
     const job = firm.defineJob("each", async (_args: { n: number }) => {}, { queue: "base", priority: 1 });
     const at = new Date(Date.now() + 3_600_000);
-    const ids = await job.enqueueAll([{ n: 0 }, { n: 1 }, { n: 2 }, { n: 3 }], {
-      priority: 5,
-      each: [undefined, { queue: "urgent", priority: -1 }, { wait: "10m" }, { at }],
-    });
+    const ids = (
+      await job.enqueueAll([{ n: 0 }, { n: 1 }, { n: 2 }, { n: 3 }], {
+        priority: 5,
+        each: [undefined, { queue: "urgent", priority: -1 }, { wait: "10m" }, { at }],
+      })
+    ).map((result) => result.id);
     const infos = await Promise.all(ids.map((id) => firm.getJob(id)));
     expect(infos.map((info) => [info?.queue, info?.priority, info?.state])).toEqual([
       ["base", 5, "ready"],
@@ -54,10 +56,12 @@ describeEachDatabase("enqueueAll with options per job", (env) => {
   it("takes a function of each job's arguments and place; a job's own time replaces the shared one", async () => {
     const firm = env.firm();
     const job = firm.defineJob("each-fn", async (_args: { tier: string }) => {});
-    const ids = await job.enqueueAll([{ tier: "gold" }, { tier: "free" }], {
-      wait: "1h",
-      each: (args, index) => (args.tier === "gold" ? { at: new Date(0), priority: index } : undefined),
-    });
+    const ids = (
+      await job.enqueueAll([{ tier: "gold" }, { tier: "free" }], {
+        wait: "1h",
+        each: (args, index) => (args.tier === "gold" ? { at: new Date(0), priority: index } : undefined),
+      })
+    ).map((result) => result.id);
     expect((await firm.getJob(ids[0]!))?.state).toBe("ready");
     expect((await firm.getJob(ids[1]!))?.state).toBe("scheduled");
   });

@@ -24,7 +24,9 @@ describeEachDatabase("enqueueing jobs due now", (env) => {
         job.enqueueAll(args.slice(0, 30)),
         job.enqueueAll(args.slice(30), { queue: "other", priority: 7 }),
       ])
-    ).flat() as number[];
+    )
+      .flat()
+      .map((result) => result.id);
     expect(new Set(ids).size).toBe(45);
     expect(ids.slice(0, 30)).toEqual([...ids.slice(0, 30)].sort((a, b) => a - b));
     for (const [index, id] of ids.entries()) {
@@ -53,7 +55,7 @@ describeEachDatabase("enqueueing jobs due now", (env) => {
     const seen: unknown[] = [];
     const job = firm.defineJob("single", async (args: { text: string }) => void seen.push(args.text));
     const ids: number[] = [];
-    for (const text of AWKWARD) ids.push((await job.enqueue({ text })) as number);
+    for (const text of AWKWARD) ids.push((await job.enqueue({ text })).id);
     expect(ids).toEqual([...ids].sort((a, b) => a - b));
     await firm.drain();
     expect(seen).toEqual(AWKWARD);

@@ -7,7 +7,7 @@ describeEachDatabase("enqueue", (env) => {
   it("writes a ready job with the definition's defaults and returns its numeric id", async () => {
     const firm = env.firm();
     const greet = firm.defineJob("greet", async (_args: { name: string }) => {});
-    const id = await greet.enqueue({ name: "Ada" });
+    const id = (await greet.enqueue({ name: "Ada" })).id;
     expect(typeof id).toBe("number");
     const job = await firm.getJob(id);
     expect(job).toMatchObject({
@@ -26,8 +26,8 @@ describeEachDatabase("enqueue", (env) => {
   it("uses per-definition and per-call queue and priority", async () => {
     const firm = env.firm();
     const report = firm.defineJob("report", async () => {}, { queue: "reports", priority: 5 });
-    const a = await report.enqueue(null);
-    const b = await report.enqueue(null, { queue: "urgent", priority: -2 });
+    const a = (await report.enqueue(null)).id;
+    const b = (await report.enqueue(null, { queue: "urgent", priority: -2 })).id;
     expect(await firm.getJob(a)).toMatchObject({ queue: "reports", priority: 5 });
     expect(await firm.getJob(b)).toMatchObject({ queue: "urgent", priority: -2 });
   });
@@ -36,10 +36,10 @@ describeEachDatabase("enqueue", (env) => {
     const firm = env.firm();
     const job = firm.defineJob("later", async () => {});
     const before = Date.now();
-    const waited = await job.enqueue(null, { wait: "5m" });
+    const waited = (await job.enqueue(null, { wait: "5m" })).id;
     const at = new Date(Date.now() + 60_000);
-    const timed = await job.enqueue(null, { at });
-    const past = await job.enqueue(null, { at: new Date(Date.now() - 60_000) });
+    const timed = (await job.enqueue(null, { at })).id;
+    const past = (await job.enqueue(null, { at: new Date(Date.now() - 60_000) })).id;
     const waitedJob = await firm.getJob(waited);
     expect(waitedJob?.state).toBe("scheduled");
     expect(waitedJob!.scheduledAt!.getTime()).toBeGreaterThanOrEqual(before + 300_000);
@@ -51,21 +51,21 @@ describeEachDatabase("enqueue", (env) => {
   it("enqueueAll writes many jobs and returns their ids in argument order", async () => {
     const firm = env.firm();
     const job = firm.defineJob("bulk", async (_args: { n: number }) => {});
-    const ids = await job.enqueueAll(Array.from({ length: 1203 }, (_, n) => ({ n })));
+    const ids = (await job.enqueueAll(Array.from({ length: 1203 }, (_, n) => ({ n })))).map((result) => result.id);
     expect(ids).toHaveLength(1203);
     expect(new Set(ids).size).toBe(1203);
     for (const index of [0, 999, 1000, 1202]) {
       expect((await firm.getJob(ids[index]!))?.arguments).toEqual({ n: index });
     }
     expect(await countRows(await env.db(), "firm_queue_ready_executions")).toBe(1203);
-    expect(await job.enqueueAll([])).toEqual([]);
+    expect((await job.enqueueAll([])).map((result) => result.id)).toEqual([]);
   });
 
   it("round-trips Date and bigint arguments through the database", async () => {
     const firm = env.firm();
     const job = firm.defineJob("typed", async () => {});
     const when = new Date("2030-01-02T03:04:05.678Z");
-    const id = await job.enqueue({ when, big: 9007199254740993n, text: "ünïcødé ✓" });
+    const id = (await job.enqueue({ when, big: 9007199254740993n, text: "ünïcødé ✓" })).id;
     expect((await firm.getJob(id))?.arguments).toEqual({ when, big: 9007199254740993n, text: "ünïcødé ✓" });
   });
 
@@ -90,7 +90,7 @@ describeEachDatabase("enqueue", (env) => {
 
   it("enqueues by name, with undeclared: true, jobs declared elsewhere", async () => {
     const producer = env.firm();
-    const id = (await producer.enqueue("defined-elsewhere", { x: 1 }, { queue: "remote", undeclared: true }))!;
+    const id = (await producer.enqueue("defined-elsewhere", { x: 1 }, { queue: "remote", undeclared: true })).id!;
     expect(await producer.getJob(id)).toMatchObject({ name: "defined-elsewhere", queue: "remote", state: "ready" });
   });
 
@@ -106,7 +106,7 @@ describeEachDatabase("enqueue", (env) => {
     ).rejects.toThrow("roll back");
     expect(await countRows(await env.db(), "firm_queue_jobs")).toBe(0);
     const committed = await db.transaction().execute((trx) => job.enqueue(null, { transaction: trx }));
-    expect((await firm.getJob(committed))?.state).toBe("ready");
+    expect((await firm.getJob(committed.id))?.state).toBe("ready");
   });
 
   it("returns null for a job that does not exist", async () => {

@@ -22,8 +22,8 @@ describeEachDatabase("failed jobs", (env) => {
   it("list shows each failed job with its error, filtered and paged; count agrees", async () => {
     const firm = env.firm();
     const { job, other } = brittle(firm);
-    const ids = await job.enqueueAll([{ n: 1 }, { n: 2 }, { n: 3 }]);
-    const otherId = await other.enqueue(null, { queue: "elsewhere" });
+    const ids = (await job.enqueueAll([{ n: 1 }, { n: 2 }, { n: 3 }])).map((result) => result.id);
+    const otherId = (await other.enqueue(null, { queue: "elsewhere" })).id;
     await firm.drain();
     await job.enqueue({ n: 4 }); // ready, not failed: never listed
     expect(await firm.failedJobs.count()).toBe(4);
@@ -54,7 +54,7 @@ describeEachDatabase("failed jobs", (env) => {
   it("retry sends a failed job back through dispatch with attempts reset; it runs again", async () => {
     const firm = env.firm();
     const { broken, job } = brittle(firm);
-    const id = await job.enqueue({ n: 1 });
+    const id = (await job.enqueue({ n: 1 })).id;
     await firm.drain();
     expect(await firm.getJob(id)).toMatchObject({ state: "failed", attempts: 1 });
     broken.value = false;
@@ -71,9 +71,9 @@ describeEachDatabase("failed jobs", (env) => {
   it("retry and discard refuse ids that are not failed jobs and then change nothing", async () => {
     const firm = env.firm();
     const { job } = brittle(firm);
-    const failedId = await job.enqueue({ n: 1 });
+    const failedId = (await job.enqueue({ n: 1 })).id;
     await firm.drain();
-    const readyId = await job.enqueue({ n: 2 });
+    const readyId = (await job.enqueue({ n: 2 })).id;
     await expect(firm.failedJobs.retry([failedId, readyId])).rejects.toThrow(JobNotFailedError);
     await expect(firm.failedJobs.retry([failedId, readyId])).rejects.toThrow(`Job ${readyId} is ready, not failed`);
     await expect(firm.failedJobs.delete([failedId, 999_999])).rejects.toThrow(JobNotFoundError);
@@ -85,7 +85,9 @@ describeEachDatabase("failed jobs", (env) => {
   it("delete (or its old name, discard) deletes a failed job; a running job is refused with JobRunningError", async () => {
     const firm = env.firm();
     const { job } = brittle(firm);
-    const [goneId, runningId, oldNameId] = await job.enqueueAll([{ n: 1 }, { n: 2 }, { n: 3 }]);
+    const [goneId, runningId, oldNameId] = (await job.enqueueAll([{ n: 1 }, { n: 2 }, { n: 3 }])).map(
+      (result) => result.id,
+    );
     await firm.drain();
     expect(await firm.failedJobs.delete(goneId!)).toBe(1);
     expect(await firm.failedJobs.discard(oldNameId!)).toBe(1);
@@ -108,7 +110,7 @@ describeEachDatabase("failed jobs", (env) => {
     const firm = env.firm();
     const { broken, job, other } = brittle(firm);
     await job.enqueueAll([1, 2, 3, 4, 5, 6, 7].map((n) => ({ n })));
-    const otherId = await other.enqueue(null);
+    const otherId = (await other.enqueue(null)).id;
     await firm.drain({ concurrency: 4 });
     expect(await firm.failedJobs.count()).toBe(8);
     broken.value = false;
@@ -129,7 +131,7 @@ describeEachDatabase("failed jobs", (env) => {
     const firm = env.firm();
     const { job, other } = brittle(firm);
     await job.enqueueAll([1, 2, 3, 4, 5].map((n) => ({ n })));
-    const otherId = await other.enqueue(null);
+    const otherId = (await other.enqueue(null)).id;
     await firm.drain({ concurrency: 3 });
     const batches: number[] = [];
     expect(

@@ -26,7 +26,7 @@ describeEachDatabase("out-of-range input", (env) => {
     await expect(firm.enqueue("later", null, { wait: "3000000d" })).rejects.toThrow(ConfigurationError);
     expect(await countRows(await env.db(), "firm_queue_jobs")).toBe(0);
     // The last storable year is accepted, and stays scheduled.
-    const id = await firm.enqueue("later", null, { at: new Date(Date.UTC(9999, 11, 31)) });
+    const id = (await firm.enqueue("later", null, { at: new Date(Date.UTC(9999, 11, 31)) })).id;
     expect((await firm.getJob(id!))?.state).toBe("scheduled");
     expect(await firm.dispatch()).toBe(0);
   });
@@ -36,10 +36,10 @@ describeEachDatabase("out-of-range input", (env) => {
     const seen: unknown[] = [];
     firm.defineJob("proto", async (args: unknown) => void seen.push(args));
     const args = JSON.parse('{"__proto__": {"polluted": true}, "a": 1}') as Record<string, unknown>;
-    const id = await firm.enqueue("proto", args);
+    const id = (await firm.enqueue("proto", args)).id;
     // And a row written by another program with the key in its stored JSON.
     const db = await env.db();
-    const other = await firm.enqueue("proto", { a: 2 });
+    const other = (await firm.enqueue("proto", { a: 2 })).id;
     await db
       .updateTable("firm_queue_jobs")
       .set({ arguments: '{"__proto__": {"polluted": true}, "a": 2}' })

@@ -9,8 +9,8 @@ describeEachDatabase("firm.inspect", (env) => {
     const report = firm.defineJob("report", async () => {});
     const ids: number[] = [];
     for (let index = 0; index < 5; index += 1)
-      ids.push(await email.enqueue({ index }, { queue: index % 2 === 0 ? "mail" : "other" }));
-    const reportId = await report.enqueue({ big: 10n, at: new Date("2026-01-02T03:04:05Z") });
+      ids.push((await email.enqueue({ index }, { queue: index % 2 === 0 ? "mail" : "other" })).id);
+    const reportId = (await report.enqueue({ big: 10n, at: new Date("2026-01-02T03:04:05Z") })).id;
     await email.enqueue({ later: true }, { wait: "1h" });
 
     const first = await firm.inspect.jobs({ state: "ready", limit: 2 });
@@ -53,10 +53,10 @@ describeEachDatabase("firm.inspect", (env) => {
     });
     const done: number[] = [];
     for (let index = 0; index < 3; index += 1) {
-      done.push(await ok.enqueue({ index }));
+      done.push((await ok.enqueue({ index })).id);
       await firm.drain();
     }
-    const failedId = await bad.enqueue({});
+    const failedId = (await bad.enqueue({})).id;
     await firm.drain();
 
     const page1 = await firm.inspect.jobs({ state: "finished", limit: 2 });

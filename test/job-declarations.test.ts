@@ -12,7 +12,7 @@ describeEachDatabase("job declarations apart from handlers", (env) => {
   it("a web process enqueues a declared job with its options; the worker implements and runs it", async () => {
     const web = env.firm();
     const sendEmail = web.declareJob<{ to: string }>("send-email", { queue: "mail", priority: 4 });
-    const id = await sendEmail.enqueue({ to: "ada@example.com" });
+    const id = (await sendEmail.enqueue({ to: "ada@example.com" })).id;
     expect(await web.getJob(id)).toMatchObject({ name: "send-email", queue: "mail", priority: 4, state: "ready" });
 
     const worker = env.firm();
@@ -30,9 +30,9 @@ describeEachDatabase("job declarations apart from handlers", (env) => {
     const sync = web.declareJob<{ account: number }>("sync-account", {
       concurrency: { key: (args) => args.account, to: 1 },
     });
-    const first = await sync.enqueue({ account: 7 });
-    const second = await sync.enqueue({ account: 7 });
-    const other = await web.enqueue("sync-account", { account: 8 });
+    const first = (await sync.enqueue({ account: 7 })).id;
+    const second = (await sync.enqueue({ account: 7 })).id;
+    const other = (await web.enqueue("sync-account", { account: 8 })).id;
     expect((await web.getJob(first))?.state).toBe("ready");
     expect((await web.getJob(second))?.state).toBe("blocked");
     expect((await web.getJob(other!))?.state).toBe("ready");
@@ -51,14 +51,14 @@ describeEachDatabase("job declarations apart from handlers", (env) => {
     await expect(web.enqueue("elsewhere", null, { undeclared: "yes" as unknown as boolean })).rejects.toThrow(
       ConfigurationError,
     );
-    const id = await web.enqueue("elsewhere", { n: 1 }, { undeclared: true, queue: "q2" });
+    const id = (await web.enqueue("elsewhere", { n: 1 }, { undeclared: true, queue: "q2" })).id;
     expect(await web.getJob(id!)).toMatchObject({ name: "elsewhere", queue: "q2", arguments: { n: 1 } });
   });
 
   it("a worker that claims a declared job without a handler fails it with JobNotImplementedError", async () => {
     const firm = env.firm();
     const report = firm.declareJob<{ n: number }>("report");
-    const id = await report.enqueue({ n: 1 });
+    const id = (await report.enqueue({ n: 1 })).id;
     expect(await firm.drain()).toBe(1);
     const job = await firm.getJob(id);
     expect(job?.state).toBe("failed");

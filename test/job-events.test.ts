@@ -28,9 +28,9 @@ describeEachDatabase("job lifecycle events", (env) => {
     const heard = record(firm, ["job.enqueued"]);
     const job = firm.defineJob("greet", async () => undefined, { queue: "mail", priority: 3 });
     const at = new Date(Date.now() + 3_600_000);
-    const one = await job.enqueue({ to: "a" }, { at });
-    const [two, three] = await job.enqueueAll([{ to: "b" }, { to: "c" }]);
-    const viaName = await firm.enqueue("greet", { to: "d" }, { queue: "urgent" });
+    const one = (await job.enqueue({ to: "a" }, { at })).id;
+    const [two, three] = (await job.enqueueAll([{ to: "b" }, { to: "c" }])).map((result) => result.id);
+    const viaName = (await firm.enqueue("greet", { to: "d" }, { queue: "urgent" })).id;
     expect(heard.map(([, event]) => event.jobId)).toEqual([one, two, three, viaName]);
     expect(heard[0]).toEqual([
       "job.enqueued",
@@ -43,7 +43,7 @@ describeEachDatabase("job lifecycle events", (env) => {
     const firm = env.firm();
     const heard = record(firm, ["job.claimed", "job.started", "job.finished"]);
     const job = firm.defineJob("work", async () => new Promise((resolve) => setTimeout(resolve, 30)));
-    const id = await job.enqueue(null);
+    const id = (await job.enqueue(null)).id;
     const scheduledAt = (await firm.getJob(id))!.scheduledAt;
     expect(await firm.drain()).toBe(1);
     expect(heard.map(([name]) => name)).toEqual(["job.claimed", "job.started", "job.finished"]);
@@ -68,7 +68,7 @@ describeEachDatabase("job lifecycle events", (env) => {
       },
       { retry: { attempts: 2, backoff: "1h" } },
     );
-    const id = await job.enqueue(null);
+    const id = (await job.enqueue(null)).id;
     await firm.drain();
     await fastForward(env, firm);
     await firm.drain();
@@ -91,7 +91,7 @@ describeEachDatabase("job lifecycle events", (env) => {
       },
       { retry: { attempts: 5, discardOn: (error) => error instanceof FlakyError } },
     );
-    const id = await job.enqueue(null);
+    const id = (await job.enqueue(null)).id;
     await firm.drain();
     expect(heard).toEqual([
       [
@@ -132,7 +132,7 @@ describeEachDatabase("job lifecycle events", (env) => {
     const job = firm.defineJob("once", async () => undefined, {
       concurrency: { key: () => "only", to: 1, duration: "5m", onConflict: "discard" },
     });
-    const [first, second] = await job.enqueueAll([null, null]);
+    const [first, second] = (await job.enqueueAll([null, null])).map((result) => result.id);
     expect(first).not.toBeNull();
     expect(second).toBeNull();
     expect(heard.map(([name, event]) => [name, event.reason])).toEqual([
@@ -152,7 +152,7 @@ describeEachDatabase("job lifecycle events", (env) => {
         new Promise((_, reject) => context.signal.addEventListener("abort", () => reject(context.signal.reason))),
       { timeout: 50, retry: { attempts: 1 } },
     );
-    const id = await job.enqueue(null);
+    const id = (await job.enqueue(null)).id;
     await firm.drain();
     expect(heard.map(([name]) => name)).toEqual(["job.timed_out", "job.failed"]);
     expect(heard[0]![1]).toMatchObject({ jobId: id, job: "slow", attempt: 1, timeoutMs: 50 });
@@ -165,7 +165,7 @@ describeEachDatabase("job lifecycle events", (env) => {
       await new Promise<void>((resolve) => context.signal.addEventListener("abort", () => resolve()));
       throw context.signal.reason;
     });
-    const ids = await job.enqueueAll([{ n: 1 }, { n: 2 }, { n: 3 }]);
+    const ids = (await job.enqueueAll([{ n: 1 }, { n: 2 }, { n: 3 }])).map((result) => result.id);
     const supervisor = await firm.start({
       workers: [{ concurrency: 1, prefetch: 2, pollingInterval: 50 }],
       dispatchers: [],
@@ -190,7 +190,7 @@ describeEachDatabase("job lifecycle events", (env) => {
       throw new Error("async listener bug");
     });
     const job = firm.defineJob("sturdy", async () => undefined);
-    const id = await job.enqueue(null);
+    const id = (await job.enqueue(null)).id;
     expect(await firm.drain()).toBe(1);
     expect((await firm.getJob(id))!.state).toBe("finished");
     await waitFor(() => reported.length === 2, 5_000, "both listener errors to be reported");

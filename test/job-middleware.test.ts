@@ -67,7 +67,7 @@ describeEachDatabase("job middleware", (env) => {
       },
       { queue: "q1", priority: 4, timeout: "1m" },
     );
-    const id = await job.enqueue({ n: 5 });
+    const id = (await job.enqueue({ n: 5 })).id;
     await firm.drain();
     expect(seen).toMatchObject({ jobId: id, name: "inspected", queue: "q1", priority: 4, attempt: 1, args: { n: 5 } });
     expect(seen!.signal).toBe(handlerSignal);
@@ -95,7 +95,7 @@ describeEachDatabase("job middleware", (env) => {
         },
       },
     );
-    const id = await job.enqueue(null);
+    const id = (await job.enqueue(null)).id;
     await firm.drain();
     expect(judged).toEqual([thrown]);
     expect(judged[0]).toBe(thrown);
@@ -110,7 +110,7 @@ describeEachDatabase("job middleware", (env) => {
         },
       ],
     });
-    const other = await discarding.enqueue(null);
+    const other = (await discarding.enqueue(null)).id;
     await firm.drain();
     expect((await firm.getJob(other))!).toMatchObject({ state: "finished", attempts: 1 });
     expect((await firm.getJob(other))!.lastError).toMatchObject({ message: "from a middleware" });
@@ -122,7 +122,7 @@ describeEachDatabase("job middleware", (env) => {
     const job = firm.defineJob("skipped", async () => void (ran = true), {
       middleware: [async () => undefined],
     });
-    const id = await job.enqueue(null);
+    const id = (await job.enqueue(null)).id;
     expect(await firm.drain()).toBe(1);
     expect(ran).toBe(false);
     expect((await firm.getJob(id))!.state).toBe("finished");
@@ -139,7 +139,7 @@ describeEachDatabase("job middleware", (env) => {
         },
       ],
     });
-    const id = await job.enqueue(null);
+    const id = (await job.enqueue(null)).id;
     await firm.drain();
     expect(runs).toBe(1);
     const info = (await firm.getJob(id))!;

@@ -10,7 +10,7 @@ describeEachDatabase("job argument schemas (Standard Schema)", (env) => {
     const schema = z.object({ to: z.string().email(), retries: z.number().int().default(3) });
     const seen: unknown[] = [];
     const mail = firm.defineJob("mail", async (args) => void seen.push(args), { schema });
-    const id = await mail.enqueue({ to: "ada@example.com" });
+    const id = (await mail.enqueue({ to: "ada@example.com" })).id;
     expect((await firm.getJob(id))?.arguments).toEqual({ to: "ada@example.com" });
     await firm.drain();
     expect(seen).toEqual([{ to: "ada@example.com", retries: 3 }]);
@@ -60,7 +60,7 @@ describeEachDatabase("job argument schemas (Standard Schema)", (env) => {
   it("a stored job that no longer matches the schema fails before its handler runs, without retries", async () => {
     // The old version of the app enqueued without a schema; the new one requires a field.
     const old = env.firm();
-    const id = await old.declareJob("invoice").enqueue({ customer: 5 });
+    const id = (await old.declareJob("invoice").enqueue({ customer: 5 })).id;
     const now = env.firm();
     let ran = false;
     now.defineJob("invoice", async () => void (ran = true), {
@@ -82,7 +82,7 @@ describeEachDatabase("job argument schemas (Standard Schema)", (env) => {
       schema: z.object({ account: z.coerce.number() }),
       concurrency: { key: (args) => args.account * 2, to: 1 },
     });
-    const id = await job.enqueue({ account: "21" });
+    const id = (await job.enqueue({ account: "21" })).id;
     const row = await (await env.db())
       .selectFrom("firm_queue_jobs")
       .select("concurrency_key")

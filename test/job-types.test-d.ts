@@ -1,7 +1,14 @@
 import { describe, expectTypeOf, it } from "vitest";
 import * as v from "valibot";
 import { z } from "zod";
-import { FirmQueue, type Job, type JobArguments, type JobContext } from "../src/index.js";
+import {
+  type EnqueuedJob,
+  type EnqueueResult,
+  FirmQueue,
+  type Job,
+  type JobArguments,
+  type JobContext,
+} from "../src/index.js";
 
 // Type-only: checked by vitest's typecheck (see vitest.config.ts), never run.
 const firm = new FirmQueue({ databaseUrl: "sqlite::memory:" });
@@ -57,11 +64,13 @@ describe("declared argument types", () => {
     void job.enqueue({ n: 1 });
   });
 
-  it("a drop-on-conflict limit makes enqueue resolve to number | null", () => {
+  it("a drop-on-conflict limit lets enqueue resolve to a dropped result (id null); any other, never", () => {
     const job = firm.declareJob<{ k: string }>("dropping", { concurrency: { key: "k", onConflict: "drop" } });
-    expectTypeOf(job.enqueue).returns.resolves.toEqualTypeOf<number | null>();
+    expectTypeOf(job.enqueue).returns.resolves.toEqualTypeOf<EnqueueResult>();
+    expectTypeOf<Awaited<ReturnType<typeof job.enqueue>>["id"]>().toEqualTypeOf<number | null>();
     const blocking = firm.declareJob<{ k: string }>("blocking", { concurrency: { key: "k" } });
-    expectTypeOf(blocking.enqueue).returns.resolves.toEqualTypeOf<number>();
+    expectTypeOf(blocking.enqueue).returns.resolves.toEqualTypeOf<EnqueuedJob>();
+    expectTypeOf<Awaited<ReturnType<typeof blocking.enqueue>>["id"]>().toEqualTypeOf<number>();
   });
 });
 

@@ -39,7 +39,7 @@ describeEachDatabase("migration 002_add_jobs_last_error", (env) => {
       const [row] = await database.db.selectFrom("firm_queue_jobs").select(["id", "last_error"]).execute();
       expect(row?.last_error).toBeNull();
       // New jobs record their last error in the new column.
-      const id = await job.enqueue(null);
+      const id = (await job.enqueue(null)).id;
       await firm.drain();
       expect((await firm.getJob(id))?.lastError).toMatchObject({ message: "after the upgrade" });
       expect(await firm.migrate()).toEqual([]);

@@ -51,7 +51,7 @@ describeEachDatabase("migrations", (env) => {
   it("deleting a job cascades to its executions", async () => {
     const firm = env.firm();
     const job = firm.defineJob("cascade", async () => {});
-    const id = await job.enqueue(null);
+    const id = (await job.enqueue(null)).id;
     const { db } = await firm.database();
     await db.deleteFrom("firm_queue_jobs").where("id", "=", id).execute();
     const left = await db.selectFrom("firm_queue_ready_executions").select("id").where("job_id", "=", id).execute();
@@ -61,7 +61,7 @@ describeEachDatabase("migrations", (env) => {
   it("a job has at most one row per execution table (unique job_id)", async () => {
     const firm = env.firm();
     const job = firm.defineJob("unique", async () => {});
-    const id = await job.enqueue(null);
+    const id = (await job.enqueue(null)).id;
     const { db } = await firm.database();
     await expect(
       db

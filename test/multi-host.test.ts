@@ -86,7 +86,7 @@ describe
             [...Array(held)].map(() => cluster.firm.enqueue("work", { ms: 0, holdUntil: release })),
           )),
           ...(await Promise.all([0, 1].map(() => cluster.firm.enqueue("limited", { ms: 0, holdUntil: release })))),
-        ] as number[];
+        ].map((result) => result.id) as number[];
         const firstIds = await hostProcessIds(db, first.child.pid!);
         await waitFor(
           async () => (await watch.claimsOf(firstIds)) === heldIds.length,
@@ -99,7 +99,7 @@ describe
         const busy = [
           ...(await Promise.all([...Array(LONG ? 40 : 16)].map(() => cluster.firm.enqueue("work", { ms: 300 })))),
           ...(await Promise.all([...Array(4)].map(() => cluster.firm.enqueue("limited", { ms: 300 })))),
-        ];
+        ].map((result) => result.id);
 
         watch.start(firstIds);
         const beats = await db
@@ -128,8 +128,10 @@ describe
 
         // The network comes back with new work waiting: a host that ignored its pruning would claim it.
         const wave = [
-          ...(await Promise.all([...Array(12)].map(() => cluster.firm.enqueue("work", { ms: 50 })))),
-          await cluster.firm.enqueue("limited", { ms: 50 }),
+          ...(await Promise.all([...Array(12)].map(() => cluster.firm.enqueue("work", { ms: 50 })))).map(
+            (result) => result.id,
+          ),
+          (await cluster.firm.enqueue("limited", { ms: 50 })).id,
         ];
         first.network.restore();
         writeFileSync(release, "");
@@ -192,9 +194,9 @@ describe
     });
     try {
       await started(host);
-      const ids = (await Promise.all(
-        [0, 1].map(() => cluster.firm.enqueue("work", { ms: 0, holdUntil: release })),
-      )) as number[];
+      const ids = (
+        await Promise.all([0, 1].map(() => cluster.firm.enqueue("work", { ms: 0, holdUntil: release })))
+      ).map((result) => result.id!);
       const hostIds = await hostProcessIds(db, host.child.pid!);
       await waitFor(
         async () =>
@@ -252,7 +254,11 @@ describe
       await Promise.all(hosts.map(started));
       const ids: (number | null)[] = [];
       for (let batch = 0; batch < 6; batch++) {
-        ids.push(...(await Promise.all([...Array(25)].map(() => cluster.firm.enqueue("work", { ms: 20 })))));
+        ids.push(
+          ...(await Promise.all([...Array(25)].map(() => cluster.firm.enqueue("work", { ms: 20 })))).map(
+            (result) => result.id,
+          ),
+        );
       }
       // One process per host in async mode: supervisor, worker and dispatcher share one pool, plus
       // the LISTEN connection on PostgreSQL (src/supervisor/connection-budget.ts).

@@ -33,7 +33,7 @@ describe.runIf(testDialects().includes("postgres"))(
       const supervisor = await worker.start({ workers: [{ pollingInterval: SLOW_POLL }], dispatchers: [] });
       closing.push(() => supervisor.stop());
       await new Promise((resolve) => setTimeout(resolve, 500)); // its first poll found nothing
-      const id = await env.firm().enqueue("remote", null, { undeclared: true });
+      const id = (await env.firm().enqueue("remote", null, { undeclared: true })).id;
       await waitFor(() => ran.includes(id!), 15_000, "the other instance's job to run");
       expect(ran).toEqual([id]);
     }

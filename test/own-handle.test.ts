@@ -12,8 +12,8 @@ describeEachDatabase("a database handle the application passes in", (env) => {
         const seen: Array<{ n: number; at: string }> = [];
         const job = firm.defineJob<{ n: number; at: string }>("own-handle", async (args) => void seen.push(args));
         expect(await firm.migrate()).toEqual([]);
-        const id = await job.enqueue({ n: 1, at: "now" });
-        const later = await job.enqueue({ n: 2, at: "later" }, { wait: "1h" });
+        const id = (await job.enqueue({ n: 1, at: "now" })).id;
+        const later = (await job.enqueue({ n: 2, at: "later" }, { wait: "1h" })).id;
         expect(await firm.drain()).toBe(1);
         const finished = await firm.getJob(id);
         expect(finished?.state).toBe("finished");

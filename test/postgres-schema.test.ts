@@ -65,7 +65,7 @@ describe.runIf(testDialects().includes("postgres"))("a PostgreSQL schema for fir
     const supervisor = await worker.start({ workers: [{ pollingInterval: 60_000 }], dispatchers: [] });
     try {
       await new Promise((resolve) => setTimeout(resolve, 500));
-      const id = await inSchema("wake").enqueue("remote", null, { undeclared: true });
+      const id = (await inSchema("wake").enqueue("remote", null, { undeclared: true })).id;
       await waitFor(() => ran.includes(id!), 15_000, "the job to run");
     } finally {
       await supervisor.stop();

@@ -8,11 +8,11 @@ describeEachDatabase("queue operations", (env) => {
     const failing = firm.defineJob("fails", async () => {
       throw new Error("x");
     });
-    const failedId = await failing.enqueue(null, { queue: "mail" });
+    const failedId = (await failing.enqueue(null, { queue: "mail" })).id;
     await firm.drain();
-    const ready = await job.enqueueAll([{}, {}, {}, {}, {}], { queue: "mail" });
-    const later = await job.enqueue({}, { queue: "mail", wait: "1h" });
-    const elsewhere = await job.enqueue({}, { queue: "reports" });
+    const ready = (await job.enqueueAll([{}, {}, {}, {}, {}], { queue: "mail" })).map((result) => result.id);
+    const later = (await job.enqueue({}, { queue: "mail", wait: "1h" })).id;
+    const elsewhere = (await job.enqueue({}, { queue: "reports" })).id;
     expect(await firm.queues.clear("mail", { batchSize: 2 })).toBe(5);
     for (const id of ready) expect(await firm.getJob(id)).toBeNull();
     expect(await firm.getJob(later)).toMatchObject({ state: "scheduled" });
@@ -50,10 +50,12 @@ describeEachDatabase("queue operations", (env) => {
     const firm = env.firm();
     const ran = new Set<number>();
     const job = firm.defineJob("race", async (_args: null, context) => void ran.add(context.jobId));
-    const ids = await job.enqueueAll(
-      Array.from({ length: 120 }, () => null),
-      { queue: "contested" },
-    );
+    const ids = (
+      await job.enqueueAll(
+        Array.from({ length: 120 }, () => null),
+        { queue: "contested" },
+      )
+    ).map((result) => result.id);
     const worker = env.firm();
     worker.defineJob("race", async (_args: null, context) => void ran.add(context.jobId));
     const [, discarded] = await Promise.all([
@@ -73,7 +75,7 @@ describeEachDatabase("queue operations", (env) => {
     it("clear skips ready jobs a worker is claiming at that moment", async () => {
       const firm = env.firm();
       const job = firm.defineJob("work", async () => {});
-      const [held, free] = await job.enqueueAll([{}, {}], { queue: "q" });
+      const [held, free] = (await job.enqueueAll([{}, {}], { queue: "q" })).map((result) => result.id);
       const db = await env.db();
       let discarded = -1;
       await db.transaction().execute(async (trx) => {

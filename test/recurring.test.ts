@@ -88,7 +88,7 @@ describeEachDatabase("recurring ticks", (env) => {
     // transaction) and all of it rolls back, the mark included.
     const racing: EnqueueJobs = async (db, policies, requests, trx) => {
       const [rival] = await enqueueJobs(db, policies, requests, trx);
-      await insertRecurringExecution(trx!, { jobId: rival!, taskKey: TASK.key, runAt: T }, new Date());
+      await insertRecurringExecution(trx!, { jobId: rival!.id!, taskKey: TASK.key, runAt: T }, new Date());
       return enqueueJobs(db, policies, requests, trx);
     };
     expect(await enqueueRecurringTick(database, POLICIES, TASK, T, DEFAULTS, racing)).toEqual({ kind: "duplicate" });
@@ -101,7 +101,7 @@ describeEachDatabase("recurring ticks", (env) => {
     const database = await withTask();
     const earlier = await enqueueRecurringTick(database, POLICIES, TASK, new Date(T.getTime() - 1000), DEFAULTS);
     // A broken enqueue handing back a job that already has an execution row: unique (job_id).
-    const broken: EnqueueJobs = async () => [(earlier as { jobId: number }).jobId];
+    const broken: EnqueueJobs = async () => [{ status: "created", id: (earlier as { jobId: number }).jobId }];
     const failure = await enqueueRecurringTick(database, POLICIES, TASK, T, DEFAULTS, broken).catch(
       (error: unknown) => error,
     );
@@ -113,7 +113,7 @@ describeEachDatabase("recurring ticks", (env) => {
   it("a tick whose job the concurrency controls discard creates no job and no execution row", async () => {
     const database = await withTask();
     // Stands in for enqueueJobs once it applies concurrency controls: a discarded job is null.
-    const discarding: EnqueueJobs = async () => [null];
+    const discarding: EnqueueJobs = async () => [{ status: "dropped", id: null }];
     expect(await enqueueRecurringTick(database, POLICIES, TASK, T, DEFAULTS, discarding)).toEqual({
       kind: "discarded",
     });
@@ -138,7 +138,7 @@ describeEachDatabase("recurring ticks", (env) => {
     // Another job of the same key holds the only slot.
     const holder = env.firm();
     const report = holder.defineJob("report", async () => {}, limited);
-    const held = await report.enqueue(null);
+    const held = (await report.enqueue(null)).id;
     expect(held).not.toBeNull();
     await scheduler.step(clock.set("2024-05-01T00:00:01.000Z"));
     expect(await countRows(database.db, "firm_queue_jobs")).toBe(1);

@@ -34,7 +34,7 @@ describeEachDatabase("retries", (env) => {
       },
       { retry: { attempts: 5, backoff: 0 } },
     );
-    const id = await job.enqueue(null);
+    const id = (await job.enqueue(null)).id;
     expect(await firm.drain()).toBe(3);
     expect(attempts).toEqual([1, 2, 3]);
     const info = await firm.getJob(id);
@@ -55,7 +55,7 @@ describeEachDatabase("retries", (env) => {
       },
       { retry: { attempts: 3, backoff: 0 } },
     );
-    const id = await job.enqueue(null);
+    const id = (await job.enqueue(null)).id;
     await firm.drain();
     expect(runs).toBe(3);
     const info = await firm.getJob(id);
@@ -72,7 +72,7 @@ describeEachDatabase("retries", (env) => {
       runs++;
       throw new FlakyError("no");
     });
-    const id = await job.enqueue(null);
+    const id = (await job.enqueue(null)).id;
     await firm.drain();
     expect(runs).toBe(1);
     expect(await firm.getJob(id)).toMatchObject({ state: "failed", attempts: 1 });
@@ -89,8 +89,8 @@ describeEachDatabase("retries", (env) => {
       },
       { retry: { attempts: 3, backoff: 0, retryOn: (error) => error instanceof FlakyError } },
     );
-    const flakyId = await job.enqueue({ kind: "flaky" });
-    const typeId = await job.enqueue({ kind: "type" });
+    const flakyId = (await job.enqueue({ kind: "flaky" })).id;
+    const typeId = (await job.enqueue({ kind: "type" })).id;
     await firm.drain();
     expect(runs).toEqual({ flaky: 3, type: 1 });
     expect(await firm.getJob(flakyId)).toMatchObject({ state: "failed", attempts: 3 });
@@ -111,7 +111,7 @@ describeEachDatabase("retries", (env) => {
       },
       { retry: { attempts: 5, backoff: 0, abandonOn: (error) => error instanceof Obsolete } },
     );
-    const id = await job.enqueue(null);
+    const id = (await job.enqueue(null)).id;
     await firm.drain();
     expect(runs).toBe(1);
     const info = await firm.getJob(id);
@@ -140,7 +140,7 @@ describeEachDatabase("retries", (env) => {
       },
       { retry: { attempts: 5, backoff: 0, discardOn: (error) => error instanceof Obsolete } },
     );
-    const id = await job.enqueue(null);
+    const id = (await job.enqueue(null)).id;
     await firm.drain();
     expect(runs).toBe(1);
     const info = await firm.getJob(id);
@@ -167,7 +167,7 @@ describeEachDatabase("retries", (env) => {
       },
       { retry: { attempts: 5, backoff: 0 } },
     );
-    const id = await job.enqueue(null);
+    const id = (await job.enqueue(null)).id;
     await firm.drain();
     expect(runs).toBe(1);
     expect(await firm.getJob(id)).toMatchObject({
@@ -193,7 +193,7 @@ describeEachDatabase("retries", (env) => {
         },
       },
     );
-    const id = await job.enqueue(null);
+    const id = (await job.enqueue(null)).id;
     await firm.drain();
     // The job's own error is what gets stored, not the policy's.
     expect(await firm.getJob(id)).toMatchObject({
@@ -206,7 +206,7 @@ describeEachDatabase("retries", (env) => {
   it("recordFailedAttempt applies the policy to errors from outside the handler (crash recovery)", async () => {
     const firm = env.firm();
     const job = firm.defineJob("survivor", async () => {}, { retry: { attempts: 2, backoff: 0 } });
-    const id = await job.enqueue(null);
+    const id = (await job.enqueue(null)).id;
     const database = await firm.database();
     const processId = await registerProcess(database.db, { kind: "Worker", name: "doomed-process" }, new Date());
     await claimJobs(database, new QueueSelector("*"), 1, processId);
@@ -250,7 +250,7 @@ describeEachDatabase("retries", (env) => {
       },
       { retry: { attempts: 4, backoff: "exponential", jitter: 0.5 } },
     );
-    const id = await job.enqueue(null);
+    const id = (await job.enqueue(null)).id;
     for (const base of [1000, 2000, 4000]) {
       const before = Date.now();
       await firm.drain();
@@ -283,7 +283,7 @@ describeEachDatabase("retries", (env) => {
       ["capped", { retry: { attempts: 3, backoff: "polynomial", maxDelay: "10s" } }, [3000, 10_000]],
     ];
     const ids = new Map<string, number>();
-    for (const [name, options] of cases) ids.set(name, (await firm.defineJob(name, fail, options).enqueue(null))!);
+    for (const [name, options] of cases) ids.set(name, (await firm.defineJob(name, fail, options).enqueue(null)).id!);
     for (const round of [0, 1]) {
       const before = Date.now();
       await firm.drain();

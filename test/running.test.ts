@@ -24,7 +24,7 @@ describeEachDatabase("running jobs", (env) => {
       },
       { queue: "q" },
     );
-    const id = await job.enqueue({ n: 7 });
+    const id = (await job.enqueue({ n: 7 })).id;
     await firm.drain();
     expect(seen).toEqual([{ args: { n: 7 }, id, name: "ctx", queue: "q", attempt: 1, aborted: false }]);
     const info = await firm.getJob(id);
@@ -38,7 +38,7 @@ describeEachDatabase("running jobs", (env) => {
   it("deletes finished jobs when preserveFinishedJobs is false", async () => {
     const firm = env.firm({ preserveFinishedJobs: false });
     const job = firm.defineJob("gone", async () => {});
-    const id = await job.enqueue(null);
+    const id = (await job.enqueue(null)).id;
     await firm.drain();
     expect(await firm.getJob(id)).toBeNull();
   });
@@ -56,8 +56,8 @@ describeEachDatabase("running jobs", (env) => {
     const good = firm.defineJob("good", async () => {
       ran.push("good");
     });
-    const badId = await bad.enqueue(null, { priority: 0 });
-    const goodId = await good.enqueue(null, { priority: 1 });
+    const badId = (await bad.enqueue(null, { priority: 0 })).id;
+    const goodId = (await good.enqueue(null, { priority: 1 })).id;
     expect(await firm.drain()).toBe(2);
     expect(ran).toEqual(["bad", "good"]);
     const failed = await firm.getJob(badId);
@@ -72,17 +72,17 @@ describeEachDatabase("running jobs", (env) => {
     const job = firm.defineJob("throws-string", async () => {
       throw "plain string";
     });
-    const id = await job.enqueue(null);
+    const id = (await job.enqueue(null)).id;
     await firm.drain();
     expect((await firm.getJob(id))?.error).toEqual({ name: "NonError", message: "plain string" });
   });
 
   it("fails a job whose name is not defined here with UnknownJobError, and goes on", async () => {
     const producer = env.firm();
-    const unknownId = (await producer.enqueue("nobody-defines-me", { x: 1 }, { undeclared: true }))!;
+    const unknownId = (await producer.enqueue("nobody-defines-me", { x: 1 }, { undeclared: true })).id!;
     const worker = env.firm();
     const known = worker.defineJob("known", async () => {});
-    const knownId = await known.enqueue(null);
+    const knownId = (await known.enqueue(null)).id;
     expect(await worker.drain()).toBe(2);
     const failed = await worker.getJob(unknownId);
     expect(failed?.state).toBe("failed");
@@ -95,7 +95,7 @@ describeEachDatabase("running jobs", (env) => {
   it("fails a job whose stored arguments cannot be read with DeserializationError", async () => {
     const firm = env.firm();
     const job = firm.defineJob("corrupt", async () => {});
-    const id = await job.enqueue({ ok: true });
+    const id = (await job.enqueue({ ok: true })).id;
     const db = await env.db();
     await db.updateTable("firm_queue_jobs").set({ arguments: "{not json" }).where("id", "=", id).execute();
     await firm.drain();
@@ -119,7 +119,7 @@ describeEachDatabase("running jobs", (env) => {
     let release!: () => void;
     const gate = new Promise<void>((resolve) => (release = resolve));
     const job = firm.defineJob("slow", async () => gate);
-    const id = await job.enqueue(null);
+    const id = (await job.enqueue(null)).id;
     const database = await firm.database();
     const processId = await registerProcess(database.db, { kind: "Worker", name: "stale-test" }, new Date());
     const [claimed] = await claimJobs(database, new QueueSelector("*"), 1, processId);

@@ -34,7 +34,7 @@ describe.runIf(restartable.length > 0).each(restartable)("a test server restart 
       try {
         const firm = new FirmQueue({ databaseUrl: database.url, logger: silentLogger });
         await firm.migrate();
-        const id = await firm.enqueue("kept", { n: 1 }, { undeclared: true });
+        const id = (await firm.enqueue("kept", { n: 1 }, { undeclared: true })).id;
         await firm.close();
         const { dropped } = await holders[dialect](database.url);
         await server.restart();

@@ -43,7 +43,7 @@ describeEachDatabase("in-process supervisor", (env) => {
       sawAbort = context.signal.aborted;
       await new Promise((resolve) => setTimeout(resolve, 50));
     });
-    const id = await job.enqueue(null);
+    const id = (await job.enqueue(null)).id;
     const supervisor = await firm.start({ workers: [{ pollingInterval: 10 }], shutdownTimeout: 2000 });
     // Wait for the handler itself: a claim can be visible a moment before the job starts.
     await waitFor(() => started, 5000, "the job to start");
@@ -61,7 +61,7 @@ describeEachDatabase("in-process supervisor", (env) => {
         context.signal.addEventListener("abort", () => reject(context.signal.reason)),
       );
     });
-    const id = await job.enqueue(null);
+    const id = (await job.enqueue(null)).id;
     const supervisor = await firm.start({ workers: [{ pollingInterval: 10 }] });
     await waitFor(() => started, 5000, "the job to start");
     await supervisor.stop();
@@ -72,7 +72,7 @@ describeEachDatabase("in-process supervisor", (env) => {
     const firm = env.firm();
     let finishLate: (() => void) | undefined;
     const job = firm.defineJob("stubborn", async () => new Promise<void>((resolve) => (finishLate = resolve)));
-    const id = await job.enqueue(null);
+    const id = (await job.enqueue(null)).id;
     const supervisor = await firm.start({ workers: [{ pollingInterval: 10 }], shutdownTimeout: 100 });
     await waitFor(() => finishLate !== undefined, 5000, "the job to start");
     const started = Date.now();
@@ -111,7 +111,7 @@ describeEachDatabase("in-process supervisor", (env) => {
     const firm = env.firm();
     let finishLate!: () => void;
     const job = firm.defineJob("stubborn", async () => new Promise<void>((resolve) => (finishLate = resolve)));
-    const id = await job.enqueue(null);
+    const id = (await job.enqueue(null)).id;
     const supervisor = await firm.start({ workers: [{ pollingInterval: 10 }], shutdownTimeout: 60_000 });
     await waitFor(() => finishLate !== undefined, 5000, "the handler to start");
     await supervisor.stop({ immediate: true });

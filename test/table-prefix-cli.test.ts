@@ -131,7 +131,7 @@ describe.each(testDialects())("firm-queue CLI with --table-prefix [%s]", (dialec
     expect((await runCli(["migrate", "--database-url", url, "--table-prefix", "fork_q_"])).code).toBe(0);
     const firm = new FirmQueue({ databaseUrl: url, tablePrefix: "fork_q_", logger: silentLogger });
     try {
-      const id = (await firm.enqueue("record", null))!;
+      const id = (await firm.enqueue("record", null)).id!;
       const started = spawnCli([
         "start",
         "--require",

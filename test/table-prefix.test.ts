@@ -100,7 +100,7 @@ describeEachDatabase("two table prefixes on one database", (env) => {
     await other.enqueue("work", { tag: "other-now" });
     await other.enqueue("work", { tag: "other-blocked" });
     await other.enqueue("work", { tag: "other-later" }, { wait: "200ms" });
-    const failedId = await other.enqueue("boom", null);
+    const failedId = (await other.enqueue("boom", null)).id;
     expect((await other.inspect.queues())[0]).toMatchObject({ name: "default", ready: 2, blocked: 1, scheduled: 1 });
     expect((await ours.inspect.queues())[0]).toMatchObject({ name: "default", ready: 1, blocked: 0, scheduled: 1 });
 
@@ -155,7 +155,7 @@ describeEachDatabase("two table prefixes on one database", (env) => {
     await firm.migrate();
     const database = await firm.database();
     const job = firm.defineJob("tick", async () => undefined);
-    const [first, second] = (await job.enqueueAll([null, null])) as number[];
+    const [first, second] = (await job.enqueueAll([null, null])).map((result) => result.id) as number[];
     const runAt = new Date("2026-01-01T00:00:00Z");
     const record = (jobId: number) =>
       database.writeTransaction((trx) => insertRecurringExecution(trx, { jobId, taskKey: "t", runAt }, new Date()));
@@ -192,7 +192,7 @@ describeEachDatabase(
       try {
         await new Promise((resolve) => setTimeout(resolve, 300));
         const producer = env.firm({ tablePrefix: OTHER });
-        const id = await producer.enqueue("wake", null);
+        const id = (await producer.enqueue("wake", null)).id;
         await waitFor(() => ran.includes(id!), 10_000, "the notified worker to run the job");
         await waitFor(() => heard.includes(`${OTHER}ready`), 5_000, "the other prefix's notification");
         expect(heard).not.toContain("firm_queue_ready");

@@ -18,7 +18,7 @@ describeEachDatabase("job timeouts", (env) => {
       },
       { timeout: 100 },
     );
-    const id = await job.enqueue(null);
+    const id = (await job.enqueue(null)).id;
     await firm.drain();
     expect(reasons).toHaveLength(1);
     expect(reasons[0]).toBeInstanceOf(TimeoutError);
@@ -38,7 +38,7 @@ describeEachDatabase("job timeouts", (env) => {
       },
       { timeout: "100ms", retry: { attempts: 2, backoff: 0 } },
     );
-    const id = await job.enqueue(null);
+    const id = (await job.enqueue(null)).id;
     await firm.drain();
     expect(attempts).toEqual([1, 2]);
     expect(await firm.getJob(id)).toMatchObject({
@@ -59,7 +59,7 @@ describeEachDatabase("job timeouts", (env) => {
       },
       { timeout: 100 },
     );
-    const id = await job.enqueue(null);
+    const id = (await job.enqueue(null)).id;
     await firm.drain();
     // drain did not wait for the handler: the attempt failed when the timeout passed.
     expect(ended).toBe(false);
@@ -72,7 +72,7 @@ describeEachDatabase("job timeouts", (env) => {
   it("a handler that ends in time is unaffected, and the timer does not outlive it", async () => {
     const firm = env.firm();
     const job = firm.defineJob("quick", async (_args: null, { signal }) => signal.aborted, { timeout: "5s" });
-    const id = await job.enqueue(null);
+    const id = (await job.enqueue(null)).id;
     await firm.drain();
     expect(await firm.getJob(id)).toMatchObject({ state: "finished", attempts: 1 });
     expect((await firm.getJob(id))?.lastError).toBeUndefined();
@@ -89,7 +89,7 @@ describeEachDatabase("job timeouts", (env) => {
       },
       { timeout: "1m" },
     );
-    const id = await job.enqueue(null);
+    const id = (await job.enqueue(null)).id;
     const supervisor = await firm.start({ workers: [{ pollingInterval: 20 }], dispatchers: [] });
     await waitFor(() => started, 10_000, "the job to start");
     await supervisor.stop();

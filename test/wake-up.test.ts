@@ -51,7 +51,7 @@ describeEachDatabase("waking workers when jobs arrive", (env) => {
       await new Promise((resolve) => setTimeout(resolve, 500));
       // Another FirmQueue: its own pool and its own in-process signal, like another process.
       const producer = env.firm();
-      const id = await producer.enqueue("remote", null, { undeclared: true });
+      const id = (await producer.enqueue("remote", null, { undeclared: true })).id;
       await waitFor(() => ran.includes(id!), 10_000, "the other process's job to run");
       expect(ran).toEqual([id]);
     } finally {

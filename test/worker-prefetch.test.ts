@@ -22,7 +22,7 @@ describeEachDatabase("worker claiming ahead (prefetch)", (env) => {
       aborted = true;
       await ending;
     });
-    const ids = await job.enqueueAll(Array.from({ length: 10 }, (_, n) => ({ n })));
+    const ids = (await job.enqueueAll(Array.from({ length: 10 }, (_, n) => ({ n })))).map((result) => result.id);
     const supervisor = await firm.start({
       workers: [{ concurrency: 1, prefetch: 5, pollingInterval: 10 }],
       dispatchers: [],

@@ -40,7 +40,7 @@ export async function placeOrder(db, confirmOrder, { id, email }) {
   if (typeof email !== "string" || !email.includes("@")) return { error: "email must be an address" };
   return db.transaction().execute(async (trx) => {
     await trx.insertInto("example_orders").values({ id, email }).execute();
-    const jobId = await confirmOrder.enqueue({ orderId: id, email }, { transaction: trx });
+    const jobId = (await confirmOrder.enqueue({ orderId: id, email }, { transaction: trx })).id;
     return { orderId: id, jobId };
   });
 }

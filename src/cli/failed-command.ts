@@ -152,7 +152,8 @@ function formatTable(jobs: readonly FailedJobInfo[]): string {
     .join("\n");
 }
 
-function jobIdArgument(text: string): number {
+/** A job id given on the command line; anything else is a named error. */
+export function jobIdArgument(text: string): number {
   const id = Number(text);
   if (!/^\d+$/.test(text) || !Number.isSafeInteger(id) || id < 1) throw new FirmQueueError(`"${text}" is not a job id`);
   return id;

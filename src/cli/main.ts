@@ -6,6 +6,7 @@ import { FirmQueueError } from "../errors.js";
 import type { FirmQueue } from "../firm-queue.js";
 import { firmFor } from "./firm-for.js";
 import { registerFailedCommands } from "./failed-command.js";
+import { registerJobsCommands } from "./jobs-command.js";
 import { runCheck, runStart } from "./start-command.js";
 import type { CliFlags } from "./config.js";
 import { formatRecurringTasks } from "./recurring-listing.js";
@@ -230,6 +231,11 @@ function firmForFlags(options: CommonOptions, need: { jobsRequired: boolean }): 
 
 registerFailedCommands(program, {
   commonOptions: () => [databaseUrlOption(), tablePrefixOption(), requireOption(), logFormatOption()],
+  firmFor: (options: CommonOptions) => firmForFlags(options, { jobsRequired: false }),
+});
+
+registerJobsCommands(program, {
+  commonOptions: () => [databaseUrlOption(), requireOption()],
   firmFor: (options: CommonOptions) => firmForFlags(options, { jobsRequired: false }),
 });
 

@@ -5,7 +5,15 @@ import { shortValue, timeAgo, truncate } from "./format.js";
 import { html, type HtmlValue, type SafeHtml } from "./html.js";
 
 /** Every state a job can be in, in the order the dashboard shows them. */
-export const STATES: readonly JobState[] = ["ready", "scheduled", "claimed", "blocked", "failed", "finished"];
+export const STATES: readonly JobState[] = [
+  "ready",
+  "scheduled",
+  "claimed",
+  "blocked",
+  "failed",
+  "finished",
+  "cancelled",
+];
 
 /** What each state's time column means. */
 export const SINCE_LABEL: Record<JobState, string> = {
@@ -15,6 +23,7 @@ export const SINCE_LABEL: Record<JobState, string> = {
   blocked: "Blocked since",
   failed: "Failed",
   finished: "Finished",
+  cancelled: "Cancelled",
 };
 
 /** A state as a coloured label. */

@@ -92,7 +92,7 @@ export interface Dialect {
    */
   ignoringConflicts<DB, TB extends keyof DB, O>(
     query: InsertQueryBuilder<DB, TB, O>,
-    column: string,
+    column: string | readonly string[],
   ): InsertQueryBuilder<DB, TB, O>;
   /** Whether `error` is a duplicate-key error on exactly `index` (see `isUniqueViolation`). */
   isUniqueViolation(error: unknown, index: UniqueIndex): boolean;

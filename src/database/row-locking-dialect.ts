@@ -31,12 +31,14 @@ export function rowLockingDialect(
     withShareLock: shareLock,
     ignoringConflicts<DB, TB extends keyof DB, O>(
       query: InsertQueryBuilder<DB, TB, O>,
-      column: string,
+      column: string | readonly string[],
     ): InsertQueryBuilder<DB, TB, O> {
       // MariaDB has no ON CONFLICT; INSERT IGNORE skips the duplicate row with a warning.
       return name === "mysql"
         ? query.ignore()
-        : query.onConflict((conflict) => conflict.column(column as never).doNothing());
+        : query.onConflict((conflict) =>
+            conflict.columns((typeof column === "string" ? [column] : column) as never).doNothing(),
+          );
     },
     isUniqueViolation: (error: unknown, index: UniqueIndex) => isUniqueViolation(name, error, index),
     async databaseTime(db: Db): Promise<Date> {

@@ -27,6 +27,14 @@ export interface JobsTable {
   last_error: string | null;
   /** The semaphore row the job's concurrency slot came from (migration 005); null when none. */
   semaphore_id: ColumnType<number | null, number | null | undefined, number | null>;
+  /** The unique key the job was enqueued with (migration 007); null when none. */
+  job_key: ColumnType<string | null, string | null | undefined, string | null>;
+  /** When the job was cancelled, or its cancel requested while it ran (migration 008). */
+  cancelled_at: ColumnType<Date | string | null, Date | null | undefined, Date | null>;
+  /** JSON of the handler's return value, written when the job finished (migration 009). */
+  result: ColumnType<string | null, string | null | undefined, string | null>;
+  /** JSON of the latest value the handler reported with `context.progress()` (migration 009). */
+  progress: ColumnType<string | null, string | null | undefined, string | null>;
 }
 
 /** firm_queue_ready_executions: jobs waiting to be claimed, with what polling orders by. */
@@ -135,6 +143,18 @@ export interface SemaphoresTable {
   updated_at: Timestamp;
 }
 
+/** firm_queue_job_keys: unique job keys held now (migration 007). */
+export interface JobKeysTable {
+  id: Id;
+  job_name: string;
+  key: string;
+  job_id: number;
+  mode: string;
+  hold_for: number | string | null;
+  held_until: NullableTimestamp;
+  created_at: CreatedAt;
+}
+
 /** firm_queue_schema_migrations: the migrations applied. */
 export interface SchemaMigrationsTable {
   version: string;
@@ -155,6 +175,7 @@ export interface Schema {
   firm_queue_recurring_executions: RecurringExecutionsTable;
   firm_queue_semaphores: SemaphoresTable;
   firm_queue_schema_migrations: SchemaMigrationsTable;
+  firm_queue_job_keys: JobKeysTable;
 }
 
 /** Read a timestamp column whatever the driver returned. */

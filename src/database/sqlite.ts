@@ -83,9 +83,11 @@ export const sqliteDialect: Dialect = {
   },
   ignoringConflicts<DB, TB extends keyof DB, O>(
     query: InsertQueryBuilder<DB, TB, O>,
-    column: string,
+    column: string | readonly string[],
   ): InsertQueryBuilder<DB, TB, O> {
-    return query.onConflict((conflict) => conflict.column(column as never).doNothing());
+    return query.onConflict((conflict) =>
+      conflict.columns((typeof column === "string" ? [column] : column) as never).doNothing(),
+    );
   },
   isUniqueViolation: (error: unknown, index: UniqueIndex) => isUniqueViolation("sqlite", error, index),
   withShareLock<DB, TB extends keyof DB, O>(query: SelectQueryBuilder<DB, TB, O>): SelectQueryBuilder<DB, TB, O> {

@@ -22,6 +22,7 @@ export type JobArguments =
   | null
   | readonly JobArguments[]
   | { readonly [key: string]: JobArguments | undefined };
+import { resolveUnique, type ResolvedUnique, type UniqueOptions } from "./unique-options.js";
 
 /** What a handler learns about the job it runs. */
 export interface JobContext {
@@ -40,6 +41,13 @@ export interface JobContext {
   readonly signal: AbortSignal;
   /** The instance's logger, bound to this job: every line carries `jobId`, `job`, `queue` and `attempt`. */
   readonly logger: Logger;
+  /**
+   * Record how far the job has got: any JSON value up to 4 KiB (a number, `{ done, total }`…),
+   * shown by `getJob`, `firm.inspect` and the dashboard. Returns at once; the latest value is
+   * written a moment later (at most twice a second per worker). A value that cannot be stored
+   * throws a ResultNotSerializableError.
+   */
+  progress(value: unknown): void;
 }
 
 /** The function that does a job's work. */
@@ -87,6 +95,8 @@ export interface JobOptions<Args = any> {
    * and the arguments are validated at enqueue and again before the handler runs.
    */
   readonly schema?: StandardSchema;
+  /** Make the job unique by a key: a new job with a held key is skipped or replaces the waiting one (see docs/jobs.md). */
+  readonly unique?: UniqueOptions<Args>;
 }
 
 /** The options one job of an enqueue may have: where it goes, in what order, and when it runs. */
@@ -97,6 +107,11 @@ export interface JobEnqueueOptions {
   readonly wait?: Duration;
   /** Run no earlier than this time. */
   readonly at?: Date;
+  /**
+   * The job's unique key, instead of the one the definition's `unique.key` computes; held in the
+   * definition's `unique.mode` (`"waiting"` when it has none). See docs/jobs.md.
+   */
+  readonly key?: string;
 }
 
 /** Options for one `enqueue` call. */
@@ -134,13 +149,24 @@ export interface ResolvedJobOptions {
   readonly middleware: readonly JobMiddleware[];
   /** The declaration's schema; null when the arguments are not validated. */
   readonly schema: StandardSchema | null;
+  /** Null when the job has no `unique` option. */
+  readonly unique: ResolvedUnique | null;
 }
 
-const JOB_OPTION_KEYS = new Set(["queue", "priority", "retry", "timeout", "concurrency", "middleware", "schema"]);
+const JOB_OPTION_KEYS = new Set([
+  "queue",
+  "priority",
+  "retry",
+  "timeout",
+  "concurrency",
+  "middleware",
+  "schema",
+  "unique",
+]);
 /** The options one job of a bulk enqueue may set for itself. */
-export const JOB_ENQUEUE_OPTION_KEYS = new Set(["queue", "priority", "wait", "at"]);
+export const JOB_ENQUEUE_OPTION_KEYS = new Set(["queue", "priority", "wait", "at", "key"]);
 /** The options `enqueue` accepts; any other key is refused. */
-export const ENQUEUE_OPTION_KEYS = new Set(["queue", "priority", "wait", "at", "transaction"]);
+export const ENQUEUE_OPTION_KEYS = new Set(["queue", "priority", "wait", "at", "key", "transaction"]);
 
 /** Check `defineJob` options and fill in defaults; unknown keys and bad values name themselves. */
 export function resolveJobOptions(
@@ -162,6 +188,7 @@ export function resolveJobOptions(
         ? NO_MIDDLEWARE
         : checkMiddleware(options.middleware, `${at} option middleware`),
     schema: checkSchema(options?.schema, `${at} option schema`),
+    unique: resolveUnique(name, options?.unique),
   });
 }
 

@@ -79,6 +79,7 @@ export async function drainQueues(
       count += jobs.length;
     }
   } finally {
+    await runner.flushProgress();
     await heartbeat.stopPolling();
     await deregisterProcess(database, policies, processId);
   }

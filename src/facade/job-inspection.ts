@@ -16,7 +16,7 @@ import type { RecurringOperations, RecurringTaskInfo } from "./recurring-operati
 
 /** Options of `firm.inspect.jobs()`. */
 export interface ListJobsOptions {
-  /** Which jobs: ready, scheduled, blocked, claimed, failed or finished. Required. */
+  /** Which jobs: ready, scheduled, blocked, claimed, failed, finished or cancelled. Required. */
   readonly state: JobState;
   /** Only this queue. */
   readonly queue?: string;
@@ -57,7 +57,15 @@ export interface RecurringTaskDetail extends RecurringTaskInfo {
   readonly runs: readonly RecurringRun[];
 }
 
-const JOB_STATES: ReadonlySet<string> = new Set(["ready", "scheduled", "blocked", "claimed", "failed", "finished"]);
+const JOB_STATES: ReadonlySet<string> = new Set([
+  "ready",
+  "scheduled",
+  "blocked",
+  "claimed",
+  "failed",
+  "finished",
+  "cancelled",
+]);
 const JOBS_KEYS = new Set(["state", "queue", "name", "from", "to", "limit", "cursor"]);
 const COUNT_KEYS = new Set(["state", "queue", "name", "from", "to", "upTo"]);
 const THROUGHPUT_KEYS = new Set(["buckets", "bucketMs"]);

@@ -3,16 +3,17 @@ import type { Database } from "../database/connection.js";
 import { enqueueJobs } from "../lifecycle/enqueue.js";
 import { ConfigurationError } from "../errors.js";
 import type { EnqueueAllOptions, EnqueueOptions, ResolvedJobOptions } from "../definitions/job-definition.js";
+import type { EnqueuedJob, EnqueueResult } from "../lifecycle/enqueue-result.js";
 import { optionsOfEach } from "./bulk-options.js";
 
 /**
  * A declared job, returned by `firm.declareJob` and `firm.defineJob`: enqueue it with typed
- * arguments, from any process. `Result` is what `enqueue` gives back: the job id, or
- * `number | null` for a declaration whose concurrency limit drops jobs on conflict (null: the
- * job was dropped). `Output` is what its handler receives: `Args` itself, or what the
- * declaration's `schema` makes of them.
+ * arguments, from any process. `Result` is what `enqueue` gives back (see {@link EnqueueResult}):
+ * created, or matched by its unique key; a declaration whose concurrency limit drops jobs on
+ * conflict may also get `dropped`. `Output` is what its handler receives: `Args` itself, or what
+ * the declaration's `schema` makes of them.
  */
-export class Job<Args, Result extends number | null = number, Output = Args> {
+export class Job<Args, Result extends EnqueueResult = EnqueuedJob, Output = Args> {
   /** Type-level only (never set): the argument and handler types, for `firm.implement`. */
   declare readonly types?: { readonly args: Args; readonly output: Output };
 
@@ -26,18 +27,20 @@ export class Job<Args, Result extends number | null = number, Output = Args> {
   ) {}
 
   /**
-   * Write one job and return its id. It runs now, or later with `wait` / `at`. Null only when
-   * the declaration drops jobs on conflict and the job's key had no free slot: nothing was written.
+   * Write one job. It runs now, or later with `wait` / `at`. The result says whether it was
+   * created (`status: "created"`, its `id`), matched an existing job by its unique key
+   * (`duplicate` or `replaced`, with that job's `id`), or was dropped by its concurrency limit.
    */
   async enqueue(args: Args, options?: EnqueueOptions): Promise<Result> {
-    const [id] = await this.enqueueMany([args], [options], options);
-    return id as Result;
+    const [result] = await this.enqueueMany([args], [options], options);
+    return result as Result;
   }
 
   /**
-   * Write many jobs at once (one multi-row INSERT per thousand) and return their ids in order,
-   * with null in the place of each dropped job. `options` apply to every job; `options.each`
-   * gives single jobs their own `queue`, `priority`, `wait` or `at`.
+   * Write many jobs at once (one multi-row INSERT per thousand) and return one result per job,
+   * in order (as `enqueue`). Unique keys are honoured, between these jobs too: a later job with
+   * the key of an earlier one is its duplicate (or replaces it). `options` apply to every job;
+   * `options.each` gives single jobs their own `queue`, `priority`, `wait`, `at` or `key`.
    */
   async enqueueAll(argsList: readonly Args[], options?: EnqueueAllOptions<Args>): Promise<Result[]> {
     if (!Array.isArray(argsList))
@@ -49,7 +52,7 @@ export class Job<Args, Result extends number | null = number, Output = Args> {
     argsList: readonly Args[],
     optionsList: readonly (EnqueueOptions | undefined)[],
     shared: EnqueueOptions | undefined,
-  ): Promise<(number | null)[]> {
+  ): Promise<EnqueueResult[]> {
     const database = await this.database();
     const requests = argsList.map((args, index) => {
       const options = optionsList[index];

@@ -1,6 +1,7 @@
 import { sql } from "kysely";
 import type { Database } from "../database/connection.js";
 import { deleteJobs } from "../models/job.js";
+import { releaseJobKeys } from "../models/job-key.js";
 import type { JobPolicies } from "../definitions/job-policies.js";
 import { dispatchContext } from "../lifecycle/dispatch-context.js";
 import { compareKeys, releaseSemaphoreAndPromote } from "../lifecycle/semaphore-release.js";
@@ -42,6 +43,7 @@ export async function discardReadyJobs(
       const now = database.clock.now();
       const ids = rows.map((row) => Number(row.job_id));
       const deleted = await deleteJobs(trx, ids);
+      await releaseJobKeys(trx, ids, now);
       // A ready job holds its slot: hand it on. Keys in one order, so transactions cannot deadlock on them.
       const holders = rows
         .filter((row) => row.concurrency_key !== null)

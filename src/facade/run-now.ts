@@ -40,8 +40,9 @@ export async function runRecurringTaskNow(
   };
   return database.claimTransaction(async (trx) => {
     const now = new Date();
-    const [jobId] = await enqueueJobs(database, context.policies, [request], trx);
-    if (jobId === null || jobId === undefined) return null;
+    const [result] = await enqueueJobs(database, context.policies, [request], trx);
+    if (result === undefined || result.status !== "created") return null;
+    const jobId = result.id;
     await insertRecurringExecution(trx, { jobId, taskKey: key, runAt: now }, now);
     return jobId;
   });

@@ -6,6 +6,8 @@ import { recordFailedAttempt, type FailedAttemptOutcome } from "./failed-attempt
 import { dispatchStoredJobsNow } from "./job-dispatch.js";
 import { JobMoves } from "./job-moves.js";
 import { markJobsFinished, type JobRow } from "../models/job.js";
+import { releaseJobKeys } from "../models/job-key.js";
+import { writeResults } from "../models/job-progress.js";
 import {
   compareKeys,
   releaseSemaphoreAndPromote,
@@ -94,13 +96,13 @@ export async function finishClaimedJobs(
   database: Database,
   policies: JobPolicies,
   processId: number,
-  jobs: readonly Pick<JobRow, "id" | "class_name" | "concurrency_key" | "semaphore_id">[],
+  jobs: readonly FinishedJob[],
   preserve: boolean,
 ): Promise<Set<number>> {
   if (jobs.length === 0) return new Set();
   const { finishClaimed } = database.dialect;
-  if (finishClaimed !== undefined && jobs.every((job) => job.concurrency_key === null)) {
-    // No slot to give back: the database's single statement does the guard and the record.
+  if (finishClaimed !== undefined && jobs.every(isPlainFinish)) {
+    // No slot or key to give back: the database's single statement does the guard and the record.
     const jobIds = jobs.map((job) => Number(job.id));
     return new Set(await finishClaimed(database.db, { jobIds, processId, now: database.clock.now(), preserve }));
   }
@@ -121,6 +123,14 @@ export async function finishClaimedJobs(
     if (finished.size === 0) return finished;
     const now = database.clock.now();
     await markJobsFinished(trx, [...finished], now, preserve);
+    await releaseJobKeys(trx, [...finished], now, true);
+    if (preserve)
+      await writeResults(
+        trx,
+        jobs
+          .filter((job) => (job.result ?? null) !== null && finished.has(Number(job.id)))
+          .map((job) => [Number(job.id), job.result!]),
+      );
     const holders = jobs
       .filter((job) => finished.has(Number(job.id)) && job.concurrency_key !== null)
       .map(
@@ -184,6 +194,14 @@ export async function releaseKeptSlot(
     return releaseSemaphoreAndPromote(trx, dispatchContext(database, policies, moves), holder, database.clock.now());
   });
   moves?.emit(policies.events);
+}
+
+/** What recording a successful attempt needs of a job. */
+export type FinishedJob = Pick<JobRow, "id" | "class_name" | "concurrency_key" | "semaphore_id" | "job_key" | "result">;
+
+/** A finish with nothing to hand on or store: no concurrency slot, no unique key, no result. */
+function isPlainFinish(job: FinishedJob): boolean {
+  return job.concurrency_key === null && (job.job_key ?? null) === null && (job.result ?? null) === null;
 }
 
 /** A nullable id column as a number (drivers may hand BIGINTs back as strings). */

@@ -7,9 +7,12 @@ import { checkStorableDate } from "../date-range.js";
 import { ConfigurationError } from "../errors.js";
 import { ENQUEUE_OPTION_KEYS, type EnqueueOptions, type ResolvedJobOptions } from "../definitions/job-definition.js";
 import { checkPriority, checkQueueName, rejectUnknownKeys } from "../option-checks.js";
-import { dispatchContext, dispatchJobs } from "./job-dispatch.js";
+import { dispatchContext, dispatchJobs, type DispatchContext } from "./job-dispatch.js";
 import { JobMoves } from "./job-moves.js";
-import { insertJobs, type NewJob } from "../models/job.js";
+import { deleteJobs, insertJobs, type DispatchableJob, type NewJob } from "../models/job.js";
+import { jobKeyClaim, type JobKeyClaim } from "../definitions/unique-options.js";
+import { created, DROPPED, type EnqueueResult } from "./enqueue-result.js";
+import { admitKeyedJobs, type KeyedJob } from "./unique-admission.js";
 import { serializeArguments } from "../serialization.js";
 import { appTransactionConnection, type EnqueueTransaction } from "../database/app-transaction.js";
 import { bridgeKysely, singleConnection } from "../database/bridge.js";
@@ -25,83 +28,81 @@ export interface EnqueueRequest {
 }
 
 /**
- * Write jobs and route them (ready, scheduled or blocked) in one transaction, returning their
- * ids in order, with null for a job discarded because its concurrency key had no free slot
- * (nothing of it stays in the database). Every argument is validated against its job's schema
- * and serialized, every option checked and every concurrency key computed before anything is
- * written, so a bad request leaves the database untouched.
+ * Write jobs and route them (ready, scheduled or blocked) in one transaction, returning one
+ * {@link EnqueueResult} per request, in order: created, matched by its unique key (a duplicate,
+ * or a waiting job it replaced), or dropped by its concurrency limit (nothing of it stays in the
+ * database). Every argument is validated against its job's schema and serialized, every option
+ * checked and every key computed before anything is written, so a bad request leaves the
+ * database untouched.
  */
 export async function enqueueJobs(
   database: Database,
   policies: JobPolicies,
   requests: readonly EnqueueRequest[],
   transaction?: EnqueueTransaction,
-): Promise<(number | null)[]> {
+): Promise<EnqueueResult[]> {
   const values = await validateRequests(requests);
   const now = database.clock.now();
   const jobs = requests.map((request, index) => prepareJob(request, now, values ? values[index] : request.args));
   if (jobs.length === 0) return [];
-  // The ids the jobs were written with, discarded ones too (set on each try: a transaction may run again).
+  // The ids the jobs were written with, dropped ones too (set on each try: a transaction may run again).
   let written: readonly number[] = [];
   const moves = JobMoves.for(policies.events);
   const write = async (trx: Db) => {
     moves?.reset();
-    const ids = await insertJobs(trx, jobs, now);
-    const { discarded } = await dispatchJobs(
-      trx,
-      jobs.map((job, index) => ({ ...job, id: ids[index]! })),
-      now,
-      dispatchContext(database, policies, moves),
-    );
+    const { results, ids } = await writeJobs(trx, jobs, now, dispatchContext(database, policies, moves));
     written = ids;
-    if (discarded.length === 0) return ids;
-    const gone = new Set(discarded);
-    return ids.map((id) => (gone.has(id) ? null : id));
+    return results;
   };
   // Inside the caller's transaction the jobs exist only once it commits, which only the caller
   // knows; on PostgreSQL the commit itself wakes workers (see migration 004).
   if (transaction !== undefined) {
     const connection = await appTransactionConnection(transaction, database.dialect.name);
-    const ids = await write(
+    const results = await write(
       database.tableNames.apply(bridgeKysely(database.dialect.name, singleConnection(connection))),
     );
-    emitEnqueued(policies.events, jobs, ids, written);
+    emitEnqueued(policies.events, jobs, results, written);
     moves?.emit(policies.events);
-    return ids;
+    return results;
   }
   const { enqueueReady } = database.dialect;
-  // Jobs due now without a concurrency key only become ready: the database's single statement
-  // does that where it has one. Everything else is routed by dispatchJobs in a transaction.
+  // Jobs due now without a concurrency key or a unique key only become ready: the database's
+  // single statement does that where it has one. Everything else goes through writeJobs.
   const simple =
     enqueueReady !== undefined &&
-    jobs.every((job) => job.concurrencyKey === null && job.scheduledAt.getTime() <= now.getTime());
-  const ids = simple ? await enqueueReady(database.db, { jobs, now }) : await database.writeTransaction(write);
-  if (jobs.some((job, index) => ids[index] !== null && job.scheduledAt.getTime() <= now.getTime()))
+    jobs.every(
+      (job) => job.concurrencyKey === null && job.keyClaim === null && job.scheduledAt.getTime() <= now.getTime(),
+    );
+  const results = simple
+    ? (await enqueueReady(database.db, { jobs, now })).map(created)
+    : await database.writeTransaction(write);
+  if (results.some((result, index) => result.status !== "dropped" && jobs[index]!.scheduledAt <= now))
     database.jobsReady.notify();
-  emitEnqueued(policies.events, jobs, ids, written);
+  emitEnqueued(policies.events, jobs, results, written);
   moves?.emit(policies.events);
-  return ids;
+  return results;
 }
 
 /**
- * Tell listeners of the jobs written (`job.enqueued`) and of those dropped on a concurrency
- * conflict (`job.discarded`): `ids` is what enqueue returns (null where dropped), `written` the
- * ids the jobs were inserted with.
+ * Tell listeners of the jobs created (`job.enqueued`) and of those dropped on a concurrency
+ * conflict (`job.discarded`): `results` is what enqueue returns, `written` the ids the jobs were
+ * inserted with (a job matched by its unique key is neither: the job it matched is told of
+ * when it was created).
  */
 function emitEnqueued(
   events: JobEvents,
   jobs: readonly NewJob[],
-  ids: readonly (number | null)[],
+  results: readonly EnqueueResult[],
   written: readonly number[],
 ): void {
   const enqueued = events.has("job.enqueued");
   const discarded = events.has("job.discarded");
   if (!enqueued && !discarded) return;
   jobs.forEach(({ className: job, queueName: queue, priority, scheduledAt }, index) => {
-    const jobId = ids[index];
-    if (jobId !== null && jobId !== undefined) {
-      if (enqueued) events.emit("job.enqueued", { jobId, job, queue, priority, scheduledAt });
-    } else if (discarded && written[index] !== undefined) {
+    const result = results[index]!;
+    if (result.status === "created") {
+      if (enqueued) events.emit("job.enqueued", { jobId: result.id, job, queue, priority, scheduledAt });
+    } else if (result.status === "dropped" && discarded && written[index] !== undefined) {
       events.emit("job.discarded", { jobId: written[index], job, queue, reason: "concurrency" });
     }
   });
@@ -128,11 +129,64 @@ async function validateRequests(requests: readonly EnqueueRequest[]): Promise<un
   });
 }
 
+/** Insert the jobs, settle their unique keys, and dispatch the ones created. */
+async function writeJobs(
+  trx: Db,
+  jobs: readonly PreparedJob[],
+  now: Date,
+  context: DispatchContext,
+): Promise<{ results: EnqueueResult[]; ids: number[] }> {
+  const ids = await insertJobs(trx, jobs, now);
+  const keyed: KeyedJob[] = [];
+  jobs.forEach((job, index) => {
+    if (job.keyClaim !== null)
+      keyed.push({ index, id: ids[index]!, jobName: job.className, claim: job.keyClaim, ...job });
+  });
+  const { matched, replacedInCall } = await admitKeyedJobs(trx, context, keyed, now);
+  if (matched.size > 0)
+    await deleteJobs(
+      trx,
+      [...matched.keys()].map((index) => ids[index]!),
+    );
+  const toDispatch: DispatchableJob[] = [];
+  for (const [index, job] of jobs.entries()) {
+    if (matched.has(index)) continue;
+    const replacement = replacedInCall.get(index);
+    if (replacement !== undefined) await rewriteJob(trx, ids[index]!, replacement, now);
+    toDispatch.push({ ...job, id: ids[index]!, scheduledAt: replacement?.scheduledAt ?? job.scheduledAt });
+  }
+  const { discarded } = await dispatchJobs(trx, toDispatch, now, context);
+  const dropped = new Set(discarded);
+  return { ids, results: ids.map((id, index) => matched.get(index) ?? (dropped.has(id) ? DROPPED : created(id))) };
+}
+
+/** A job of this call replaced by a later one of the same call (unique mode `replace`). */
+async function rewriteJob(
+  trx: Db,
+  id: number,
+  change: { readonly arguments: string; readonly scheduledAt: Date },
+  now: Date,
+): Promise<void> {
+  await trx
+    .updateTable("firm_queue_jobs")
+    .set({ arguments: change.arguments, scheduled_at: change.scheduledAt, updated_at: now })
+    .where("id", "=", id)
+    .execute();
+}
+
+/** A job ready to insert, with the unique key it will try to take. */
+interface PreparedJob extends NewJob {
+  readonly keyClaim: JobKeyClaim | null;
+}
+
 /** The row to write for one request; `value` is its arguments as its schema made them. */
-function prepareJob(request: EnqueueRequest, now: Date, value: unknown): NewJob {
+function prepareJob(request: EnqueueRequest, now: Date, value: unknown): PreparedJob {
   const options = request.options ?? {};
   rejectUnknownKeys(options, ENQUEUE_OPTION_KEYS, `enqueue("${request.name}") option`);
+  const keyClaim = jobKeyClaim(request.name, request.defaults.unique, value, options.key);
   return {
+    keyClaim,
+    jobKey: keyClaim?.key ?? null,
     className: request.name,
     queueName:
       options.queue === undefined ? request.defaults.queue : checkQueueName(options.queue, "enqueue option queue"),

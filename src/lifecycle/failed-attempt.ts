@@ -5,6 +5,7 @@ import type { DispatchContext } from "./dispatch-context.js";
 import { describeError, insertFailedExecution } from "../models/failed-execution.js";
 import { dispatchJobs, toDispatchable } from "./job-dispatch.js";
 import { recordAttemptFailure } from "../models/job.js";
+import { releaseJobKeys } from "../models/job-key.js";
 import { releaseSemaphoreAndPromote } from "./semaphore-release.js";
 
 /** What became of a job after a failed attempt, for the caller to log. */
@@ -18,6 +19,8 @@ export interface FailedAttemptOutcome {
   readonly decision: FailureDecision;
   /** When the retry is due, for a retried job. */
   readonly retryAt?: Date;
+  /** The job's cancel was requested while it ran: it ended cancelled, whatever the decision said. */
+  readonly cancelled?: boolean;
 }
 
 /**
@@ -64,12 +67,20 @@ export async function recordFailedAttempt(
       now,
     );
 
+  if (row.cancelled_at !== null) {
+    // Cancelled while it ran: whatever failed it, the job ends cancelled and is not retried.
+    await recordAttemptFailure(trx, jobId, errorJson, now, { finishedAt: now });
+    await releaseJobKeys(trx, [jobId], now);
+    return { ...outcome, decision: { action: "abandon" }, cancelled: true };
+  }
   if (decision.action === "retry") {
     const retryAt = new Date(now.getTime() + decision.delayMs);
     await recordAttemptFailure(trx, jobId, errorJson, now, { scheduledAt: retryAt });
     await dispatchJobs(trx, [{ ...job, scheduledAt: retryAt }], now, context);
     return { ...outcome, retryAt };
   }
+  // The job ends here: its unique key, if any, is free again.
+  await releaseJobKeys(trx, [jobId], now);
   if (decision.action === "abandon") {
     await recordAttemptFailure(trx, jobId, errorJson, now, { finishedAt: now });
     return outcome;

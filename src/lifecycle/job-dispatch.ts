@@ -5,6 +5,7 @@ import { admitThroughSemaphores } from "./concurrency-admission.js";
 import type { DispatchContext } from "./dispatch-context.js";
 import { deleteJobs, type DispatchableJob, type JobRow } from "../models/job.js";
 import { insertReadyExecutions } from "../models/ready-execution.js";
+import { releaseJobKeys } from "../models/job-key.js";
 import { insertScheduledExecutions } from "../models/scheduled-execution.js";
 import { recordSemaphoreIds } from "../models/semaphore.js";
 
@@ -55,6 +56,7 @@ export async function dispatchJobs(
   const discarded = admission.discarded.map((job) => job.id);
   if (discarded.length > 0) {
     await deleteJobs(trx, discarded);
+    await releaseJobKeys(trx, discarded, now);
     context.policies.logger.info("jobs discarded: their concurrency key had no free slot", {
       jobIds: discarded,
       keys: [...new Set(admission.discarded.map((job) => job.concurrencyKey))],

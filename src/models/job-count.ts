@@ -14,7 +14,10 @@ export interface BoundedCount {
  * however big the table. The jobs table is read only when a filter needs one of its columns.
  */
 export async function countJobsUpTo(db: Db, query: JobListingQuery, upTo: number): Promise<BoundedCount> {
-  const inner = query.state === "finished" ? finishedRows(db, query, upTo) : executionRows(db, query, upTo);
+  const inner =
+    query.state === "finished" || query.state === "cancelled"
+      ? finishedRows(db, query, upTo)
+      : executionRows(db, query, upTo);
   const row = await db
     .selectFrom(inner.as("matching"))
     .select((eb) => eb.fn.countAll<number>().as("count"))
@@ -25,7 +28,11 @@ export async function countJobsUpTo(db: Db, query: JobListingQuery, upTo: number
 
 /** Finished jobs matching the query, at most `upTo + 1` of them. */
 function finishedRows(db: Db, query: JobListingQuery, upTo: number) {
-  let builder = db.selectFrom("firm_queue_jobs as j").select(sql`1`.as("one")).where("j.finished_at", "is not", null);
+  let builder = db
+    .selectFrom("firm_queue_jobs as j")
+    .select(sql`1`.as("one"))
+    .where("j.finished_at", "is not", null)
+    .where("j.cancelled_at", query.state === "cancelled" ? "is not" : "is", null);
   if (query.queue !== undefined) builder = builder.where("j.queue_name", "=", query.queue);
   if (query.name !== undefined) builder = builder.where("j.class_name", "=", query.name);
   if (query.from !== undefined) builder = builder.where("j.finished_at", ">=", query.from);
@@ -35,7 +42,7 @@ function finishedRows(db: Db, query: JobListingQuery, upTo: number) {
 
 /** Jobs in the query's execution table matching it, at most `upTo + 1` of them. */
 function executionRows(db: Db, query: JobListingQuery, upTo: number) {
-  const spec = EXECUTIONS[query.state as Exclude<JobListingQuery["state"], "finished">];
+  const spec = EXECUTIONS[query.state as Exclude<JobListingQuery["state"], "finished" | "cancelled">];
   const since = sql.ref(`e.${spec.time}`);
   let builder = db.selectFrom(`${spec.table} as e` as "firm_queue_ready_executions as e").select(sql`1`.as("one"));
   // The job's columns are read by primary key per execution row, as scalar subqueries: planners

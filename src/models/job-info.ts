@@ -5,7 +5,7 @@ import { parseStoredError, type StoredError } from "./failed-execution.js";
 import type { JobRow } from "./job.js";
 
 /** Where a job is in its life. */
-export type JobState = "ready" | "scheduled" | "blocked" | "claimed" | "failed" | "finished";
+export type JobState = "ready" | "scheduled" | "blocked" | "claimed" | "failed" | "finished" | "cancelled";
 
 /** What every view of a job shows: `getJob`, failed-job and inspection listings build on it. */
 export interface JobBasics {
@@ -41,6 +41,17 @@ export interface JobInfo extends JobBasics {
   readonly scheduledAt: Date | null;
   readonly finishedAt: Date | null;
   readonly concurrencyKey: string | null;
+  /** The unique key the job was enqueued with (see docs/jobs.md), or null. */
+  readonly key: string | null;
+  /**
+   * When the job was cancelled (state `cancelled`), or, while it still runs (state `claimed`),
+   * when its cancel was requested. Null otherwise.
+   */
+  readonly cancelledAt: Date | null;
+  /** What the handler returned (state `finished`), decoded; absent when it returned nothing. */
+  readonly result?: unknown;
+  /** The latest value the handler reported with `context.progress()`; absent when none. */
+  readonly progress?: unknown;
   /** The error that put the job in failed executions (state `failed` only). */
   readonly error?: StoredError;
   /**
@@ -85,7 +96,9 @@ export async function findJobInfo(db: Db, jobId: number): Promise<JobInfo | null
             ? "blocked"
             : row.scheduled_id !== null
               ? "scheduled"
-              : "finished";
+              : row.cancelled_at !== null && row.finished_at !== null
+                ? "cancelled"
+                : "finished";
   const error = parseStoredError(row.failure);
   const lastError = parseStoredError(row.last_error);
   return {
@@ -94,6 +107,10 @@ export async function findJobInfo(db: Db, jobId: number): Promise<JobInfo | null
     scheduledAt: toDate(row.scheduled_at),
     finishedAt: toDate(row.finished_at),
     concurrencyKey: row.concurrency_key,
+    key: row.job_key ?? null,
+    cancelledAt: toDate(row.cancelled_at ?? null),
+    ...(row.result == null ? {} : { result: readableArguments(row.result) }),
+    ...(row.progress == null ? {} : { progress: readableArguments(row.progress) }),
     ...(error ? { error } : {}),
     ...(lastError ? { lastError } : {}),
   };

@@ -40,7 +40,7 @@ export interface JobPage {
 }
 
 /** The states a job is in by having a row in an execution table. */
-export type ExecutionState = Exclude<JobState, "finished">;
+export type ExecutionState = Exclude<JobState, "finished" | "cancelled">;
 
 /** The execution table of each state, and its column that says since when. */
 export const EXECUTIONS: Record<ExecutionState, { table: string; time: string; hasQueue: boolean }> = {
@@ -71,15 +71,15 @@ export async function listJobsPage(
   limit: number,
   cursor: JobCursor | null,
 ): Promise<JobPage> {
+  const ended = query.state === "finished" || query.state === "cancelled";
   const rows =
-    query.state === "finished"
+    query.state === "finished" || query.state === "cancelled"
       ? await finishedRows(db, query, limit + 1, cursor)
       : await executionRows(db, query.state, query, limit + 1, cursor);
   const more = rows.length > limit;
   const jobs = rows.slice(0, limit).map((row) => toSummary(row, query.state));
   const last = jobs.at(-1);
-  const nextCursor =
-    more && last ? encodeCursor(query.state === "finished" ? { id: last.id, at: last.since } : { id: last.id }) : null;
+  const nextCursor = more && last ? encodeCursor(ended ? { id: last.id, at: last.since } : { id: last.id }) : null;
   return { jobs, nextCursor };
 }
 
@@ -124,7 +124,8 @@ async function finishedRows(
       sql<string | null>`NULL`.as("failure"),
       sql<number | null>`NULL`.as("process_id"),
     ])
-    .where("j.finished_at", "is not", null);
+    .where("j.finished_at", "is not", null)
+    .where("j.cancelled_at", query.state === "cancelled" ? "is not" : "is", null);
   if (query.queue !== undefined) builder = builder.where("j.queue_name", "=", query.queue);
   if (query.name !== undefined) builder = builder.where("j.class_name", "=", query.name);
   if (query.from !== undefined) builder = builder.where("j.finished_at", ">=", query.from);

@@ -61,6 +61,14 @@ export class ClaimBuffer {
     return false;
   }
 
+  /** Remove job `jobId` (a cancelled one); returns whether it was held. */
+  remove(jobId: number): boolean {
+    const index = this.jobs.findIndex((job, at) => at >= this.head && job !== undefined && Number(job.id) === jobId);
+    if (index < 0) return false;
+    this.jobs.splice(index, 1);
+    return true;
+  }
+
   /** Remove and return every job held. */
   drain(): JobRow[] {
     const held = this.jobs.slice(this.head);

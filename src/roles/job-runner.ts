@@ -16,9 +16,14 @@ import { deserializeArguments } from "../serialization.js";
 import { attemptOf, emitFailure } from "./job-event-emits.js";
 import { runThroughMiddleware } from "../definitions/job-middleware.js";
 import { bindLogger } from "../logger-adapter.js";
+import { CancelledSignal } from "./cancel-watch.js";
+import { recordCancelledClaim } from "../lifecycle/job-cancel.js";
+import { encodeProgress, encodeResult } from "./job-result.js";
+import { ProgressReporter } from "./progress-reporter.js";
+import { writeProgress } from "../models/job-progress.js";
 
 /** How one claimed job ended, seen from the process that ran it. */
-export type RunOutcome = "finished" | "failed" | "released" | "lost";
+export type RunOutcome = "finished" | "failed" | "released" | "cancelled" | "lost";
 
 /** Why a job's AbortSignal fired because its worker is shutting down. */
 export class ShutdownSignal extends Error {
@@ -34,6 +39,8 @@ export class JobRunner {
   private readonly finished: FinishBatcher;
   /** Fired when the process can wait no longer for outcome writes that keep failing. */
   private readonly giveUp = new AbortController();
+  /** Writes what handlers report through `context.progress`, throttled. */
+  private readonly progress: ProgressReporter;
 
   constructor(
     private readonly database: Database,
@@ -43,6 +50,7 @@ export class JobRunner {
     preserveFinishedJobs: boolean,
     private readonly logger: Logger,
   ) {
+    this.progress = new ProgressReporter((values) => writeProgress(database.db, values), logger);
     this.finished = new FinishBatcher((jobs) =>
       finishClaimedJobs(database, policies, processId, jobs, preserveFinishedJobs),
     );
@@ -76,15 +84,24 @@ export class JobRunner {
     const late = { timedOut: false, ended: (): void => undefined };
     const handlerEnded = new Promise<void>((resolve) => (late.ended = resolve));
     try {
-      await this.perform(job, signal, late);
+      const result = encodeResult(job.class_name, jobId, await this.perform(job, signal, late));
+      if (result !== null) job.result = result;
       succeeded = true;
     } catch (error) {
       failure = error;
     }
+    this.progress.settle(jobId);
     const ms = Math.round(performance.now() - started);
     onSettled?.();
     const record = <T>(write: () => Promise<T>): Promise<T> =>
       persistently(write, this.giveUp.signal, this.logger, fields);
+    if (signal.aborted && signal.reason instanceof CancelledSignal) {
+      // Cancelled: recorded so whether the handler then returned or threw.
+      const recorded = await record(() => recordCancelledClaim(this.database, this.policies, jobId, this.processId));
+      if (!recorded) return this.lost(fields);
+      this.logger.info("job cancelled while running", { ...fields, ms });
+      return "cancelled";
+    }
     if (succeeded) {
       const recorded = await record(() => this.finished.finish(job));
       if (!recorded) return this.lost(fields);
@@ -135,6 +152,27 @@ export class JobRunner {
     for (const job of jobs) events.emit("job.claimed", attemptOf(job, this.processId));
   }
 
+  /** Record a claimed job cancelled before it started (taken out of the worker's buffer); no attempt counted. */
+  async cancelUnstarted(jobId: number): Promise<void> {
+    const fields = { jobId };
+    try {
+      const recorded = await persistently(
+        () => recordCancelledClaim(this.database, this.policies, jobId, this.processId, false),
+        this.giveUp.signal,
+        this.logger,
+        fields,
+      );
+      if (recorded) this.logger.info("claimed job cancelled before it started", fields);
+    } catch (error) {
+      this.logger.error("could not record a cancelled job that never started; it stays claimed", { ...fields, error });
+    }
+  }
+
+  /** Write the progress handlers reported and not yet written (a drain or a worker ending). */
+  flushProgress(): Promise<void> {
+    return this.progress.flush();
+  }
+
   /** Stop retrying outcome writes that fail: the process is stopping and can wait no longer. */
   stopRetrying(): void {
     this.giveUp.abort();
@@ -173,7 +211,7 @@ export class JobRunner {
     job: JobRow,
     signal: AbortSignal,
     late: { timedOut: boolean; ended: () => void },
-  ): Promise<void> {
+  ): Promise<unknown> {
     const definition = this.registry.get(job.class_name);
     if (definition === undefined) throw new UnknownJobError(job.class_name, this.registry.implementedNames());
     const { handler } = definition;
@@ -182,30 +220,30 @@ export class JobRunner {
     // A job stored by an older version of the app may no longer match the schema: fail it before
     // the handler starts rather than halfway through.
     const stored = deserializeArguments(job.arguments);
-    const args =
-      schema === null ? stored : await validateArguments(job.class_name, schema, stored, "run", Number(job.id));
+    const jobId = Number(job.id);
+    const args = schema === null ? stored : await validateArguments(job.class_name, schema, stored, "run", jobId);
     const context: Omit<JobContext, "signal"> = {
-      jobId: Number(job.id),
+      jobId,
       name: job.class_name,
       queue: job.queue_name,
       priority: job.priority,
       attempt: job.attempts + 1,
       enqueuedAt: toDate(job.created_at),
       // Every line the handler logs says which job (and which attempt) wrote it.
-      logger: bindLogger(this.logger, {
-        jobId: Number(job.id),
-        job: job.class_name,
-        queue: job.queue_name,
-        attempt: job.attempts + 1,
-      }),
+      logger: bindLogger(this.logger, { jobId, job: job.class_name, queue: job.queue_name, attempt: job.attempts + 1 }),
+      progress: (value) => this.progress.report(jobId, encodeProgress(job.class_name, jobId, value)),
     };
     const { timeout } = definition.options;
     const middleware = this.registry.middlewareFor(definition);
-    await runWithTimeout(
+    return runWithTimeout(
       (handlerSignal) => {
         const full = { ...context, signal: handlerSignal };
         if (middleware.length === 0) return handler(args, full);
-        return runThroughMiddleware(middleware, { ...full, args }, () => handler(args, full));
+        // The job's result is what the handler returned, whatever the middleware returns.
+        let result: unknown;
+        return runThroughMiddleware(middleware, { ...full, args }, async () => {
+          result = await handler(args, full);
+        }).then(() => result);
       },
       signal,
       timeout,

@@ -6,7 +6,7 @@ export type LateEnd = { readonly ok: true } | { readonly ok: false; readonly err
  * deadline. Past the deadline the signal handed to `work` fires with `timeoutError()` as its
  * reason and this rejects with that error at once, without waiting for `work`: a handler that
  * ignores its signal keeps running in the background, but its result no longer counts.
- * `onLateEnd` hears how such a handler eventually ended.
+ * `onLateEnd` hears how such a handler eventually ended. Resolves to what `work` returned.
  */
 export async function runWithTimeout(
   work: (signal: AbortSignal) => unknown,
@@ -14,11 +14,8 @@ export async function runWithTimeout(
   timeoutMs: number | null,
   timeoutError: () => Error,
   onLateEnd: (end: LateEnd) => void,
-): Promise<void> {
-  if (timeoutMs === null) {
-    await work(signal);
-    return;
-  }
+): Promise<unknown> {
+  if (timeoutMs === null) return await work(signal);
   const deadline = new AbortController();
   const combined = AbortSignal.any([signal, deadline.signal]);
   const running = Promise.resolve().then(() => work(combined));
@@ -38,7 +35,7 @@ export async function runWithTimeout(
     }, timeoutMs);
   });
   try {
-    await Promise.race([running, expired]);
+    return await Promise.race([running, expired]);
   } finally {
     clearTimeout(timer);
   }

@@ -1,6 +1,7 @@
 import type { Database } from "../database/connection.js";
 import type { Db } from "../database/dialect.js";
 import { enqueueJobs, type EnqueueRequest } from "../lifecycle/enqueue.js";
+import type { EnqueueResult } from "../lifecycle/enqueue-result.js";
 import type { ResolvedJobOptions } from "../definitions/job-definition.js";
 import type { JobPolicies } from "../definitions/job-policies.js";
 import { insertRecurringExecution, isDuplicateTick } from "../models/recurring-execution.js";
@@ -28,7 +29,7 @@ export type EnqueueJobs = (
   policies: JobPolicies,
   requests: readonly EnqueueRequest[],
   transaction?: Db,
-) => Promise<ReadonlyArray<number | null>>;
+) => Promise<ReadonlyArray<EnqueueResult>>;
 
 /**
  * Enqueue tick `runAt` of `task`: one job scheduled at `runAt` (so it is ready at once when the
@@ -68,10 +69,12 @@ export async function enqueueRecurringTick(
       const mark = await takeRecurringTick(trx, task.key, runAt);
       if (mark === "done") return { kind: "duplicate" };
       if (mark === "missing") return { kind: "removed" };
-      const [jobId] = await enqueue(database, policies, [request], trx);
-      // Concurrency controls may discard the job: the tick has fired (its mark stays, so other
-      // schedulers do not try it again) but there is no job to record it with.
-      if (jobId === null || jobId === undefined) return { kind: "discarded" };
+      const [result] = await enqueue(database, policies, [request], trx);
+      // Concurrency controls may drop the job, or its unique key match an existing one: the tick
+      // has fired (its mark stays, so other schedulers do not try it again) but there is no new
+      // job to record it with.
+      if (result === undefined || result.status !== "created") return { kind: "discarded" };
+      const jobId = result.id;
       await insertRecurringExecution(trx, { jobId, taskKey: task.key, runAt }, database.clock.now());
       return { kind: "enqueued", jobId };
     });

@@ -11,6 +11,7 @@ import { Poller, UNTIL_WOKEN } from "../processes/poller.js";
 import { ProcessRowGoneError } from "../errors.js";
 import { sleep } from "../backoff.js";
 import { ClaimBuffer, defaultPrefetch } from "./claim-buffer.js";
+import { CancelWatch, CancelledSignal } from "./cancel-watch.js";
 
 /** How long a stopping worker waits past its timeout for the outcome writes of jobs that ran. */
 const WRITE_GRACE_MS = 3000;
@@ -64,6 +65,8 @@ export class Worker extends Poller {
   /** A poll failed: a claim may have committed without this process hearing of it. */
   private mayHoldUnknownClaims = false;
   private stopHearingOfJobs: (() => Promise<void>) | undefined;
+  /** Hears of cancelled jobs among this worker's claims. */
+  private readonly cancels: CancelWatch;
 
   constructor(
     readonly settings: WorkerSettings,
@@ -80,6 +83,13 @@ export class Worker extends Poller {
       deps.preserveFinishedJobs,
       deps.logger,
     );
+    this.cancels = new CancelWatch(
+      deps.database,
+      deps.processId,
+      () => this.inFlight.size + this.buffer.size > 0,
+      (jobIds) => this.cancel(jobIds),
+      deps.logger,
+    );
   }
 
   get processId(): number {
@@ -94,6 +104,7 @@ export class Worker extends Poller {
   /** Start polling, and wake early whenever jobs may have become ready (see JobsReadySignal). */
   override start(): void {
     super.start();
+    this.cancels.start();
     this.stopHearingOfJobs ??= this.deps.database.jobsReady.subscribe(
       () => {
         if (this.wantsMore()) this.wake();
@@ -180,6 +191,7 @@ export class Worker extends Poller {
     await this.stopHearingOfJobs?.();
     this.stopHearingOfJobs = undefined;
     await this.stopPolling();
+    await this.cancels.stopPolling();
     for (const { abort } of this.inFlight.values()) abort.abort(new ShutdownSignal());
     // While the running jobs wind down, the ones that never started go back for other workers.
     const unstarted = await this.releaseBuffered();
@@ -214,6 +226,7 @@ export class Worker extends Poller {
           { jobIds: this.runningJobIds },
         );
     }
+    await this.runner.flushProgress();
     this.runner.stopRetrying();
     return [...unstarted, ...released];
   }
@@ -267,6 +280,15 @@ export class Worker extends Poller {
       );
     }
     this.mayHoldUnknownClaims = false;
+  }
+
+  /** Cancelled jobs: fire a running one's AbortSignal; a buffered one never starts. */
+  private cancel(jobIds: readonly number[]): void {
+    for (const jobId of jobIds) {
+      const running = this.inFlight.get(jobId);
+      if (running !== undefined) running.abort.abort(new CancelledSignal(jobId));
+      else if (this.buffer.remove(jobId)) void this.runner.cancelUnstarted(jobId);
+    }
   }
 
   private launch(job: JobRow): void {

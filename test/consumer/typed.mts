@@ -12,7 +12,7 @@ export async function run(file: string): Promise<string> {
   void (() => greet.enqueue({ name: 42 }));
   void fromKysely;
   await firm.migrate();
-  const id: number = await greet.enqueue({ name: "typed" });
+  const { id }: { id: number } = await greet.enqueue({ name: "typed" });
   await firm.drain();
   await firm.close();
   return `${said.join(",")} ${typeof id}`;

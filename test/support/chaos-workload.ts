@@ -47,7 +47,7 @@ export async function enqueueJobs(databaseUrl: string, jobs: readonly PlannedJob
     for (let start = 0; start < jobs.length; start += 25) {
       const chunk = jobs.slice(start, start + 25);
       const enqueued = await Promise.all(chunk.map((job) => firm.enqueue(job.name, job.args, job.options)));
-      for (const id of enqueued) {
+      for (const { id } of enqueued) {
         if (id === null)
           throw new Error("a chaos job was discarded at enqueue; the keyed job blocks, it never discards");
         ids.push(id);

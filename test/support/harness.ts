@@ -1,3 +1,4 @@
+import type { EnqueueResult } from "../../src/lifecycle/enqueue-result.js";
 import { afterAll, afterEach, beforeAll, describe } from "vitest";
 import { FirmQueue, silentLogger, type FirmQueueOptions } from "../../src/index.js";
 import type { Db, DialectName } from "../../src/database/dialect.js";
@@ -10,6 +11,7 @@ const TABLES = [
   "firm_queue_processes",
   "firm_queue_semaphores",
   "firm_queue_recurring_tasks",
+  "firm_queue_job_keys", // no foreign key: a key may be held after its job was deleted
 ] as const;
 
 /**
@@ -98,9 +100,10 @@ export async function waitFor(
   }
 }
 
-/** The id of a job that must have been enqueued (not discarded by a concurrency limit). */
-export async function enqueued(id: Promise<number | null>): Promise<number> {
-  const value = await id;
-  if (value === null) throw new Error("the job was discarded, but the test expected it to be enqueued");
-  return value;
+/** The id of a job that must have been created (not dropped by a concurrency limit, nor matched by its key). */
+export async function enqueued(result: Promise<EnqueueResult>): Promise<number> {
+  const value = await result;
+  if (value.status !== "created")
+    throw new Error(`the job was ${value.status}, but the test expected it to be created`);
+  return value.id;
 }

@@ -73,7 +73,7 @@ pre { background: var(--code); padding: .8rem; border-radius: 8px; overflow: aut
 .badge.running { border-color: var(--ok); color: var(--ok); }
 .state { display: inline-block; padding: 0 .5rem; border-radius: 999px; font-size: .8rem; font-weight: 600; border: 1px solid currentColor; }
 .state-ready { color: var(--ready); } .state-scheduled { color: var(--scheduled); } .state-claimed { color: var(--claimed); }
-.state-blocked { color: var(--blocked); } .state-failed { color: var(--failed); } .state-finished, .state-deleted { color: var(--finished); }
+.state-blocked { color: var(--blocked); } .state-failed { color: var(--failed); } .state-finished, .state-deleted, .state-cancelled { color: var(--finished); }
 .tabs ul { display: flex; flex-wrap: wrap; gap: .4rem; list-style: none; padding: 0; margin: 1rem 0 .6rem; }
 .tabs a { display: inline-block; padding: .25rem .35rem; border-radius: 8px; text-decoration: none; }
 .tabs a[aria-current="page"] { background: var(--panel); outline: 1px solid var(--line); }

@@ -27,6 +27,9 @@ export async function jobPage(context: PageContext, idText: string): Promise<Pag
 ${job.claimedBy ? html`<div><dt>Running on</dt><dd><a href="${href(context, "/processes")}">${job.claimedBy.kind} ${job.claimedBy.name}</a> (pid ${job.claimedBy.pid} on ${job.claimedBy.hostname})</dd></div>` : ""}
 ${job.recurring ? html`<div><dt>Recurring task</dt><dd><a href="${href(context, "/recurring")}">${job.recurring.taskKey}</a> run of ${utc(job.recurring.runAt)}</dd></div>` : ""}
 ${job.blockedUntil ? html`<div><dt>Blocked until</dt><dd>${utc(job.blockedUntil)}</dd></div>` : ""}
+${job.key ? html`<div><dt>Unique key</dt><dd>${job.key}</dd></div>` : ""}
+${job.cancelledAt ? html`<div><dt>${job.state === "cancelled" ? "Cancelled" : "Cancel requested"}</dt><dd>${utc(job.cancelledAt)}</dd></div>` : ""}
+${"progress" in job ? html`<div><dt>Progress</dt><dd class="progress">${prettyValue(job.progress)}</dd></div>` : ""}
 </dl>
 ${
   job.state === "failed"
@@ -38,6 +41,7 @@ ${
 ${job.error ? errorBlock("Error that failed the job", job.error) : ""}
 ${job.lastError && (!job.error || job.lastError.message !== job.error.message || job.lastError.name !== job.error.name) ? errorBlock("Error of the latest failed attempt", job.lastError) : ""}
 </div>
+${"result" in job ? html`<h2>Result</h2><pre class="result" tabindex="0">${prettyValue(job.result)}</pre>` : ""}
 <h2>Arguments</h2>
 <pre class="args" tabindex="0">${prettyValue(job.arguments)}</pre>`;
   return { title: `Job #${job.id}`, section: "/jobs", body };

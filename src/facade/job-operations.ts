@@ -1,0 +1,89 @@
+import type { Database } from "../database/connection.js";
+import type { JobPolicies } from "../definitions/job-policies.js";
+import { ConfigurationError, JobNotFoundError } from "../errors.js";
+import { dispatchContext } from "../lifecycle/dispatch-context.js";
+import { cancelJobsInTransaction, type CancelOutcome } from "../lifecycle/job-cancel.js";
+import { unendedJobIds, type CancelFilter } from "../models/job-cancellation.js";
+import { checkJobName, checkQueueName, positiveInteger, rejectUnknownKeys } from "../option-checks.js";
+
+/** Options of `firm.jobs.cancelAll()`: which jobs (every condition given must match), and the batch size. */
+export interface CancelAllOptions extends CancelFilter {
+  /** Jobs cancelled per transaction. Default 500. */
+  readonly batchSize?: number;
+}
+
+const CANCEL_ALL_KEYS = new Set(["queue", "name", "key", "batchSize"]);
+
+/**
+ * `firm.jobs`: operations on jobs by id or filter. Cancelling a waiting job ends it at once; a
+ * running job's worker hears of its cancel within about a second and fires its AbortSignal
+ * (see docs/jobs.md).
+ */
+export class JobOperations {
+  constructor(
+    private readonly database: () => Promise<Database>,
+    private readonly policies: JobPolicies,
+  ) {}
+
+  /**
+   * Cancel one job. Resolves to `cancelled` (it was waiting and has ended), `cancelling` (it is
+   * running; its worker will stop it) or `ended` (it had already ended; nothing changed). A job id
+   * that does not exist is a JobNotFoundError.
+   */
+  async cancel(id: number): Promise<CancelOutcome> {
+    const jobId = checkJobId(id);
+    const database = await this.database();
+    const outcomes = await database.claimTransaction((trx) =>
+      cancelJobsInTransaction(trx, dispatchContext(database, this.policies), [jobId], database.clock.now()),
+    );
+    const outcome = outcomes.get(jobId);
+    if (outcome === undefined) throw new JobNotFoundError(jobId);
+    return outcome;
+  }
+
+  /**
+   * Cancel every job that has not ended and matches `queue`, `name` and/or `key` (at least one is
+   * required), `batchSize` per transaction. Returns how many were cancelled or are being
+   * cancelled (running ones).
+   */
+  async cancelAll(options: CancelAllOptions): Promise<number> {
+    rejectUnknownKeys(options ?? {}, CANCEL_ALL_KEYS, "jobs.cancelAll option");
+    const filter: CancelFilter = {
+      ...(options.queue !== undefined ? { queue: checkQueueName(options.queue, "jobs.cancelAll option queue") } : {}),
+      ...(options.name !== undefined ? { name: checkJobName(options.name) } : {}),
+      ...(options.key !== undefined ? { key: checkKey(options.key) } : {}),
+    };
+    if (Object.keys(filter).length === 0) {
+      throw new ConfigurationError("jobs.cancelAll needs at least one of queue, name or key");
+    }
+    const batchSize = positiveInteger(options.batchSize ?? 500, "jobs.cancelAll option batchSize");
+    const database = await this.database();
+    let total = 0;
+    // A cursor on the job id: the loop ends even while new matching jobs keep arriving.
+    let afterId = 0;
+    for (;;) {
+      const ids = await unendedJobIds(database.db, filter, afterId, batchSize);
+      if (ids.length === 0) return total;
+      const outcomes = await database.claimTransaction((trx) =>
+        cancelJobsInTransaction(trx, dispatchContext(database, this.policies), ids, database.clock.now()),
+      );
+      for (const outcome of outcomes.values()) if (outcome !== "ended") total++;
+      afterId = ids.at(-1)!;
+      if (ids.length < batchSize) return total;
+    }
+  }
+}
+
+function checkJobId(value: unknown): number {
+  if (typeof value !== "number" || !Number.isSafeInteger(value) || value < 1) {
+    throw new ConfigurationError(`job id must be a whole number of at least 1, got ${JSON.stringify(value)}`);
+  }
+  return value;
+}
+
+function checkKey(value: unknown): string {
+  if (typeof value !== "string" || value === "") {
+    throw new ConfigurationError(`jobs.cancelAll option key must be a non-empty string, got ${JSON.stringify(value)}`);
+  }
+  return value;
+}

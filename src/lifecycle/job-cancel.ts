@@ -1,0 +1,98 @@
+import type { JobPolicies } from "../definitions/job-policies.js";
+import type { Database } from "../database/connection.js";
+import type { Db } from "../database/dialect.js";
+import { dispatchContext, type DispatchContext } from "./dispatch-context.js";
+import {
+  lockClaims,
+  markCancelled,
+  markCancelledAttempt,
+  requestCancel,
+  takeWaitingJobs,
+} from "../models/job-cancellation.js";
+import { releaseJobKeys } from "../models/job-key.js";
+import { compareKeys, releaseSemaphoreAndPromote, type SlotHolder } from "./semaphore-release.js";
+import { removeClaim } from "./claimed-jobs.js";
+
+/**
+ * What a cancel did to one job:
+ * - `cancelled`: it was waiting (ready, scheduled or blocked) and has ended, cancelled;
+ * - `cancelling`: it is running; its worker fires the handler's AbortSignal when it hears of
+ *   it (within about a second) and records it cancelled, whatever the handler does after;
+ * - `ended`: it had already ended (finished, failed or cancelled before): nothing changed.
+ */
+export type CancelOutcome = "cancelled" | "cancelling" | "ended";
+
+/**
+ * Cancel jobs by id inside `trx`: waiting ones leave the line and end cancelled, in this
+ * transaction (a ready job's concurrency slot goes to the next blocked job of its key, unique
+ * keys are given back); running ones get a cancel request. Returns each id's outcome; ids with
+ * no job are missing from the map.
+ */
+export async function cancelJobsInTransaction(
+  trx: Db,
+  context: DispatchContext,
+  jobIds: readonly number[],
+  now: Date,
+): Promise<Map<number, CancelOutcome>> {
+  const outcomes = new Map<number, CancelOutcome>();
+  if (jobIds.length === 0) return outcomes;
+  const taken = await takeWaitingJobs(trx, jobIds);
+  const cancelled = taken.map((job) => job.jobId);
+  await markCancelled(trx, cancelled, now);
+  await releaseJobKeys(trx, cancelled, now);
+  const ready = taken.filter((job) => job.wasReady).map((job) => job.jobId);
+  for (const holder of await slotHolders(trx, ready)) await releaseSemaphoreAndPromote(trx, context, holder, now);
+  for (const id of cancelled) outcomes.set(id, "cancelled");
+  const rest = jobIds.filter((id) => !outcomes.has(id));
+  const running = await lockClaims(trx, context.dialect, rest);
+  await requestCancel(trx, running, now);
+  for (const id of running) outcomes.set(id, "cancelling");
+  const others = rest.filter((id) => !outcomes.has(id));
+  if (others.length > 0) {
+    const existing = await trx.selectFrom("firm_queue_jobs").select("id").where("id", "in", others).execute();
+    for (const row of existing) outcomes.set(Number(row.id), "ended");
+  }
+  return outcomes;
+}
+
+/**
+ * Record that a running job was cancelled, if `processId` still holds its claim (the
+ * stale-worker guard): the claim goes, the job ends (its attempt counted if it started), its concurrency slot
+ * goes to the next blocked job of its key, and its unique key is given back. Returns false when
+ * the claim was no longer there.
+ */
+export async function recordCancelledClaim(
+  database: Database,
+  policies: JobPolicies,
+  jobId: number,
+  processId: number,
+  attempted = true,
+): Promise<boolean> {
+  return database.claimTransaction(async (trx) => {
+    if (!(await removeClaim(trx, jobId, processId))) return false;
+    const now = database.clock.now();
+    await markCancelledAttempt(trx, jobId, now, attempted);
+    await releaseJobKeys(trx, [jobId], now);
+    const context = dispatchContext(database, policies);
+    for (const holder of await slotHolders(trx, [jobId])) await releaseSemaphoreAndPromote(trx, context, holder, now);
+    return true;
+  });
+}
+
+/** The concurrency slots `jobIds` hold, in key order so transactions lock semaphores alike. */
+async function slotHolders(trx: Db, jobIds: readonly number[]): Promise<SlotHolder[]> {
+  if (jobIds.length === 0) return [];
+  const rows = await trx
+    .selectFrom("firm_queue_jobs")
+    .select(["class_name", "concurrency_key", "semaphore_id"])
+    .where("id", "in", jobIds)
+    .where("concurrency_key", "is not", null)
+    .execute();
+  return rows
+    .map((row) => ({
+      jobName: row.class_name,
+      concurrencyKey: row.concurrency_key,
+      semaphoreId: row.semaphore_id === null ? null : Number(row.semaphore_id),
+    }))
+    .sort((a, b) => compareKeys(a.concurrencyKey!, b.concurrencyKey!));
+}
