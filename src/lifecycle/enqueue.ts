@@ -41,7 +41,8 @@ export async function enqueueJobs(
   requests: readonly EnqueueRequest[],
   transaction?: EnqueueTransaction,
 ): Promise<EnqueueResult[]> {
-  const values = await validateRequests(requests);
+  // Only jobs with a schema wait for validation: the common path stays synchronous up to the write.
+  const values = requests.some((request) => request.defaults.schema !== null) ? await validateRequests(requests) : null;
   const now = database.clock.now();
   const jobs = requests.map((request, index) => prepareJob(request, now, values ? values[index] : request.args));
   if (jobs.length === 0) return [];
@@ -110,11 +111,10 @@ function emitEnqueued(
 
 /**
  * The values the schemas make of the arguments (what the handler will see, and what concurrency
- * keys are computed from), or null when no request has a schema. The first invalid job in list
- * order is reported, with its place when there are several.
+ * keys are computed from). The first invalid job in list order is reported, with its place when
+ * there are several.
  */
-async function validateRequests(requests: readonly EnqueueRequest[]): Promise<unknown[] | null> {
-  if (!requests.some((request) => request.defaults.schema !== null)) return null;
+async function validateRequests(requests: readonly EnqueueRequest[]): Promise<unknown[]> {
   const bulk = requests.length > 1;
   const results = await Promise.allSettled(
     requests.map((request, index) => {
