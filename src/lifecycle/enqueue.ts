@@ -13,7 +13,8 @@ import { insertJobs, type NewJob } from "../models/job.js";
 import { serializeArguments } from "../serialization.js";
 import { appTransactionConnection, type EnqueueTransaction } from "../database/app-transaction.js";
 import { bridgeKysely, singleConnection } from "../database/bridge.js";
-import type { JobEvents } from "../job-events.js";
+import { emitEnqueued } from "./enqueue-events.js";
+import { jobTracing } from "../tracing.js";
 
 /** One job to write: its name, arguments, and the options that decide queue, priority and time. */
 export interface EnqueueRequest {
@@ -37,8 +38,30 @@ export async function enqueueJobs(
   transaction?: EnqueueTransaction,
 ): Promise<(number | null)[]> {
   const now = database.clock.now();
-  const jobs = requests.map((request) => prepareJob(request, now));
-  if (jobs.length === 0) return [];
+  const prepared = requests.map((request) => prepareJob(request, now));
+  if (prepared.length === 0) return [];
+  // The producer span's context goes with every job, for the attempt's span to join its trace.
+  const span = (await jobTracing())?.startEnqueue(prepared);
+  const traceContext = span?.traceContext ?? null;
+  const jobs = traceContext === null ? prepared : prepared.map((job) => ({ ...job, traceContext }));
+  try {
+    const ids = await writeJobs(database, policies, jobs, now, transaction);
+    span?.end(ids);
+    return ids;
+  } catch (error) {
+    span?.end(null, error);
+    throw error;
+  }
+}
+
+/** Write prepared jobs (see {@link enqueueJobs}), then tell the event listeners. */
+async function writeJobs(
+  database: Database,
+  policies: JobPolicies,
+  jobs: readonly NewJob[],
+  now: Date,
+  transaction: EnqueueTransaction | undefined,
+): Promise<(number | null)[]> {
   // The ids the jobs were written with, discarded ones too (set on each try: a transaction may run again).
   let written: readonly number[] = [];
   const moves = JobMoves.for(policies.events);
@@ -77,30 +100,6 @@ export async function enqueueJobs(
   emitEnqueued(policies.events, jobs, ids, written);
   moves?.emit(policies.events);
   return ids;
-}
-
-/**
- * Tell listeners of the jobs written (`job.enqueued`) and of those dropped on a concurrency
- * conflict (`job.discarded`): `ids` is what enqueue returns (null where dropped), `written` the
- * ids the jobs were inserted with.
- */
-function emitEnqueued(
-  events: JobEvents,
-  jobs: readonly NewJob[],
-  ids: readonly (number | null)[],
-  written: readonly number[],
-): void {
-  const enqueued = events.has("job.enqueued");
-  const discarded = events.has("job.discarded");
-  if (!enqueued && !discarded) return;
-  jobs.forEach(({ className: job, queueName: queue, priority, scheduledAt }, index) => {
-    const jobId = ids[index];
-    if (jobId !== null && jobId !== undefined) {
-      if (enqueued) events.emit("job.enqueued", { jobId, job, queue, priority, scheduledAt });
-    } else if (discarded && written[index] !== undefined) {
-      events.emit("job.discarded", { jobId: written[index], job, queue, reason: "concurrency" });
-    }
-  });
 }
 
 function prepareJob(request: EnqueueRequest, now: Date): NewJob {

@@ -15,6 +15,7 @@ import { deserializeArguments } from "../serialization.js";
 import { attemptOf, emitFailure } from "./job-event-emits.js";
 import { runThroughMiddleware } from "../definitions/job-middleware.js";
 import { bindLogger } from "../logger-adapter.js";
+import { jobTracing } from "../tracing.js";
 
 /** How one claimed job ended, seen from the process that ran it. */
 export type RunOutcome = "finished" | "failed" | "released" | "lost";
@@ -75,7 +76,7 @@ export class JobRunner {
     const late = { timedOut: false, ended: (): void => undefined };
     const handlerEnded = new Promise<void>((resolve) => (late.ended = resolve));
     try {
-      await this.perform(job, signal, late);
+      await this.traced(job, () => this.perform(job, signal, late));
       succeeded = true;
     } catch (error) {
       failure = error;
@@ -165,6 +166,22 @@ export class JobRunner {
         this.logger.error(`job failed (${decision.reason}); moved to failed jobs`, { ...fields, maxAttempts });
         return;
     }
+  }
+
+  /** Run the attempt inside its consumer span when OpenTelemetry is installed (see tracing.ts). */
+  private async traced(job: JobRow, attempt: () => Promise<void>): Promise<void> {
+    const tracing = await jobTracing();
+    if (tracing === null) return attempt();
+    return tracing.runAttempt(
+      {
+        jobId: Number(job.id),
+        name: job.class_name,
+        queue: job.queue_name,
+        attempt: job.attempts + 1,
+        traceContext: job.trace_context ?? null,
+      },
+      attempt,
+    );
   }
 
   /** Run the handler; `late` hears whether it outlived its timeout, and when it then ended. */
