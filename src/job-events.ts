@@ -60,6 +60,7 @@ export interface JobEventMap {
     readonly attempt?: number;
     readonly processId?: number;
     readonly error?: unknown;
+    readonly durationMs?: number;
   };
   /** The job waits for a slot of its concurrency key (at enqueue, or when the dispatcher finds it due). */
   readonly "job.blocked": JobEventBase & { readonly concurrencyKey: string };

@@ -35,6 +35,8 @@ export interface JobsTable {
   result: ColumnType<string | null, string | null | undefined, string | null>;
   /** JSON of the latest value the handler reported with `context.progress()` (migration 009). */
   progress: ColumnType<string | null, string | null | undefined, string | null>;
+  /** JSON of the OpenTelemetry context that enqueued the job (migration 006); null when none. */
+  trace_context: ColumnType<string | null, string | null | undefined, string | null>;
 }
 
 /** firm_queue_ready_executions: jobs waiting to be claimed, with what polling orders by. */

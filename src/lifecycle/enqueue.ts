@@ -7,16 +7,16 @@ import { checkStorableDate } from "../date-range.js";
 import { ConfigurationError } from "../errors.js";
 import { ENQUEUE_OPTION_KEYS, type EnqueueOptions, type ResolvedJobOptions } from "../definitions/job-definition.js";
 import { checkPriority, checkQueueName, rejectUnknownKeys } from "../option-checks.js";
-import { dispatchContext, dispatchJobs, type DispatchContext } from "./job-dispatch.js";
+import { dispatchContext } from "./job-dispatch.js";
 import { JobMoves } from "./job-moves.js";
-import { deleteJobs, insertJobs, type DispatchableJob, type NewJob } from "../models/job.js";
-import { jobKeyClaim, type JobKeyClaim } from "../definitions/unique-options.js";
-import { created, DROPPED, type EnqueueResult } from "./enqueue-result.js";
-import { admitKeyedJobs, type KeyedJob } from "./unique-admission.js";
+import { jobKeyClaim } from "../definitions/unique-options.js";
+import { created, type EnqueueResult } from "./enqueue-result.js";
+import { insertAndRoute, type PreparedJob } from "./job-insertion.js";
+import { emitEnqueued } from "./enqueue-events.js";
+import { jobTracing } from "../tracing.js";
 import { serializeArguments } from "../serialization.js";
 import { appTransactionConnection, type EnqueueTransaction } from "../database/app-transaction.js";
 import { bridgeKysely, singleConnection } from "../database/bridge.js";
-import type { JobEvents } from "../job-events.js";
 import { validateArguments } from "../definitions/argument-validation.js";
 
 /** One job to write: its name, arguments, and the options that decide queue, priority and time. */
@@ -44,14 +44,36 @@ export async function enqueueJobs(
   // Only jobs with a schema wait for validation: the common path stays synchronous up to the write.
   const values = requests.some((request) => request.defaults.schema !== null) ? await validateRequests(requests) : null;
   const now = database.clock.now();
-  const jobs = requests.map((request, index) => prepareJob(request, now, values ? values[index] : request.args));
-  if (jobs.length === 0) return [];
+  const prepared = requests.map((request, index) => prepareJob(request, now, values ? values[index] : request.args));
+  if (prepared.length === 0) return [];
+  // The producer span's context goes with every job, for the attempt's span to join its trace.
+  const span = (await jobTracing())?.startEnqueue(prepared);
+  const traceContext = span?.traceContext ?? null;
+  const jobs = traceContext === null ? prepared : prepared.map((job) => ({ ...job, traceContext }));
+  try {
+    const results = await writeJobs(database, policies, jobs, now, transaction);
+    span?.end(results.map((result) => result.id));
+    return results;
+  } catch (error) {
+    span?.end(null, error);
+    throw error;
+  }
+}
+
+/** Write prepared jobs (see {@link enqueueJobs}), then tell the event listeners. */
+async function writeJobs(
+  database: Database,
+  policies: JobPolicies,
+  jobs: readonly PreparedJob[],
+  now: Date,
+  transaction: EnqueueTransaction | undefined,
+): Promise<EnqueueResult[]> {
   // The ids the jobs were written with, dropped ones too (set on each try: a transaction may run again).
   let written: readonly number[] = [];
   const moves = JobMoves.for(policies.events);
   const write = async (trx: Db) => {
     moves?.reset();
-    const { results, ids } = await writeJobs(trx, jobs, now, dispatchContext(database, policies, moves));
+    const { results, ids } = await insertAndRoute(trx, jobs, now, dispatchContext(database, policies, moves));
     written = ids;
     return results;
   };
@@ -68,7 +90,7 @@ export async function enqueueJobs(
   }
   const { enqueueReady } = database.dialect;
   // Jobs due now without a concurrency key or a unique key only become ready: the database's
-  // single statement does that where it has one. Everything else goes through writeJobs.
+  // single statement does that where it has one. Everything else goes through insertAndRoute.
   const simple =
     enqueueReady !== undefined &&
     jobs.every(
@@ -82,31 +104,6 @@ export async function enqueueJobs(
   emitEnqueued(policies.events, jobs, results, written);
   moves?.emit(policies.events);
   return results;
-}
-
-/**
- * Tell listeners of the jobs created (`job.enqueued`) and of those dropped on a concurrency
- * conflict (`job.discarded`): `results` is what enqueue returns, `written` the ids the jobs were
- * inserted with (a job matched by its unique key is neither: the job it matched is told of
- * when it was created).
- */
-function emitEnqueued(
-  events: JobEvents,
-  jobs: readonly NewJob[],
-  results: readonly EnqueueResult[],
-  written: readonly number[],
-): void {
-  const enqueued = events.has("job.enqueued");
-  const discarded = events.has("job.discarded");
-  if (!enqueued && !discarded) return;
-  jobs.forEach(({ className: job, queueName: queue, priority, scheduledAt }, index) => {
-    const result = results[index]!;
-    if (result.status === "created") {
-      if (enqueued) events.emit("job.enqueued", { jobId: result.id, job, queue, priority, scheduledAt });
-    } else if (result.status === "dropped" && discarded && written[index] !== undefined) {
-      events.emit("job.discarded", { jobId: written[index], job, queue, reason: "concurrency" });
-    }
-  });
 }
 
 /**
@@ -127,56 +124,6 @@ async function validateRequests(requests: readonly EnqueueRequest[]): Promise<un
     if (result.status === "rejected") throw result.reason;
     return result.value;
   });
-}
-
-/** Insert the jobs, settle their unique keys, and dispatch the ones created. */
-async function writeJobs(
-  trx: Db,
-  jobs: readonly PreparedJob[],
-  now: Date,
-  context: DispatchContext,
-): Promise<{ results: EnqueueResult[]; ids: number[] }> {
-  const ids = await insertJobs(trx, jobs, now);
-  const keyed: KeyedJob[] = [];
-  jobs.forEach((job, index) => {
-    if (job.keyClaim !== null)
-      keyed.push({ index, id: ids[index]!, jobName: job.className, claim: job.keyClaim, ...job });
-  });
-  const { matched, replacedInCall } = await admitKeyedJobs(trx, context, keyed, now);
-  if (matched.size > 0)
-    await deleteJobs(
-      trx,
-      [...matched.keys()].map((index) => ids[index]!),
-    );
-  const toDispatch: DispatchableJob[] = [];
-  for (const [index, job] of jobs.entries()) {
-    if (matched.has(index)) continue;
-    const replacement = replacedInCall.get(index);
-    if (replacement !== undefined) await rewriteJob(trx, ids[index]!, replacement, now);
-    toDispatch.push({ ...job, id: ids[index]!, scheduledAt: replacement?.scheduledAt ?? job.scheduledAt });
-  }
-  const { discarded } = await dispatchJobs(trx, toDispatch, now, context);
-  const dropped = new Set(discarded);
-  return { ids, results: ids.map((id, index) => matched.get(index) ?? (dropped.has(id) ? DROPPED : created(id))) };
-}
-
-/** A job of this call replaced by a later one of the same call (unique mode `replace`). */
-async function rewriteJob(
-  trx: Db,
-  id: number,
-  change: { readonly arguments: string; readonly scheduledAt: Date },
-  now: Date,
-): Promise<void> {
-  await trx
-    .updateTable("firm_queue_jobs")
-    .set({ arguments: change.arguments, scheduled_at: change.scheduledAt, updated_at: now })
-    .where("id", "=", id)
-    .execute();
-}
-
-/** A job ready to insert, with the unique key it will try to take. */
-interface PreparedJob extends NewJob {
-  readonly keyClaim: JobKeyClaim | null;
 }
 
 /** The row to write for one request; `value` is its arguments as its schema made them. */

@@ -27,6 +27,8 @@ export interface NewJob {
   readonly concurrencyKey: string | null;
   /** The unique key the job is enqueued with, if any (its hold lives in firm_queue_job_keys). */
   readonly jobKey?: string | null;
+  /** The OpenTelemetry context of the enqueue, as JSON text (see tracing.ts); absent: none. */
+  readonly traceContext?: string | null;
 }
 
 /** Rows per INSERT: keeps every database under its bound-parameter limit. */
@@ -52,6 +54,7 @@ export async function insertJobs(trx: Db, jobs: readonly NewJob[], now: Date): P
           scheduled_at: job.scheduledAt,
           concurrency_key: job.concurrencyKey,
           job_key: job.jobKey ?? null,
+          trace_context: job.traceContext ?? null,
           created_at: now,
           updated_at: now,
         })),

@@ -21,6 +21,7 @@ import { recordCancelledClaim } from "../lifecycle/job-cancel.js";
 import { encodeProgress, encodeResult } from "./job-result.js";
 import { ProgressReporter } from "./progress-reporter.js";
 import { writeProgress } from "../models/job-progress.js";
+import { jobTracing } from "../tracing.js";
 
 /** How one claimed job ended, seen from the process that ran it. */
 export type RunOutcome = "finished" | "failed" | "released" | "cancelled" | "lost";
@@ -84,7 +85,7 @@ export class JobRunner {
     const late = { timedOut: false, ended: (): void => undefined };
     const handlerEnded = new Promise<void>((resolve) => (late.ended = resolve));
     try {
-      const result = encodeResult(job.class_name, jobId, await this.perform(job, signal, late));
+      const result = encodeResult(job.class_name, jobId, await this.traced(job, () => this.perform(job, signal, late)));
       if (result !== null) job.result = result;
       succeeded = true;
     } catch (error) {
@@ -204,6 +205,22 @@ export class JobRunner {
         this.logger.error(`job failed (${decision.reason}); moved to failed jobs`, { ...fields, maxAttempts });
         return;
     }
+  }
+
+  /** Run the attempt inside its consumer span when OpenTelemetry is installed (see tracing.ts). */
+  private async traced<T>(job: JobRow, attempt: () => Promise<T>): Promise<T> {
+    const tracing = await jobTracing();
+    if (tracing === null) return attempt();
+    return tracing.runAttempt(
+      {
+        jobId: Number(job.id),
+        name: job.class_name,
+        queue: job.queue_name,
+        attempt: job.attempts + 1,
+        traceContext: job.trace_context ?? null,
+      },
+      attempt,
+    );
   }
 
   /** Run the handler; `late` hears whether it outlived its timeout, and when it then ended. */

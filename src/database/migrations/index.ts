@@ -3,6 +3,7 @@ import { addJobsLastError } from "./002-add-jobs-last-error.js";
 import { recurringTaskTimezoneAndLastRun } from "./003-recurring-task-timezone-and-last-run.js";
 import { notifyReadyJobs } from "./004-notify-ready-jobs.js";
 import { addJobsSemaphoreId } from "./005-add-jobs-semaphore-id.js";
+import { addJobsTraceContext } from "./006-add-jobs-trace-context.js";
 import { addJobKeys } from "./007-job-keys.js";
 import { addJobsCancelledAt } from "./008-add-jobs-cancelled-at.js";
 import { addJobsResultAndProgress } from "./009-add-jobs-result-and-progress.js";
@@ -15,6 +16,7 @@ export const MIGRATIONS: readonly Migration[] = [
   recurringTaskTimezoneAndLastRun,
   notifyReadyJobs,
   addJobsSemaphoreId,
+  addJobsTraceContext,
   addJobKeys,
   addJobsCancelledAt,
   addJobsResultAndProgress,
