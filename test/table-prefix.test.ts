@@ -208,6 +208,28 @@ describeEachDatabase(
       }
       await (await other.database()).db.deleteFrom("firm_queue_jobs").execute();
     });
+
+    it("a prefix inside a schema: the schema keeps its own name, the tables take the prefix", async () => {
+      // A schema name containing the default prefix must not be renamed along with the tables.
+      const firm = env.firm({ schema: "firm_queue_area", tablePrefix: OTHER });
+      await firm.migrate();
+      firm.defineJob("in-schema", async () => undefined);
+      await firm.enqueue("in-schema", null);
+      expect(await firm.drain()).toBe(1);
+      const client = new pg.Client({ connectionString: env.url });
+      await client.connect();
+      try {
+        const { rows } = await client.query<{ schemaname: string; tablename: string }>(
+          "SELECT schemaname, tablename FROM pg_tables WHERE tablename LIKE 'other\\_q\\_%' AND schemaname <> 'public'",
+        );
+        expect(new Set(rows.map((row) => row.schemaname))).toEqual(new Set(["firm_queue_area"]));
+        expect(rows.map((row) => row.tablename)).toContain(`${OTHER}jobs`);
+        expect(rows).toHaveLength(12);
+      } finally {
+        await client.query("DROP SCHEMA firm_queue_area CASCADE");
+        await client.end();
+      }
+    });
   },
   ["postgres"],
 );
