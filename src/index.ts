@@ -90,6 +90,7 @@ export {
   fromBetterSqlite3,
   fromKnex,
   fromDrizzle,
+  fromPrisma,
   fromKysely,
 } from "./database/app-transaction.js";
 export type { AppTransaction, EnqueueTransaction } from "./database/app-transaction.js";

@@ -18,7 +18,7 @@ import { countRows, describeEachDatabase, waitFor } from "./support/harness.js";
 
 const OTHER = "other_q_";
 /** The longest prefix accepted: the longest names must still fit every database. */
-const LONGEST = "z".repeat(MAX_TABLE_PREFIX_LENGTH - 1) + "_";
+const LONGEST = `${"z".repeat(MAX_TABLE_PREFIX_LENGTH - 1)}_`;
 
 describe("the tablePrefix option", () => {
   it("accepts short lower-case identifier prefixes and rejects anything else with a TablePrefixError", () => {
@@ -140,8 +140,8 @@ describeEachDatabase("two table prefixes on one database", (env) => {
         .sort(),
     ).toEqual(
       tables
-        .filter((table) => table.name.startsWith("firm_queue_"))
-        .map((table) => table.name.replace("firm_queue_", OTHER))
+        .filter((table) => table.name.startsWith(ours.options.tablePrefix))
+        .map((table) => table.name.replace(ours.options.tablePrefix, OTHER))
         .sort(),
     );
     // The other instance's tables are cleared here: the harness empties the default ones only.
@@ -183,7 +183,9 @@ describeEachDatabase(
       await listener.connect();
       const heard: string[] = [];
       listener.on("notification", (message) => heard.push(message.channel));
-      await listener.query("LISTEN firm_queue_ready");
+      // The harness's own prefix: firm_queue_, unless FIRM_QUEUE_TABLE_PREFIX says otherwise.
+      const oursChannel = `${env.firm().options.tablePrefix}ready`;
+      await listener.query(`LISTEN ${oursChannel}`);
       await listener.query(`LISTEN ${OTHER}ready`);
       const ran: number[] = [];
       other.defineJob("wake", async (_args, context) => void ran.push(context.jobId));
@@ -195,16 +197,38 @@ describeEachDatabase(
         const id = (await producer.enqueue("wake", null)).id;
         await waitFor(() => ran.includes(id!), 10_000, "the notified worker to run the job");
         await waitFor(() => heard.includes(`${OTHER}ready`), 5_000, "the other prefix's notification");
-        expect(heard).not.toContain("firm_queue_ready");
+        expect(heard).not.toContain(oursChannel);
         const ours = env.firm();
         await ours.enqueue("wake", null);
-        await waitFor(() => heard.includes("firm_queue_ready"), 5_000, "the default prefix's notification");
+        await waitFor(() => heard.includes(oursChannel), 5_000, "the default prefix's notification");
         expect(heard.filter((channel) => channel === `${OTHER}ready`)).toHaveLength(1);
       } finally {
         await supervisor.stop();
         await listener.end();
       }
       await (await other.database()).db.deleteFrom("firm_queue_jobs").execute();
+    });
+
+    it("a prefix inside a schema: the schema keeps its own name, the tables take the prefix", async () => {
+      // A schema name containing the default prefix must not be renamed along with the tables.
+      const firm = env.firm({ schema: "firm_queue_area", tablePrefix: OTHER });
+      await firm.migrate();
+      firm.defineJob("in-schema", async () => undefined);
+      await firm.enqueue("in-schema", null);
+      expect(await firm.drain()).toBe(1);
+      const client = new pg.Client({ connectionString: env.url });
+      await client.connect();
+      try {
+        const { rows } = await client.query<{ schemaname: string; tablename: string }>(
+          "SELECT schemaname, tablename FROM pg_tables WHERE tablename LIKE 'other\\_q\\_%' AND schemaname <> 'public'",
+        );
+        expect(new Set(rows.map((row) => row.schemaname))).toEqual(new Set(["firm_queue_area"]));
+        expect(rows.map((row) => row.tablename)).toContain(`${OTHER}jobs`);
+        expect(rows).toHaveLength(12);
+      } finally {
+        await client.query("DROP SCHEMA firm_queue_area CASCADE");
+        await client.end();
+      }
     });
   },
   ["postgres"],

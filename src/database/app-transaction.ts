@@ -81,6 +81,25 @@ export function fromDrizzle(transaction: object): AppTransaction {
   });
 }
 
+/**
+ * A Prisma interactive transaction (`prisma.$transaction(async (tx) => …)`); tested with Prisma 7
+ * and its driver adapters. Statements go through `tx.$queryRawUnsafe` (those that return rows)
+ * and `tx.$executeRawUnsafe`, whose placeholders (`$1` on PostgreSQL, `?` elsewhere) are the ones
+ * firm-queue compiles.
+ */
+export function fromPrisma(transaction: {
+  $queryRawUnsafe(query: string, ...values: unknown[]): PromiseLike<unknown>;
+  $executeRawUnsafe(query: string, ...values: unknown[]): PromiseLike<unknown>;
+}): AppTransaction {
+  return wrap(() => ({
+    async query(sql, values) {
+      if (returnsRows(sql)) return normalizeResult(await transaction.$queryRawUnsafe(sql, ...values));
+      const changed = await transaction.$executeRawUnsafe(sql, ...values);
+      return { rows: [], numAffectedRows: BigInt(changed as number) };
+    },
+  }));
+}
+
 /** The connection behind `transaction`, or a ConfigurationError for something unrecognized. */
 export async function appTransactionConnection(transaction: unknown, dialect: DialectName): Promise<SqlConnection> {
   if (typeof transaction === "object" && transaction !== null) {
@@ -94,6 +113,6 @@ export async function appTransactionConnection(transaction: unknown, dialect: Di
     }
   }
   throw new ConfigurationError(
-    "enqueue option transaction must be a Kysely transaction or wrapped with fromPg, fromMysql2, fromBetterSqlite3, fromKnex or fromDrizzle",
+    "enqueue option transaction must be a Kysely transaction or wrapped with fromPg, fromMysql2, fromBetterSqlite3, fromKnex, fromDrizzle or fromPrisma",
   );
 }
