@@ -1,7 +1,6 @@
 import { existsSync } from "node:fs";
 import { dirname, resolve } from "node:path";
 import { pathToFileURL } from "node:url";
-import { createJiti } from "jiti";
 import { ConfigurationError } from "../errors.js";
 
 /** File names `firm-queue start` and `check` look for in the current directory, in this order. */
@@ -39,6 +38,8 @@ export function findConfigFile(explicit: string | undefined, cwd: string = proce
  * config object, or a function (possibly async) returning it.
  */
 export async function loadConfigFile(path: string): Promise<LoadedConfigFile> {
+  // Loaded here, not at the top: jiti costs every process importing firm-queue about 16 MB.
+  const { createJiti } = await import("jiti");
   const jiti = createJiti(pathToFileURL(resolve(dirname(path), "firm-queue-config-loader")).href, {
     interopDefault: false,
     tryNative: true,

@@ -62,6 +62,12 @@ export class Worker extends Poller {
   /** Claimed jobs that have not started: started from memory as slots free up. */
   private readonly buffer: ClaimBuffer;
   private lastClaimFilledCapacity = false;
+  /**
+   * Jobs whose handler has not ended. A slot frees up when the handler ends, not when its outcome
+   * is written: finished jobs then wait for their write beside the next ones running, so one finish
+   * batch can carry more jobs than there are slots.
+   */
+  private handlersRunning = 0;
   /** A poll failed: a claim may have committed without this process hearing of it. */
   private mayHoldUnknownClaims = false;
   private stopHearingOfJobs: (() => Promise<void>) | undefined;
@@ -121,8 +127,7 @@ export class Worker extends Poller {
     if (this.mayHoldUnknownClaims) await this.releaseUnknownClaims();
     this.startBuffered();
     if (!this.wantsMore()) return UNTIL_WOKEN;
-    const free = this.settings.concurrency - this.inFlight.size;
-    const wanted = Math.max(free, 0) + this.buffer.room;
+    const wanted = this.claimRoom();
     const jobs = await claimJobs(this.deps.database, this.selector, wanted, this.deps.processId, this.deps.onError);
     if (!this.isRunning) {
       // Stopped while claiming: hand the jobs straight back instead of starting them.
@@ -136,7 +141,7 @@ export class Worker extends Poller {
     }
     this.runner.claimed(jobs);
     let next = 0;
-    while (next < jobs.length && this.inFlight.size < this.settings.concurrency) this.launch(jobs[next++]!);
+    while (next < jobs.length && this.hasFreeSlot()) this.launch(jobs[next++]!);
     this.buffer.add(jobs.slice(next));
     this.lastClaimFilledCapacity = jobs.length === wanted;
     return this.lastClaimFilledCapacity ? UNTIL_WOKEN : this.settings.pollingInterval;
@@ -147,13 +152,26 @@ export class Worker extends Poller {
    * the buffer has fallen to half its bound (so claims come in batches, not one per ended job).
    */
   private wantsMore(): boolean {
-    const free = this.settings.concurrency - this.inFlight.size;
-    return free > this.buffer.size || this.buffer.isLow;
+    const free = this.settings.concurrency - this.handlersRunning;
+    return (free > this.buffer.size || this.buffer.isLow) && this.claimRoom() > 0;
+  }
+
+  /**
+   * How many more jobs this worker may claim: it never holds more claims than its slots plus the
+   * prefetch bound, counting the jobs that ran and wait for their outcome to be written.
+   */
+  private claimRoom(): number {
+    return this.settings.concurrency + this.buffer.bound - this.inFlight.size - this.buffer.size;
+  }
+
+  /** A handler may start: fewer than `concurrency` run (jobs waiting for their write do not count). */
+  private hasFreeSlot(): boolean {
+    return this.handlersRunning < this.settings.concurrency;
   }
 
   /** Start buffered jobs in the free slots. */
   private startBuffered(): void {
-    while (this.inFlight.size < this.settings.concurrency) {
+    while (this.hasFreeSlot()) {
       const job = this.buffer.take();
       if (job === undefined) return;
       this.launch(job);
@@ -295,17 +313,36 @@ export class Worker extends Poller {
     const jobId = Number(job.id);
     const abort = new AbortController();
     const entry = { job, abort, done: Promise.resolve(), settled: false };
+    let counted = true;
+    const handlerEnded = () => {
+      if (!counted) return;
+      counted = false;
+      this.handlersRunning--;
+    };
+    this.handlersRunning++;
     entry.done = this.runner
-      .run(job, abort.signal, () => (entry.settled = true))
+      .run(job, abort.signal, () => {
+        entry.settled = true;
+        handlerEnded();
+        // The slot is free while the outcome is written: start the next job (after this call
+        // returns, so the runner's write is queued first and one turn's jobs share a batch).
+        queueMicrotask(() => this.slotFreed());
+      })
       .then(
         () => undefined,
         (error: unknown) => this.deps.onError(error),
       )
       .finally(() => {
+        handlerEnded();
         this.inFlight.delete(jobId);
-        if (this.isRunning) this.startBuffered();
-        if (this.lastClaimFilledCapacity && this.wantsMore()) this.wake();
+        this.slotFreed();
       });
     this.inFlight.set(jobId, entry);
+  }
+
+  /** A handler ended or an outcome was written: start buffered jobs, claim more when low. */
+  private slotFreed(): void {
+    if (this.isRunning) this.startBuffered();
+    if (this.lastClaimFilledCapacity && this.wantsMore()) this.wake();
   }
 }
