@@ -1,7 +1,7 @@
 import { expect, it } from "vitest";
 import { CancelledSignal, ConfigurationError, JobNotFoundError } from "../src/index.js";
 import type { JobPolicies } from "../src/definitions/job-policies.js";
-import { failClaimedJob } from "../src/lifecycle/claimed-jobs.js";
+import { failClaimedJob, releaseClaims } from "../src/lifecycle/claimed-jobs.js";
 import { registerProcess } from "../src/models/process.js";
 import { claimJobs } from "../src/roles/claims.js";
 import { QueueSelector } from "../src/roles/queue-selector.js";
@@ -175,5 +175,20 @@ describeEachDatabase("cancellation and crash recovery", (env) => {
     expect(outcome?.cancelled).toBe(true);
     expect(await firm.getJob(id)).toMatchObject({ state: "cancelled", attempts: 1 });
     expect(await countRows(await env.db(), "firm_queue_scheduled_executions")).toBe(0);
+  });
+
+  it("a claim put back in line on shutdown ends cancelled if its cancel was requested", async () => {
+    const firm = env.firm();
+    firm.defineJob("work", async () => {});
+    const id = await enqueued(firm.enqueue("work", null));
+    const other = await enqueued(firm.enqueue("work", null));
+    const database = await firm.database();
+    const processId = await registerProcess(database.db, { kind: "Worker", name: "w" }, new Date());
+    await claimJobs(database, new QueueSelector("*"), 2, processId, () => {});
+    expect(await firm.jobs.cancel(id)).toBe("cancelling");
+    const policies = (firm as unknown as { policies: JobPolicies }).policies;
+    expect((await releaseClaims(database, policies, processId, [id, other])).sort()).toEqual([id, other].sort());
+    expect(await firm.getJob(id)).toMatchObject({ state: "cancelled", attempts: 0 });
+    expect((await firm.getJob(other))?.state).toBe("ready");
   });
 });
