@@ -1,5 +1,10 @@
 import { expect, it } from "vitest";
 import { CancelledSignal, ConfigurationError, JobNotFoundError } from "../src/index.js";
+import type { JobPolicies } from "../src/definitions/job-policies.js";
+import { failClaimedJob, releaseClaims } from "../src/lifecycle/claimed-jobs.js";
+import { registerProcess } from "../src/models/process.js";
+import { claimJobs } from "../src/roles/claims.js";
+import { QueueSelector } from "../src/roles/queue-selector.js";
 import { countRows, describeEachDatabase, enqueued, waitFor } from "./support/harness.js";
 
 const WORKER = { queues: "*", concurrency: 1, prefetch: 0, pollingInterval: 20 };
@@ -151,5 +156,39 @@ describeEachDatabase("cancellation", (env) => {
     expect(await firm.jobs.cancelAll({ name: "b" })).toBe(2);
     expect(await firm.jobs.cancelAll({ name: "b" })).toBe(0);
     expect(await countRows(await env.db(), "firm_queue_ready_executions")).toBe(0);
+  });
+});
+
+describeEachDatabase("cancellation and crash recovery", (env) => {
+  it("a running job whose cancel was requested is recorded cancelled when its attempt fails, not retried", async () => {
+    const firm = env.firm();
+    firm.defineJob("work", async () => {}, { retry: { attempts: 5, backoff: 0 } });
+    const id = await enqueued(firm.enqueue("work", null));
+    const database = await firm.database();
+    const processId = await registerProcess(database.db, { kind: "Worker", name: "w" }, new Date());
+    const [claimed] = await claimJobs(database, new QueueSelector("*"), 1, processId, () => {});
+    expect(Number(claimed!.id)).toBe(id);
+    expect(await firm.jobs.cancel(id)).toBe("cancelling");
+    // Its process died: crash recovery records the claim as a failed attempt.
+    const policies = (firm as unknown as { policies: JobPolicies }).policies;
+    const outcome = await failClaimedJob(database, policies, id, processId, new Error("process died"));
+    expect(outcome?.cancelled).toBe(true);
+    expect(await firm.getJob(id)).toMatchObject({ state: "cancelled", attempts: 1 });
+    expect(await countRows(await env.db(), "firm_queue_scheduled_executions")).toBe(0);
+  });
+
+  it("a claim put back in line on shutdown ends cancelled if its cancel was requested", async () => {
+    const firm = env.firm();
+    firm.defineJob("work", async () => {});
+    const id = await enqueued(firm.enqueue("work", null));
+    const other = await enqueued(firm.enqueue("work", null));
+    const database = await firm.database();
+    const processId = await registerProcess(database.db, { kind: "Worker", name: "w" }, new Date());
+    await claimJobs(database, new QueueSelector("*"), 2, processId, () => {});
+    expect(await firm.jobs.cancel(id)).toBe("cancelling");
+    const policies = (firm as unknown as { policies: JobPolicies }).policies;
+    expect((await releaseClaims(database, policies, processId, [id, other])).sort()).toEqual([id, other].sort());
+    expect(await firm.getJob(id)).toMatchObject({ state: "cancelled", attempts: 0 });
+    expect((await firm.getJob(other))?.state).toBe("ready");
   });
 });

@@ -1,5 +1,5 @@
-import { expect, it } from "vitest";
-import { ConfigurationError, type EnqueueResult } from "../src/index.js";
+import { expect, expectTypeOf, it } from "vitest";
+import { ConfigurationError, type EnqueuedJob, type EnqueueResult } from "../src/index.js";
 import { countRows, describeEachDatabase, enqueued, waitFor } from "./support/harness.js";
 
 describeEachDatabase("unique jobs", (env) => {
@@ -177,6 +177,27 @@ describeEachDatabase("unique jobs", (env) => {
     await firm.queues.clear("default");
     expect(await countRows(await env.db(), "firm_queue_job_keys")).toBe(0);
     expect((await sync.enqueue(null)).status).toBe("created");
+  });
+
+  it("types: the key function is checked against the arguments, the result is typed", () => {
+    const firm = env.firm();
+    const job = firm.defineJob("typed", async (_args: { userId: number }) => {}, {
+      unique: { key: (args) => args.userId, mode: "running" },
+    });
+    expectTypeOf(job.enqueue).returns.resolves.toEqualTypeOf<EnqueuedJob>();
+    expectTypeOf(job.enqueue)
+      .parameter(1)
+      .exclude<undefined>()
+      .toHaveProperty("key")
+      .toEqualTypeOf<string | undefined>();
+    const wrongKey = () =>
+      // @ts-expect-error: `missing` is not a property of the arguments
+      firm.defineJob("typed-2", async (_args: { userId: number }) => {}, { unique: { key: (args) => args.missing } });
+    const wrongMode = () =>
+      // @ts-expect-error: not a mode
+      firm.defineJob("typed-3", async () => {}, { unique: { key: "k", mode: "sometimes" } });
+    expect(wrongMode).toThrow(ConfigurationError);
+    expect(typeof wrongKey).toBe("function");
   });
 
   it("bad keys and options are named errors and write nothing", async () => {

@@ -8,6 +8,7 @@ import { JobMoves } from "./job-moves.js";
 import { markJobsFinished, type JobRow } from "../models/job.js";
 import { releaseJobKeys } from "../models/job-key.js";
 import { writeResults } from "../models/job-progress.js";
+import { endCancelled } from "./cancelled-release.js";
 import {
   compareKeys,
   releaseSemaphoreAndPromote,
@@ -64,7 +65,7 @@ export async function releaseClaims(
     const context = dispatchContext(database, policies);
     const holders = await trx
       .selectFrom("firm_queue_jobs")
-      .select(["class_name", "concurrency_key", "semaphore_id"])
+      .select(["id", "class_name", "concurrency_key", "semaphore_id", "cancelled_at"])
       .where("id", "in", released)
       .execute();
     await trx.deleteFrom("firm_queue_claimed_executions").where("job_id", "in", released).execute();
@@ -80,7 +81,15 @@ export async function releaseClaims(
       ),
       now,
     );
-    await dispatchStoredJobsNow(trx, released, now, context);
+    // A job whose cancel was requested does not go back in line: it ends cancelled here.
+    const cancelled = new Set(holders.filter((row) => row.cancelled_at !== null).map((row) => Number(row.id)));
+    await endCancelled(trx, context, [...cancelled], now);
+    await dispatchStoredJobsNow(
+      trx,
+      released.filter((id) => !cancelled.has(id)),
+      now,
+      context,
+    );
     return released;
   });
 }

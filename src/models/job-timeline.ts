@@ -5,7 +5,16 @@ import { toProcessRow, type ProcessRow } from "./process.js";
 
 /** One moment of a job's life that its rows still record. */
 export interface TimelineEvent {
-  readonly kind: "enqueued" | "recurring" | "scheduled" | "blocked" | "ready" | "claimed" | "failed" | "finished";
+  readonly kind:
+    | "enqueued"
+    | "recurring"
+    | "scheduled"
+    | "blocked"
+    | "ready"
+    | "claimed"
+    | "failed"
+    | "finished"
+    | "cancelled";
   readonly at: Date;
   /** Words for the moment: which process claimed it, which key blocks it, which task enqueued it. */
   readonly detail?: string;
@@ -50,7 +59,8 @@ export async function findJobDetail(db: Db, jobId: number): Promise<JobDetail | 
   if (info.scheduledAt && info.scheduledAt.getTime() - info.createdAt.getTime() > 1000)
     timeline.push({ kind: "scheduled", at: info.scheduledAt, detail: "due" });
   if (state.event) timeline.push(state.event);
-  if (info.finishedAt) timeline.push({ kind: "finished", at: info.finishedAt });
+  if (info.finishedAt)
+    timeline.push({ kind: info.state === "cancelled" ? "cancelled" : "finished", at: info.finishedAt });
   timeline.sort((a, b) => a.at.getTime() - b.at.getTime());
   return {
     ...info,
