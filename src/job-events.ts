@@ -51,17 +51,16 @@ export interface JobEventMap {
   /** The attempt failed and the job moved to failed jobs (attempts exhausted, or the error is not retried). */
   readonly "job.failed": JobFailureEvent & { readonly reason: string };
   /**
-   * The job was dropped: `reason` "discardOn" (its attempt failed with an error the definition's
-   * `discardOn` matches; recorded as finished) or "concurrency" (enqueued while its concurrency
-   * key had no free slot and the definition discards on conflict; nothing of it is kept).
+   * The attempt failed with an error the definition's `retry.abandonOn` matches: the job ends
+   * without a retry and without a failed record (it is kept as finished).
    */
-  readonly "job.discarded": JobEventBase & {
-    readonly reason: "abandonOn" | "concurrency";
-    readonly attempt?: number;
-    readonly processId?: number;
-    readonly error?: unknown;
-    readonly durationMs?: number;
-  };
+  readonly "job.abandoned": JobAttemptEvent & { readonly error: unknown; readonly durationMs: number };
+  /**
+   * The job was enqueued while its concurrency key had no free slot and its definition drops
+   * jobs on conflict (`onConflict: "drop"`): nothing of it is kept, and enqueue's result is
+   * `dropped`. `jobId` is the id it was written with in the enqueue's transaction.
+   */
+  readonly "job.dropped": JobEventBase;
   /** The job waits for a slot of its concurrency key (at enqueue, or when the dispatcher finds it due). */
   readonly "job.blocked": JobEventBase & { readonly concurrencyKey: string };
   /** A blocked job took a freed slot and is ready (in the process whose job freed the slot). */
@@ -89,7 +88,8 @@ export const JOB_EVENT_NAMES: readonly JobEventName[] = Object.freeze([
   "job.finished",
   "job.retrying",
   "job.failed",
-  "job.discarded",
+  "job.abandoned",
+  "job.dropped",
   "job.blocked",
   "job.unblocked",
   "job.timed_out",

@@ -47,7 +47,7 @@ describeEachDatabase("claim and finish statements: guard cases", (env) => {
     const a = firm.defineJob("a", async () => {}, { queue: "a" });
     const b = firm.defineJob("b", async () => {}, { queue: "b" });
     const low = (await a.enqueueAll([null, null])).map((result) => result.id) as number[];
-    const urgent = [await a.enqueue(null, { priority: -5 })];
+    const urgent = [(await a.enqueue(null, { priority: -5 })).id];
     const inB = (await b.enqueueAll([null, null])).map((result) => result.id) as number[];
     const database = await firm.database();
     const processId = await registerProcess(database.db, { kind: "Worker", name: "scopes" }, new Date());
@@ -92,7 +92,7 @@ describeEachDatabase("claim and finish statements: guard cases", (env) => {
     const firm = env.firm();
     const limited = firm.defineJob("limited", async () => {}, { concurrency: { key: "k", duration: "1h" } });
     const plain = firm.defineJob("plain", async () => {});
-    const [first, second] = [await limited.enqueue(null), await limited.enqueue(null)];
+    const [first, second] = [(await limited.enqueue(null)).id, (await limited.enqueue(null)).id];
     const plainIds = (await plain.enqueueAll([null])).map((result) => result.id) as number[];
     const db = await env.db();
     expect(await countRows(db, "firm_queue_blocked_executions")).toBe(1);

@@ -5,7 +5,7 @@ import { spawnCli } from "./support/processes.js";
 describeEachDatabase("CLI logs", (env) => {
   it("start --log-format json --log-job-outcomes: every line is JSON, the job's lines carry its id, in fork-mode children too", async () => {
     const firm = env.firm();
-    const id = (await firm.enqueue("greet", { name: "Ada" }))!;
+    const id = (await firm.enqueue("greet", { name: "Ada" }, { undeclared: true })).id!;
     const started = spawnCli(
       [
         "start",

@@ -40,8 +40,8 @@ describeEachDatabase(
         concurrency: { key: (args) => args.k, onConflict: "drop" },
       });
       expect(drop.options.concurrency?.onConflict).toBe("drop");
-      expect(await drop.enqueue({ k: "a" })).toEqual(expect.any(Number));
-      expect(await drop.enqueue({ k: "a" })).toBeNull();
+      expect(await drop.enqueue({ k: "a" })).toEqual({ status: "created", id: expect.any(Number) });
+      expect(await drop.enqueue({ k: "a" })).toEqual({ status: "dropped", id: null });
       const old = firm.defineJob("drop-old", async () => {}, { concurrency: { key: "b", onConflict: "discard" } });
       expect(old.options.concurrency?.onConflict).toBe("drop");
     });

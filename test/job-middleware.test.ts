@@ -103,7 +103,7 @@ describeEachDatabase("job middleware", (env) => {
 
     const replaced = new FlakyError("from a middleware");
     const discarding = firm.defineJob("replaced", async () => undefined, {
-      retry: { attempts: 3, discardOn: (error) => error === replaced },
+      retry: { attempts: 3, abandonOn: (error) => error === replaced },
       middleware: [
         async () => {
           throw replaced;

@@ -17,8 +17,8 @@ describeEachDatabase("enqueue inside a Prisma interactive transaction", (env) =>
 
       const committed = await prisma.$transaction(async (tx) => {
         const order = await tx.order.create({ data: { email: "ada@example.com" } });
-        const now = await job.enqueue({ orderId: order.id }, { transaction: fromPrisma(tx) });
-        const later = await job.enqueue({ orderId: order.id }, { transaction: fromPrisma(tx), wait: "1h" });
+        const now = (await job.enqueue({ orderId: order.id }, { transaction: fromPrisma(tx) })).id;
+        const later = (await job.enqueue({ orderId: order.id }, { transaction: fromPrisma(tx), wait: "1h" })).id;
         return { order, now, later };
       });
       await expect(

@@ -155,7 +155,7 @@ describeEachDatabase("job logs", (env) => {
       },
       { queue: "reports", retry: { attempts: 2, backoff: 0 } },
     );
-    const id = await job.enqueue(null);
+    const id = (await job.enqueue(null)).id;
     await firm.drain();
     await new Promise((resolve) => setImmediate(resolve));
     const building = lines.filter((line) => line.msg === "building");
@@ -179,7 +179,7 @@ describeEachDatabase("job logs", (env) => {
     const loud = capture();
     const on = env.firm({ logger: loud, logJobOutcomes: true });
     on.defineJob("tick", async () => undefined);
-    const id = await on.enqueue("tick", null);
+    const id = (await on.enqueue("tick", null)).id;
     await on.drain();
     const finished = loud.lines.filter((line) => line.level === "info" && line.message === "job finished");
     expect(finished).toEqual([

@@ -58,6 +58,7 @@ const TABLES = [
   "blocked_executions",
   "claimed_executions",
   "failed_executions",
+  "job_keys",
   "jobs",
   "pauses",
   "processes",
@@ -118,7 +119,7 @@ describe.each(testDialects())("firm-queue CLI with --table-prefix [%s]", (dialec
     const firm = new FirmQueue({ databaseUrl: url, tablePrefix: "tool_q_", logger: silentLogger });
     try {
       firm.defineJob("after-script", async () => undefined);
-      await firm.enqueue("after-script", null);
+      await firm.enqueue("after-script", null, { undeclared: true });
       expect(await firm.drain()).toBe(1);
     } finally {
       await firm.close();
@@ -131,7 +132,7 @@ describe.each(testDialects())("firm-queue CLI with --table-prefix [%s]", (dialec
     expect((await runCli(["migrate", "--database-url", url, "--table-prefix", "fork_q_"])).code).toBe(0);
     const firm = new FirmQueue({ databaseUrl: url, tablePrefix: "fork_q_", logger: silentLogger });
     try {
-      const id = (await firm.enqueue("record", null)).id!;
+      const id = (await firm.enqueue("record", null, { undeclared: true })).id!;
       const started = spawnCli([
         "start",
         "--require",

@@ -9,7 +9,7 @@ export function attemptOf(job: JobRow, processId: number): JobAttemptEvent {
 
 /**
  * Tell listeners what a recorded failed attempt led to: `job.retrying`, `job.failed` or
- * `job.discarded`, per the retry policy's decision.
+ * `job.abandoned`, per the retry policy's decision.
  */
 export function emitFailure(
   events: JobEvents,
@@ -22,7 +22,7 @@ export function emitFailure(
         events.emit("job.retrying", { ...attempt, maxAttempts, delayMs: decision.delayMs, retryAt: retryAt! });
       return;
     case "abandon":
-      if (events.has("job.discarded")) events.emit("job.discarded", { ...attempt, reason: "abandonOn" });
+      if (events.has("job.abandoned")) events.emit("job.abandoned", attempt);
       return;
     case "fail":
       if (events.has("job.failed")) events.emit("job.failed", { ...attempt, maxAttempts, reason: decision.reason });

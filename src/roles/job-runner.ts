@@ -260,6 +260,7 @@ export class JobRunner {
         let result: unknown;
         return runThroughMiddleware(middleware, { ...full, args }, async () => {
           result = await handler(args, full);
+          return result;
         }).then(() => result);
       },
       signal,
