@@ -54,7 +54,7 @@ describeEachDatabase("job argument schemas (Standard Schema)", (env) => {
     firm.declareJob("typed", { schema: z.object({ n: z.number() }) });
     await expect(firm.enqueue("typed", { n: "x" })).rejects.toThrow(InvalidJobArgumentsError);
     expect(await countRows(await env.db(), "firm_queue_jobs")).toBe(0);
-    expect(await firm.enqueue("typed", { n: 1 })).toEqual(expect.any(Number));
+    expect(await firm.enqueue("typed", { n: 1 })).toEqual({ status: "created", id: expect.any(Number) });
   });
 
   it("a stored job that no longer matches the schema fails before its handler runs, without retries", async () => {
