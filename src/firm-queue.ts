@@ -41,6 +41,7 @@ import type { StopOptions, Supervisor, SupervisorDependencies } from "./supervis
 import { resolveRecurringTasks } from "./definitions/recurring-task.js";
 import { RecurringOperations } from "./facade/recurring-operations.js";
 import { JobInspection } from "./facade/job-inspection.js";
+import { FirmMetrics } from "./facade/firm-metrics.js";
 import { connectionBudget, ENQUEUER_POOL_SIZE } from "./supervisor/connection-budget.js";
 import { planRoles } from "./supervisor/role-table.js";
 
@@ -60,6 +61,8 @@ export class FirmQueue {
   readonly recurring: RecurringOperations;
   /** Read-only views for dashboards and scripts: jobs by state, counts, processes, semaphores, throughput. */
   readonly inspect: JobInspection;
+  /** Prometheus metrics: job counters and histograms, gauges from the database, a prom-client registry. */
+  readonly metrics: FirmMetrics;
   private readonly registry = new JobRegistry();
   /** Concurrency limits and retry policies of this instance's job definitions, by job name. */
   private readonly policies: JobPolicies;
@@ -93,6 +96,7 @@ export class FirmQueue {
       this.recurring,
       (name) => this.registry.get(name)?.options.concurrency?.to ?? null,
     );
+    this.metrics = new FirmMetrics(this.inspect, this.options.logger, () => undefined);
     Object.defineProperty(this, INSTANCE_BRAND, { value: true });
     this.recordDefinitionFile();
     ((globalThis as Record<symbol, unknown>)[CHILD_INSTANCES] as unknown[] | undefined)?.push(this);
@@ -249,6 +253,7 @@ export class FirmQueue {
       hooks: this.hooks,
       definitionFiles: this.definitionFiles,
       recurringTasks,
+      metrics: this.metrics,
     };
     const supervisor =
       settings.mode === "fork"
@@ -259,6 +264,7 @@ export class FirmQueue {
     return {
       id: supervisor.id,
       mode: supervisor.mode,
+      roleCount: supervisor.roleCount,
       stopped: supervisor.stopped,
       stop: (stopOptions?: StopOptions) => supervisor.stop(stopOptions),
     };
@@ -282,6 +288,7 @@ export class FirmQueue {
         hooks: this.hooks,
         database: (poolSize) => this.database(poolSize),
         close: () => this.close(),
+        metrics: this.metrics,
       },
       spec,
     );

@@ -11,6 +11,7 @@ import type { CliFlags } from "./config.js";
 import { formatRecurringTasks } from "./recurring-listing.js";
 import { migrateReport, type MigrateOptions } from "./migrate-command.js";
 import { registerDashboardCommand } from "./dashboard-command.js";
+import { addObservabilityOptions, type ObservabilityFlags } from "./observability-flags.js";
 
 const { version } = createRequire(import.meta.url)("../../package.json") as { version: string };
 
@@ -70,7 +71,9 @@ const startCommand = program
   .addOption(databaseUrlOption())
   .addOption(listenUrlOption())
   .addOption(requireOption());
-addStartOptions(startCommand).action((options: CliFlags) => runStart(options));
+addObservabilityOptions(addStartOptions(startCommand)).action((options: CliFlags & ObservabilityFlags) =>
+  runStart(options),
+);
 
 const checkCommand = program
   .command("check")
