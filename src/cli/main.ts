@@ -7,6 +7,7 @@ import type { FirmQueue } from "../firm-queue.js";
 import { firmFor } from "./firm-for.js";
 import { registerFailedCommands } from "./failed-command.js";
 import { runCheck, runStart } from "./start-command.js";
+import { runLiveCheck, type LiveFlags } from "./live-check-command.js";
 import type { CliFlags } from "./config.js";
 import { formatRecurringTasks } from "./recurring-listing.js";
 import { migrateReport, type MigrateOptions } from "./migrate-command.js";
@@ -90,7 +91,27 @@ addStartOptions(checkCommand)
       .argParser(countArgument)
       .default(1),
   )
-  .action(async (options: CliFlags & { hosts: number }) => console.log(await runCheck(options, options.hosts)));
+  .option(
+    "--live",
+    "check a running deployment instead: the database answers, processes heartbeat, no ready job waits too long; exits 1 on a failure",
+  )
+  .addOption(
+    new Option("--max-latency <duration>", "with --live: the oldest ready job must have waited less than this").default(
+      "5m",
+    ),
+  )
+  .addOption(
+    new Option(
+      "--queue <name>",
+      "with --live: check the latency of this queue only (repeatable; default all)",
+    ).argParser((value: string, previous: string[] | undefined) => [...(previous ?? []), value]),
+  )
+  .action(async (options: CliFlags & LiveFlags & { hosts: number }) => {
+    if (!options.live) return console.log(await runCheck(options, options.hosts));
+    const { ok, report } = await runLiveCheck(options);
+    console.log(report);
+    if (!ok) process.exitCode = 1;
+  });
 
 program
   .command("drain")
