@@ -1,4 +1,5 @@
 import { toMilliseconds, type Duration } from "../duration.js";
+import { FirmQueueError } from "../errors.js";
 import type { Logger } from "../logger.js";
 import { ChildSamples, MetricSamples, sumSnapshots, type SampleSnapshot } from "../metric-samples.js";
 import { EXPOSITION_CONTENT_TYPE, formatExposition, type MetricFamily } from "../metrics-exposition.js";
@@ -20,9 +21,11 @@ export interface MetricsOptions {
   readonly gaugeInterval?: Duration;
   /** A process whose heartbeat is older counts as stale. Default 5 min (the supervisors' default). */
   readonly aliveThreshold?: Duration;
+  /** A scrape waits this long for the database before it answers without gauges (`database_up` 0). Default 5s. */
+  readonly gaugeTimeout?: Duration;
 }
 
-const OPTION_KEYS = new Set(["gaugeInterval", "aliveThreshold"]);
+const OPTION_KEYS = new Set(["gaugeInterval", "aliveThreshold", "gaugeTimeout"]);
 
 /**
  * `firm.metrics`: Prometheus metrics of this FirmQueue. Counters and histograms of the jobs this
@@ -39,6 +42,7 @@ export class FirmMetrics {
   readonly contentType = EXPOSITION_CONTENT_TYPE;
   private gaugeIntervalMs = 15_000;
   private aliveThresholdMs = 300_000;
+  private gaugeTimeoutMs = 5000;
   private enabled = false;
   private reading: { at: number; value: Promise<GaugeReading | null> } | undefined;
 
@@ -56,6 +60,8 @@ export class FirmMetrics {
       this.gaugeIntervalMs = toMilliseconds(options.gaugeInterval, "metrics option gaugeInterval");
     if (options.aliveThreshold !== undefined)
       this.aliveThresholdMs = toMilliseconds(options.aliveThreshold, "metrics option aliveThreshold");
+    if (options.gaugeTimeout !== undefined)
+      this.gaugeTimeoutMs = toMilliseconds(options.gaugeTimeout, "metrics option gaugeTimeout");
     this.reading = undefined;
     return this;
   }
@@ -111,21 +117,38 @@ export class FirmMetrics {
   private gauges(): Promise<GaugeReading | null> {
     const now = performance.now();
     if (this.reading && now - this.reading.at < this.gaugeIntervalMs) return this.reading.value;
-    const value = Promise.all([
+    let timer: NodeJS.Timeout | undefined;
+    const read = Promise.all([
       this.inspect.queues(),
       this.inspect.heartbeats({ aliveThreshold: this.aliveThresholdMs }),
-    ]).then(
-      ([queues, processes]) => ({ queues, processes }),
-      (error: unknown) => {
-        this.logger.warn("metrics: could not read the gauges from the database", {
-          error: error instanceof Error ? error.message : String(error),
-        });
-        if (this.reading?.value === value) this.reading = undefined;
-        return null;
-      },
-    );
+    ]);
+    // A database that does not answer must not hold the scrape: Prometheus would time out and
+    // lose the counters as well.
+    const deadline = new Promise<never>((_resolve, reject) => {
+      timer = setTimeout(() => reject(new GaugeTimeoutError(this.gaugeTimeoutMs)), this.gaugeTimeoutMs);
+    });
+    read.catch(() => undefined);
+    const value = Promise.race([read, deadline])
+      .finally(() => clearTimeout(timer))
+      .then(
+        ([queues, processes]) => ({ queues, processes }),
+        (error: unknown) => {
+          this.logger.warn("metrics: could not read the gauges from the database", {
+            error: error instanceof Error ? error.message : String(error),
+          });
+          if (this.reading?.value === value) this.reading = undefined;
+          return null;
+        },
+      );
     this.reading = { at: now, value };
     return value;
+  }
+}
+
+/** The database did not answer the gauges' read in time. */
+export class GaugeTimeoutError extends FirmQueueError {
+  constructor(readonly timeoutMs: number) {
+    super(`The database did not answer the metrics gauges' read within ${timeoutMs} ms`);
   }
 }
 
