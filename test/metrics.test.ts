@@ -1,5 +1,6 @@
 import { expect, it } from "vitest";
 import { Counter, Registry } from "prom-client";
+import { createDashboard } from "../src/index.js";
 import { describeEachDatabase, waitFor } from "./support/harness.js";
 import { parseScrape } from "./support/prometheus-text.js";
 
@@ -76,5 +77,24 @@ describeEachDatabase("metrics", (env) => {
     const own = new Registry();
     firm.metrics.registerInto(own);
     expect(parseScrape(await own.metrics()).value("firm_queue_database_up")).toBe(1);
+  });
+
+  it("serves the same text at the dashboard's /metrics, behind the dashboard's authentication", async () => {
+    const firm = env.firm();
+    firm.metrics.configure({ gaugeInterval: 0 });
+    firm.defineJob("mail", async () => undefined, { queue: "outbox" });
+    await firm.enqueue("mail", {});
+    const dashboard = createDashboard({ firm, basePath: "/admin/jobs", bearerToken: "s3cret-token-for-tests" });
+    const refused = await dashboard.fetch(new Request("http://localhost/admin/jobs/metrics"));
+    expect(refused.status).toBe(401);
+    const response = await dashboard.fetch(
+      new Request("http://localhost/admin/jobs/metrics", {
+        headers: { authorization: "Bearer s3cret-token-for-tests" },
+      }),
+    );
+    expect(response.status).toBe(200);
+    expect(response.headers.get("content-type")).toBe("text/plain; version=0.0.4; charset=utf-8");
+    const scrape = parseScrape(await response.text());
+    expect(scrape.value("firm_queue_jobs", { queue: "outbox", state: "ready" })).toBe(1);
   });
 });
