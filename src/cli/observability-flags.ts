@@ -56,11 +56,7 @@ export async function startObservability(
   const servers: ObservabilityServer[] = [];
   let health: HealthChecks | undefined;
   if (flags.metricsPort !== undefined || flags.healthPort !== undefined) {
-    health = new HealthChecks(firm.inspect, {
-      aliveThresholdMs,
-      databaseTimeoutMs: 5000,
-      maxEventLoopDelayMs: 10_000,
-    });
+    health = new HealthChecks(firm.inspect, { aliveThresholdMs });
   }
   const log = (what: string, server: ObservabilityServer) =>
     firm.options.logger.info(`${what} listening`, { url: server.url });

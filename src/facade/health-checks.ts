@@ -16,14 +16,14 @@ export interface ProbeResult {
   readonly body: Record<string, unknown>;
 }
 
-/** What the probes are judged by. */
+/** What the probes are judged by; each has a default. */
 export interface HealthSettings {
-  /** A role whose heartbeat is older is not ready (the supervisor's `processAliveThreshold`). */
-  readonly aliveThresholdMs: number;
-  /** Readiness fails when the database has not answered within this. */
-  readonly databaseTimeoutMs: number;
-  /** Liveness fails when the event loop was blocked longer than this since the previous probe. */
-  readonly maxEventLoopDelayMs: number;
+  /** A role whose heartbeat is older is not ready: the supervisor's `processAliveThreshold` (default 5 min). */
+  readonly aliveThresholdMs?: number;
+  /** Readiness fails when the database has not answered within this (default 5000). */
+  readonly databaseTimeoutMs?: number;
+  /** Liveness fails when the event loop was blocked longer than this since the previous probe (default 10,000). */
+  readonly maxEventLoopDelayMs?: number;
 }
 
 /**
@@ -38,10 +38,17 @@ export class HealthChecks {
   private readonly delay: IntervalHistogram = monitorEventLoopDelay({ resolution: 20 });
   private readonly startedAt = Date.now();
 
+  private readonly settings: Required<HealthSettings>;
+
   constructor(
     private readonly inspect: JobInspection,
-    private readonly settings: HealthSettings,
+    settings: HealthSettings = {},
   ) {
+    this.settings = {
+      aliveThresholdMs: settings.aliveThresholdMs ?? 300_000,
+      databaseTimeoutMs: settings.databaseTimeoutMs ?? 5000,
+      maxEventLoopDelayMs: settings.maxEventLoopDelayMs ?? 10_000,
+    };
     this.delay.enable();
   }
 
