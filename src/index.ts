@@ -93,6 +93,7 @@ export type { DashboardOptions, DashboardAuthRequest } from "./dashboard/options
 export type { CountJobsOptions } from "./facade/job-inspection.js";
 export type { BoundedCount } from "./models/job-count.js";
 export type { FirmMetrics, MetricsOptions } from "./facade/firm-metrics.js";
+export { GaugeTimeoutError } from "./facade/firm-metrics.js";
 export type { PromRegistry, MetricRegistrar } from "./facade/prom-registry.js";
 export type { ProcessHeartbeat } from "./models/process-heartbeats.js";
 export { HealthChecks, ReadinessTimeoutError } from "./facade/health-checks.js";
