@@ -16,19 +16,25 @@ export interface ObservabilityFlags {
 export function addObservabilityOptions(command: Command): Command {
   return command
     .addOption(
-      new Option(
-        "--metrics-port <n>",
-        "serve Prometheus metrics at /metrics (and /livez, /readyz) on this port",
-      ).argParser(portArgument),
+      new Option("--metrics-port <n>", "serve Prometheus metrics at /metrics (and /livez, /readyz) on this port")
+        .argParser(portArgument)
+        .env("FIRM_QUEUE_METRICS_PORT"),
     )
-    .addOption(new Option("--metrics-host <host>", "address the metrics server listens on (default 127.0.0.1)"))
     .addOption(
-      new Option(
-        "--health-port <n>",
-        "serve the /livez and /readyz probes on this port (may equal --metrics-port)",
-      ).argParser(portArgument),
+      new Option("--metrics-host <host>", "address the metrics server listens on (default 127.0.0.1)").env(
+        "FIRM_QUEUE_METRICS_HOST",
+      ),
     )
-    .addOption(new Option("--health-host <host>", "address the health server listens on (default 127.0.0.1)"));
+    .addOption(
+      new Option("--health-port <n>", "serve the /livez and /readyz probes on this port (may equal --metrics-port)")
+        .argParser(portArgument)
+        .env("FIRM_QUEUE_HEALTH_PORT"),
+    )
+    .addOption(
+      new Option("--health-host <host>", "address the health server listens on (default 127.0.0.1)").env(
+        "FIRM_QUEUE_HEALTH_HOST",
+      ),
+    );
 }
 
 function portArgument(text: string): number {
