@@ -1,7 +1,7 @@
-import { afterEach, expect, it } from "vitest";
+import { afterEach, describe, expect, it } from "vitest";
 import { HealthChecks } from "../src/facade/health-checks.js";
 import { startObservabilityServer, type ObservabilityServer } from "../src/facade/observability-server.js";
-import type { FirmQueue } from "../src/index.js";
+import { ConfigurationError, type FirmQueue } from "../src/index.js";
 import { describeEachDatabase, waitFor } from "./support/harness.js";
 import { TcpProxy } from "./support/tcp-proxy.js";
 import { parseScrape } from "./support/prometheus-text.js";
@@ -112,3 +112,17 @@ describeEachDatabase(
   },
   ["postgres", "mysql"],
 );
+
+describe("the observability server", () => {
+  it("names the address it could not listen on", async () => {
+    const taken = await startObservabilityServer({ port: 0 });
+    cleanups.push(() => taken.close());
+    const port = Number(new URL(taken.url).port);
+    await expect(startObservabilityServer({ port })).rejects.toThrow(
+      new ConfigurationError(
+        `could not listen on 127.0.0.1:${port}: listen EADDRINUSE: address already in use 127.0.0.1:${port}`,
+      ),
+    );
+    await expect(startObservabilityServer({ port: 70000 })).rejects.toThrow(/port must be 0-65535, got 70000/);
+  });
+});

@@ -39,9 +39,12 @@ export async function startObservabilityServer(options: ObservabilityServerOptio
     });
   });
   await new Promise<void>((resolve, reject) => {
-    server.once("error", reject);
+    // A port in use or an address not on this host: say which, rather than a bare EADDRINUSE.
+    const refused = (error: Error) =>
+      reject(new ConfigurationError(`could not listen on ${host}:${port}: ${error.message}`, { cause: error }));
+    server.once("error", refused);
     server.listen(port, host, () => {
-      server.off("error", reject);
+      server.off("error", refused);
       resolve();
     });
   });
