@@ -42,8 +42,12 @@ import { resolveRecurringTasks } from "./definitions/recurring-task.js";
 import { RecurringOperations } from "./facade/recurring-operations.js";
 import { JobInspection } from "./facade/job-inspection.js";
 import { FirmMetrics } from "./facade/firm-metrics.js";
+import { countJobEvents } from "./facade/metric-listeners.js";
 import { connectionBudget, ENQUEUER_POOL_SIZE } from "./supervisor/connection-budget.js";
 import { planRoles } from "./supervisor/role-table.js";
+import { JobEvents } from "./job-events.js";
+import { logJobOutcomes } from "./facade/job-outcome-log.js";
+import type { JobMiddleware } from "./definitions/job-definition.js";
 
 /**
  * The entry point: one instance per database. Define jobs on it, enqueue them, run them with
@@ -61,6 +65,11 @@ export class FirmQueue {
   readonly recurring: RecurringOperations;
   /** Read-only views for dashboards and scripts: jobs by state, counts, processes, semaphores, throughput. */
   readonly inspect: JobInspection;
+  /**
+   * Job lifecycle events, in the process where they happen: `firm.events.on("job.finished", (event) => …)`
+   * returns the function that stops listening. See docs/observability.md.
+   */
+  readonly events: JobEvents;
   /** Prometheus metrics: job counters and histograms, gauges from the database, a prom-client registry. */
   readonly metrics: FirmMetrics;
   private readonly registry = new JobRegistry();
@@ -75,8 +84,10 @@ export class FirmQueue {
 
   constructor(options: FirmQueueOptions = {}) {
     this.options = resolveOptions(options);
-    this.policies = new JobPolicies(this.registry, this.options.logger);
     this.hooks = new HookSet(this.options.logger);
+    this.events = new JobEvents((error, name) => void this.hooks.error(error, { where: `${name} listener` }));
+    this.policies = new JobPolicies(this.registry, this.options.logger, this.events);
+    if (this.options.logJobOutcomes) logJobOutcomes(this.events, this.options.logger);
     if (options.hooks) this.hooks.add(options.hooks);
     this.queues = new QueueOperations(() => this.database(), this.policies);
     this.failedJobs = new FailedJobOperations(() => this.database(), this.policies);
@@ -96,7 +107,9 @@ export class FirmQueue {
       this.recurring,
       (name) => this.registry.get(name)?.options.concurrency?.to ?? null,
     );
-    this.metrics = new FirmMetrics(this.inspect, this.options.logger, () => undefined);
+    this.metrics = new FirmMetrics(this.inspect, this.options.logger, (samples) =>
+      countJobEvents(this.events, samples),
+    );
     Object.defineProperty(this, INSTANCE_BRAND, { value: true });
     this.recordDefinitionFile();
     ((globalThis as Record<symbol, unknown>)[CHILD_INSTANCES] as unknown[] | undefined)?.push(this);
@@ -109,6 +122,17 @@ export class FirmQueue {
    */
   addHooks(hooks: LifecycleHooks): this {
     this.hooks.add(hooks);
+    return this;
+  }
+
+  /**
+   * Add middleware around every job's handler: `firm.use(async (context, next) => { …; await next(); … })`.
+   * The first added is outermost; each job's own `middleware` option runs inside these. Errors
+   * pass through unchanged to the retry policy. Add it where you define your jobs, so fork-mode
+   * children get it too. See docs/observability.md.
+   */
+  use(middleware: JobMiddleware): this {
+    this.registry.use(middleware);
     return this;
   }
 

@@ -26,6 +26,19 @@ export type { QueueOperations } from "./facade/queue-operations.js";
 export type { ClearFinishedJobsOptions } from "./facade/clear-finished-jobs.js";
 export type { Logger, LogLevel } from "./logger.js";
 export { consoleLogger, silentLogger } from "./logger.js";
+export type {
+  JobEvents,
+  JobEventMap,
+  JobEventName,
+  JobEventListener,
+  JobEventBase,
+  JobAttemptEvent,
+  JobRunEvent,
+  JobFailureEvent,
+} from "./job-events.js";
+export { JOB_EVENT_NAMES } from "./job-events.js";
+export type { JobMiddleware, MiddlewareContext } from "./definitions/job-definition.js";
+export { MiddlewareError } from "./definitions/job-middleware.js";
 export {
   FirmQueueError,
   ConfigurationError,

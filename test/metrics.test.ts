@@ -97,4 +97,59 @@ describeEachDatabase("metrics", (env) => {
     const scrape = parseScrape(await response.text());
     expect(scrape.value("firm_queue_jobs", { queue: "outbox", state: "ready" })).toBe(1);
   });
+
+  it("counts job outcomes from the job events: enqueued, finished, retried, failed, discarded, run time and queue wait", async () => {
+    const firm = env.firm();
+    firm.metrics.enable();
+    firm.defineJob("ok", async () => undefined);
+    firm.defineJob(
+      "broken",
+      async () => {
+        throw new Error("broken on purpose");
+      },
+      { queue: "fragile", retry: { attempts: 2, backoff: "10ms", jitter: 0 } },
+    );
+    firm.defineJob(
+      "skip",
+      async () => {
+        throw new Error("not worth retrying");
+      },
+      { retry: { attempts: 5, discardOn: () => true } },
+    );
+    for (let i = 0; i < 3; i++) await firm.enqueue("ok", { i });
+    const broken = await firm.enqueue("broken", null);
+    const skipped = await firm.enqueue("skip", null);
+    const supervisor = await firm.start({
+      workers: [{ queues: "*", concurrency: 2, pollingInterval: "20ms" }],
+      dispatchers: [{ pollingInterval: "50ms" }],
+    });
+    await waitFor(
+      async () =>
+        (await firm.getJob(broken!))?.state === "failed" && (await firm.getJob(skipped!))?.state === "finished",
+      30_000,
+      "the broken job to fail and the skipped one to be discarded",
+    );
+    await waitFor(
+      async () => (await firm.inspect.queues()).every((queue) => queue.ready + queue.claimed === 0),
+      30_000,
+    );
+    await supervisor.stop();
+    const scrape = parseScrape(await firm.metrics.text());
+    const ok = { queue: "default", job: "ok" };
+    const fragile = { queue: "fragile", job: "broken" };
+    const skip = { queue: "default", job: "skip" };
+    expect(scrape.value("firm_queue_jobs_enqueued_total", ok)).toBe(3);
+    expect(scrape.value("firm_queue_jobs_enqueued_total", fragile)).toBe(1);
+    expect(scrape.value("firm_queue_jobs_finished_total", ok)).toBe(3);
+    expect(scrape.value("firm_queue_jobs_retried_total", fragile)).toBe(1);
+    expect(scrape.value("firm_queue_jobs_failed_total", fragile)).toBe(1);
+    expect(scrape.value("firm_queue_jobs_discarded_total", skip)).toBe(1);
+    expect(scrape.value("firm_queue_jobs_finished_total", fragile)).toBeUndefined();
+    expect(scrape.value("firm_queue_job_run_seconds_count", ok)).toBe(3);
+    expect(scrape.value("firm_queue_job_run_seconds_count", fragile)).toBe(2);
+    expect(scrape.value("firm_queue_job_run_seconds_count", skip)).toBe(1);
+    expect(scrape.value("firm_queue_job_queue_wait_seconds_count", ok)).toBe(3);
+    expect(scrape.value("firm_queue_job_queue_wait_seconds_count", fragile)).toBe(2);
+    expect(scrape.value("firm_queue_job_queue_wait_seconds_sum", ok)).toBeGreaterThanOrEqual(0);
+  });
 });

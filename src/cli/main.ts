@@ -13,6 +13,7 @@ import { formatRecurringTasks } from "./recurring-listing.js";
 import { migrateReport, type MigrateOptions } from "./migrate-command.js";
 import { registerDashboardCommand } from "./dashboard-command.js";
 import { addObservabilityOptions, type ObservabilityFlags } from "./observability-flags.js";
+import { applyLogFlags, logFormatOption, logJobOutcomesOption } from "./log-options.js";
 
 const { version } = createRequire(import.meta.url)("../../package.json") as { version: string };
 
@@ -30,13 +31,15 @@ const program = new Command("firm-queue")
     "\nThe database URL is --database-url, else env FIRM_QUEUE_DATABASE_URL, else\n" +
       "sqlite:firm-queue.sqlite3 (an error under NODE_ENV=production) - unless your --require module passes\n" +
       "databaseUrl or database to new FirmQueue().",
-  );
+  )
+  .hook("preAction", (_program, command) => applyLogFlags(command.opts()));
 
 program
   .command("migrate")
   .description("Create or update firm-queue's tables. Safe to run again: it applies only what is missing.")
   .addOption(databaseUrlOption())
   .addOption(requireOption())
+  .addOption(logFormatOption())
   .option("--status", "list applied and pending migrations without changing anything; exits 1 when some are pending")
   .addOption(
     new Option(
@@ -71,7 +74,9 @@ const startCommand = program
   .addOption(configOption())
   .addOption(databaseUrlOption())
   .addOption(listenUrlOption())
-  .addOption(requireOption());
+  .addOption(requireOption())
+  .addOption(logFormatOption())
+  .addOption(logJobOutcomesOption());
 addObservabilityOptions(addStartOptions(startCommand)).action((options: CliFlags & ObservabilityFlags) =>
   runStart(options),
 );
@@ -84,7 +89,8 @@ const checkCommand = program
   .addOption(configOption())
   .addOption(databaseUrlOption())
   .addOption(listenUrlOption())
-  .addOption(requireOption());
+  .addOption(requireOption())
+  .addOption(logFormatOption());
 addStartOptions(checkCommand)
   .addOption(
     new Option("--hosts <n>", "hosts that will run this configuration, for the connection total (default 1)")
@@ -120,6 +126,8 @@ program
   .addOption(requireOption())
   .addOption(queuesOption())
   .addOption(new Option("-c, --concurrency <n>", "jobs run at once").argParser(countArgument).default(1))
+  .addOption(logFormatOption())
+  .addOption(logJobOutcomesOption())
   .action(async (options: CommonOptions & { queues: string; concurrency: number }) => {
     const firm = await firmForFlags(options, { jobsRequired: true });
     try {
@@ -225,12 +233,12 @@ function firmForFlags(options: CommonOptions, need: { jobsRequired: boolean }): 
 }
 
 registerFailedCommands(program, {
-  commonOptions: () => [databaseUrlOption(), requireOption()],
+  commonOptions: () => [databaseUrlOption(), requireOption(), logFormatOption()],
   firmFor: (options: CommonOptions) => firmForFlags(options, { jobsRequired: false }),
 });
 
 registerDashboardCommand(program, {
-  commonOptions: () => [databaseUrlOption(), requireOption()],
+  commonOptions: () => [databaseUrlOption(), requireOption(), logFormatOption()],
   firmFor: (options: CommonOptions) => firmForFlags(options, { jobsRequired: false }),
 });
 

@@ -36,6 +36,8 @@ export interface ReadyEnqueue {
     readonly className: string;
     readonly arguments: string;
     readonly priority: number;
+    /** JSON text of the enqueue's trace context (migration 006); absent: none. */
+    readonly traceContext?: string | null;
   }[];
   readonly now: Date;
 }

@@ -12,11 +12,12 @@ export async function enqueueReadyInOneStatement(db: Db, batch: ReadyEnqueue): P
   const names = batch.jobs.map((job) => job.className);
   const args = batch.jobs.map((job) => job.arguments);
   const priorities = batch.jobs.map((job) => job.priority);
+  const traces = batch.jobs.map((job) => job.traceContext ?? null);
   const { rows } = await sql<{ id: number | string }>`
     WITH inserted AS (
-      INSERT INTO firm_queue_jobs (queue_name, class_name, arguments, priority, scheduled_at, concurrency_key, created_at, updated_at)
-      SELECT t.q, t.c, t.a, t.p, ${batch.now}::timestamptz, NULL, ${batch.now}::timestamptz, ${batch.now}::timestamptz
-      FROM unnest(${queues}::text[], ${names}::text[], ${args}::text[], ${priorities}::int[]) WITH ORDINALITY AS t(q, c, a, p, n)
+      INSERT INTO firm_queue_jobs (queue_name, class_name, arguments, priority, scheduled_at, concurrency_key, trace_context, created_at, updated_at)
+      SELECT t.q, t.c, t.a, t.p, ${batch.now}::timestamptz, NULL, t.tc, ${batch.now}::timestamptz, ${batch.now}::timestamptz
+      FROM unnest(${queues}::text[], ${names}::text[], ${args}::text[], ${priorities}::int[], ${traces}::text[]) WITH ORDINALITY AS t(q, c, a, p, tc, n)
       ORDER BY t.n
       RETURNING id, queue_name, priority
     ), ready AS (

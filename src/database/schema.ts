@@ -27,6 +27,8 @@ export interface JobsTable {
   last_error: string | null;
   /** The semaphore row the job's concurrency slot came from (migration 005); null when none. */
   semaphore_id: ColumnType<number | null, number | null | undefined, number | null>;
+  /** JSON of the OpenTelemetry context that enqueued the job (migration 006); null when none. */
+  trace_context: ColumnType<string | null, string | null | undefined, string | null>;
 }
 
 /** firm_queue_ready_executions: jobs waiting to be claimed, with what polling orders by. */

@@ -21,11 +21,28 @@ export interface JobContext {
    * definition's `timeout` passes (`signal.reason` is then a TimeoutError and the attempt failed).
    */
   readonly signal: AbortSignal;
+  /** The instance's logger, bound to this job: every line carries `jobId`, `job`, `queue` and `attempt`. */
   readonly logger: Logger;
 }
 
 /** The function that does a job's work. */
 export type JobHandler<Args> = (args: Args, context: JobContext) => unknown;
+
+/** What a middleware sees of the job it wraps: the handler's context, plus the job's arguments. */
+export interface MiddlewareContext extends JobContext {
+  /** The job's arguments, as the handler receives them. */
+  readonly args: unknown;
+}
+
+/**
+ * A function around a job's handler: `firm.use(middleware)` for every job, or the `middleware`
+ * option of `defineJob` for one. Call `next()` to run the rest of the chain (the next middleware,
+ * in the end the handler) and await it; it resolves to what the next link returned (the handler's
+ * result, if every middleware in between returns what its `next()` gave it) and rejects with what
+ * was thrown. A middleware that does not call `next()` stops the chain: the handler does not
+ * run, and the attempt ends as the middleware does (resolving: finished; throwing: failed).
+ */
+export type JobMiddleware = (context: MiddlewareContext, next: () => Promise<unknown>) => unknown;
 
 /** Options given to `defineJob`. `Args` is the job's argument type. */
 // biome-ignore lint/suspicious/noExplicitAny: an unannotated definition accepts any arguments (variance of the default)
@@ -43,6 +60,11 @@ export interface JobOptions<Args = any> {
   readonly timeout?: Duration;
   /** Limit how many jobs with the same key run at once (see docs/concurrency.md). */
   readonly concurrency?: ConcurrencyOptions<Args>;
+  /**
+   * Functions around this job's handler, the first outermost; they run inside the instance's
+   * middleware (`firm.use`). See docs/observability.md.
+   */
+  readonly middleware?: readonly JobMiddleware[];
 }
 
 /** Options for one `enqueue` call. */
@@ -70,9 +92,11 @@ export interface ResolvedJobOptions {
   readonly timeout: number | null;
   /** Null when the job has no concurrency limit. */
   readonly concurrency: ResolvedConcurrency | null;
+  /** This job's own middleware (none: empty). */
+  readonly middleware: readonly JobMiddleware[];
 }
 
-const JOB_OPTION_KEYS = new Set(["queue", "priority", "retry", "timeout", "concurrency"]);
+const JOB_OPTION_KEYS = new Set(["queue", "priority", "retry", "timeout", "concurrency", "middleware"]);
 /** The options `enqueue` accepts; any other key is refused. */
 export const ENQUEUE_OPTION_KEYS = new Set(["queue", "priority", "wait", "at", "transaction"]);
 
@@ -85,8 +109,24 @@ export function resolveJobOptions(name: string, options: JobOptions | undefined)
     retry: resolveRetryPolicy(options?.retry, `defineJob("${name}")`),
     timeout: resolveTimeout(options?.timeout, `defineJob("${name}") option timeout`),
     concurrency: resolveConcurrency(name, options?.concurrency),
+    middleware:
+      options?.middleware === undefined
+        ? NO_MIDDLEWARE
+        : checkMiddleware(options.middleware, `defineJob("${name}") option middleware`),
   });
 }
+
+/** Check a list of middleware given as an option; returns a frozen copy. */
+export function checkMiddleware(value: unknown, what: string): readonly JobMiddleware[] {
+  if (!Array.isArray(value)) throw new ConfigurationError(`${what} must be an array of functions`);
+  value.forEach((middleware, index) => {
+    if (typeof middleware !== "function")
+      throw new ConfigurationError(`${what}[${index}] must be a function (context, next) => …`);
+  });
+  return Object.freeze([...value]);
+}
+
+const NO_MIDDLEWARE: readonly JobMiddleware[] = Object.freeze([]);
 
 function resolveTimeout(timeout: Duration | undefined, what: string): number | null {
   if (timeout === undefined) return null;

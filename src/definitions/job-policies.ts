@@ -1,5 +1,6 @@
 import { DEFAULT_CONCURRENCY_DURATION, type ConcurrencyLimit } from "./concurrency-options.js";
 import type { DefinitionLookup } from "./job-registry.js";
+import { loggedJobEvents, type JobEvents } from "../job-events.js";
 import type { Logger } from "../logger.js";
 import { NO_RETRY, type RetryPolicy } from "./retry-policy.js";
 
@@ -19,7 +20,8 @@ export const FALLBACK_LIMIT: ConcurrencyLimit = Object.freeze({
  * What model code asks about a job by name when it moves the job between states: the
  * concurrency limit its key is held to (enqueue, the dispatcher, releases, promotions,
  * maintenance) and its retry policy (a failed attempt). One per FirmQueue, built on its job
- * definitions; jobs not defined in this process get safe fallbacks.
+ * definitions; jobs not defined in this process get safe fallbacks. It also carries the
+ * instance's job events, since it reaches every path that moves a job.
  */
 export class JobPolicies {
   private readonly warned = new Set<string>();
@@ -28,6 +30,8 @@ export class JobPolicies {
     private readonly definitions: DefinitionLookup,
     /** Where policy decisions (discards, fallbacks) are logged. */
     readonly logger: Logger,
+    /** The instance's job events: every path that moves a job tells them (see job-events.ts). */
+    readonly events: JobEvents = loggedJobEvents(logger),
   ) {}
 
   /**

@@ -1,6 +1,6 @@
 import type { ResolvedConcurrency } from "./concurrency-options.js";
 import { ConfigurationError, DuplicateJobError } from "../errors.js";
-import type { JobHandler, ResolvedJobOptions } from "./job-definition.js";
+import type { JobHandler, JobMiddleware, ResolvedJobOptions } from "./job-definition.js";
 
 /** A job known to this process: its name, handler and options. */
 export interface RegisteredJob {
@@ -21,6 +21,21 @@ export interface DefinitionLookup {
 /** The jobs defined on one FirmQueue instance, by name. */
 export class JobRegistry implements DefinitionLookup {
   private readonly jobs = new Map<string, RegisteredJob>();
+  private instanceMiddleware: readonly JobMiddleware[] = [];
+
+  /** Add middleware around every job's handler (`firm.use`), outside each job's own; the first added is outermost. */
+  use(middleware: JobMiddleware): void {
+    if (typeof middleware !== "function")
+      throw new ConfigurationError("use() needs a middleware function (context, next) => …");
+    this.instanceMiddleware = [...this.instanceMiddleware, middleware];
+  }
+
+  /** The middleware `job`'s handler runs in: the instance's, then the job's own. */
+  middlewareFor(job: RegisteredJob): readonly JobMiddleware[] {
+    const own = job.options.middleware;
+    if (own.length === 0) return this.instanceMiddleware;
+    return this.instanceMiddleware.length === 0 ? own : [...this.instanceMiddleware, ...own];
+  }
 
   add(job: RegisteredJob): void {
     if (this.jobs.has(job.name)) throw new DuplicateJobError(job.name);

@@ -74,6 +74,7 @@ export async function drainQueues(
         }),
       );
       if (jobs.length === 0) return count;
+      runner.claimed(jobs);
       await Promise.all(jobs.map((job) => runner.run(job, signal)));
       count += jobs.length;
     }

@@ -1,6 +1,7 @@
 import { toMilliseconds, toTimerMilliseconds, type Duration } from "../duration.js";
 import { ConfigurationError } from "../errors.js";
-import { consoleLogger, isLogLevel, type Logger, type LogLevel } from "../logger.js";
+import { consoleLogger, isLogFormat, isLogLevel, type LogFormat, type Logger, type LogLevel } from "../logger.js";
+import { adaptLogger } from "../logger-adapter.js";
 import { checkBoolean, nonNegativeInteger, positive, positiveInteger, rejectUnknownKeys } from "../option-checks.js";
 import { queuePatterns } from "../roles/queue-selector.js";
 import type { LifecycleHooks } from "../processes/hooks.js";
@@ -56,10 +57,21 @@ export interface FirmQueueOptions {
    * Default 30 s; `false` for none.
    */
   readonly queryTimeout?: Duration | false;
-  /** Where to log; default one line per event on stderr. */
+  /**
+   * Where to log; default one line per event on stderr. A `(message, fields)` logger, or a pino
+   * or bunyan logger as it is: those take `(fields, message)`, and are recognized and called
+   * that way (see docs/observability.md).
+   */
   readonly logger?: Logger;
   /** Least severe level the default logger prints. Default env `FIRM_QUEUE_LOG_LEVEL`, then `info`. */
   readonly logLevel?: LogLevel;
+  /** How the default logger writes: `"text"` or `"json"` (one object per line). Default env `FIRM_QUEUE_LOG_FORMAT`, then `"text"`. */
+  readonly logFormat?: LogFormat;
+  /**
+   * Log one info line per finished job (failures, retries and discards are always logged, at warn
+   * or error). Default env `FIRM_QUEUE_LOG_JOB_OUTCOMES` (`true`/`1`), then false.
+   */
+  readonly logJobOutcomes?: boolean;
   /** Lifecycle hooks (see `firm.addHooks`). */
   readonly hooks?: LifecycleHooks;
 }
@@ -79,6 +91,7 @@ export interface ResolvedOptions {
   /** Milliseconds, or null for none. */
   readonly queryTimeout: number | null;
   readonly logger: Logger;
+  readonly logJobOutcomes: boolean;
 }
 
 /** The database used when nothing else is configured: a SQLite file in the working directory. */
@@ -94,6 +107,8 @@ const OPTION_KEYS = new Set([
   "queryTimeout",
   "logger",
   "logLevel",
+  "logFormat",
+  "logJobOutcomes",
   "hooks",
 ]);
 
@@ -106,6 +121,10 @@ export function resolveOptions(options: FirmQueueOptions = {}): ResolvedOptions 
   const logLevel = options.logLevel ?? process.env.FIRM_QUEUE_LOG_LEVEL ?? "info";
   if (!isLogLevel(logLevel))
     throw new ConfigurationError(`logLevel must be debug, info, warn or error, got ${JSON.stringify(logLevel)}`);
+  const logFormat = options.logFormat ?? (process.env.FIRM_QUEUE_LOG_FORMAT || "text");
+  if (!isLogFormat(logFormat))
+    throw new ConfigurationError(`logFormat must be "text" or "json", got ${JSON.stringify(logFormat)}`);
+  const outcomesFromEnv = process.env.FIRM_QUEUE_LOG_JOB_OUTCOMES;
   return Object.freeze({
     databaseUrl: options.database === undefined ? resolveDatabaseUrl(options) : describeHandle(options.database),
     database: options.database,
@@ -124,7 +143,11 @@ export function resolveOptions(options: FirmQueueOptions = {}): ResolvedOptions 
       options.queryTimeout === false
         ? null
         : positive(toMilliseconds(options.queryTimeout ?? 30_000, "queryTimeout"), "queryTimeout"),
-    logger: options.logger ?? consoleLogger(logLevel),
+    logger: options.logger === undefined ? consoleLogger(logLevel, logFormat) : adaptLogger(options.logger),
+    logJobOutcomes: checkBoolean(
+      options.logJobOutcomes ?? (outcomesFromEnv === "true" || outcomesFromEnv === "1"),
+      "logJobOutcomes",
+    ),
   });
 }
 

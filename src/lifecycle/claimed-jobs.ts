@@ -4,6 +4,7 @@ import type { Db } from "../database/dialect.js";
 import { dispatchContext } from "./dispatch-context.js";
 import { recordFailedAttempt, type FailedAttemptOutcome } from "./failed-attempt.js";
 import { dispatchStoredJobsNow } from "./job-dispatch.js";
+import { JobMoves } from "./job-moves.js";
 import { markJobsFinished, type JobRow } from "../models/job.js";
 import {
   compareKeys,
@@ -103,7 +104,9 @@ export async function finishClaimedJobs(
     const jobIds = jobs.map((job) => Number(job.id));
     return new Set(await finishClaimed(database.db, { jobIds, processId, now: database.clock.now(), preserve }));
   }
-  return database.claimTransaction(async (trx) => {
+  const moves = JobMoves.for(policies.events);
+  const recorded = await database.claimTransaction(async (trx) => {
+    moves?.reset();
     const removed = await trx
       .deleteFrom("firm_queue_claimed_executions")
       .where("process_id", "=", processId)
@@ -128,10 +131,12 @@ export async function finishClaimedJobs(
         }),
       )
       .sort((a, b) => compareKeys(a.concurrencyKey!, b.concurrencyKey!));
-    const context = dispatchContext(database, policies);
+    const context = dispatchContext(database, policies, moves);
     for (const holder of holders) await releaseSemaphoreAndPromote(trx, context, holder, now);
     return finished;
   });
+  moves?.emit(policies.events);
+  return recorded;
 }
 
 /**
@@ -147,10 +152,15 @@ export async function failClaimedJob(
   error: unknown,
   options: { readonly keepSlot?: boolean } = {},
 ): Promise<FailedAttemptOutcome | null> {
-  return database.claimTransaction(async (trx) => {
+  const moves = JobMoves.for(policies.events);
+  const outcome = await database.claimTransaction(async (trx) => {
+    moves?.reset();
     if (!(await removeClaim(trx, jobId, processId))) return null;
-    return recordFailedAttempt(trx, jobId, error, database.clock.now(), dispatchContext(database, policies), options);
+    const context = dispatchContext(database, policies, moves);
+    return recordFailedAttempt(trx, jobId, error, database.clock.now(), context, options);
   });
+  moves?.emit(policies.events);
+  return outcome;
 }
 
 /**
@@ -168,9 +178,12 @@ export async function releaseKeptSlot(
     concurrencyKey: job.concurrency_key,
     semaphoreId: toId(job.semaphore_id),
   };
-  await database.claimTransaction((trx) =>
-    releaseSemaphoreAndPromote(trx, dispatchContext(database, policies), holder, database.clock.now()),
-  );
+  const moves = JobMoves.for(policies.events);
+  await database.claimTransaction((trx) => {
+    moves?.reset();
+    return releaseSemaphoreAndPromote(trx, dispatchContext(database, policies, moves), holder, database.clock.now());
+  });
+  moves?.emit(policies.events);
 }
 
 /** A nullable id column as a number (drivers may hand BIGINTs back as strings). */

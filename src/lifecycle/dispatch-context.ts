@@ -1,6 +1,7 @@
 import type { JobPolicies } from "../definitions/job-policies.js";
 import type { Database } from "../database/connection.js";
 import type { Dialect } from "../database/dialect.js";
+import type { JobMoves } from "./job-moves.js";
 
 /**
  * What any path that moves a job between states needs besides its transaction: the dialect
@@ -10,9 +11,11 @@ import type { Dialect } from "../database/dialect.js";
 export interface DispatchContext {
   readonly dialect: Dialect;
   readonly policies: JobPolicies;
+  /** Where the jobs this transaction blocks and unblocks are noted for the job events, when anyone listens. */
+  readonly moves?: JobMoves;
 }
 
-/** The context for moving jobs on `database` with this FirmQueue's job policies. */
-export function dispatchContext(database: Database, policies: JobPolicies): DispatchContext {
-  return { dialect: database.dialect, policies };
+/** The context for moving jobs on `database` with this FirmQueue's job policies (noting moves in `moves`). */
+export function dispatchContext(database: Database, policies: JobPolicies, moves?: JobMoves): DispatchContext {
+  return moves === undefined ? { dialect: database.dialect, policies } : { dialect: database.dialect, policies, moves };
 }

@@ -8,10 +8,13 @@ import { ConfigurationError } from "../errors.js";
 import { ENQUEUE_OPTION_KEYS, type EnqueueOptions, type ResolvedJobOptions } from "../definitions/job-definition.js";
 import { checkPriority, checkQueueName, rejectUnknownKeys } from "../option-checks.js";
 import { dispatchContext, dispatchJobs } from "./job-dispatch.js";
+import { JobMoves } from "./job-moves.js";
 import { insertJobs, type NewJob } from "../models/job.js";
 import { serializeArguments } from "../serialization.js";
 import { appTransactionConnection, type EnqueueTransaction } from "../database/app-transaction.js";
 import { bridgeKysely, singleConnection } from "../database/bridge.js";
+import { emitEnqueued } from "./enqueue-events.js";
+import { jobTracing } from "../tracing.js";
 
 /** One job to write: its name, arguments, and the options that decide queue, priority and time. */
 export interface EnqueueRequest {
@@ -35,16 +38,43 @@ export async function enqueueJobs(
   transaction?: EnqueueTransaction,
 ): Promise<(number | null)[]> {
   const now = database.clock.now();
-  const jobs = requests.map((request) => prepareJob(request, now));
-  if (jobs.length === 0) return [];
+  const prepared = requests.map((request) => prepareJob(request, now));
+  if (prepared.length === 0) return [];
+  // The producer span's context goes with every job, for the attempt's span to join its trace.
+  const span = (await jobTracing())?.startEnqueue(prepared);
+  const traceContext = span?.traceContext ?? null;
+  const jobs = traceContext === null ? prepared : prepared.map((job) => ({ ...job, traceContext }));
+  try {
+    const ids = await writeJobs(database, policies, jobs, now, transaction);
+    span?.end(ids);
+    return ids;
+  } catch (error) {
+    span?.end(null, error);
+    throw error;
+  }
+}
+
+/** Write prepared jobs (see {@link enqueueJobs}), then tell the event listeners. */
+async function writeJobs(
+  database: Database,
+  policies: JobPolicies,
+  jobs: readonly NewJob[],
+  now: Date,
+  transaction: EnqueueTransaction | undefined,
+): Promise<(number | null)[]> {
+  // The ids the jobs were written with, discarded ones too (set on each try: a transaction may run again).
+  let written: readonly number[] = [];
+  const moves = JobMoves.for(policies.events);
   const write = async (trx: Db) => {
+    moves?.reset();
     const ids = await insertJobs(trx, jobs, now);
     const { discarded } = await dispatchJobs(
       trx,
       jobs.map((job, index) => ({ ...job, id: ids[index]! })),
       now,
-      dispatchContext(database, policies),
+      dispatchContext(database, policies, moves),
     );
+    written = ids;
     if (discarded.length === 0) return ids;
     const gone = new Set(discarded);
     return ids.map((id) => (gone.has(id) ? null : id));
@@ -53,7 +83,10 @@ export async function enqueueJobs(
   // knows; on PostgreSQL the commit itself wakes workers (see migration 004).
   if (transaction !== undefined) {
     const connection = await appTransactionConnection(transaction, database.dialect.name);
-    return write(bridgeKysely(database.dialect.name, singleConnection(connection)));
+    const ids = await write(bridgeKysely(database.dialect.name, singleConnection(connection)));
+    emitEnqueued(policies.events, jobs, ids, written);
+    moves?.emit(policies.events);
+    return ids;
   }
   const { enqueueReady } = database.dialect;
   // Jobs due now without a concurrency key only become ready: the database's single statement
@@ -64,6 +97,8 @@ export async function enqueueJobs(
   const ids = simple ? await enqueueReady(database.db, { jobs, now }) : await database.writeTransaction(write);
   if (jobs.some((job, index) => ids[index] !== null && job.scheduledAt.getTime() <= now.getTime()))
     database.jobsReady.notify();
+  emitEnqueued(policies.events, jobs, ids, written);
+  moves?.emit(policies.events);
   return ids;
 }
 

@@ -60,6 +60,11 @@ export async function dispatchJobs(
       keys: [...new Set(admission.discarded.map((job) => job.concurrencyKey))],
     });
   }
+  if (context.moves !== undefined && admission.blocked.length > 0) {
+    const names = new Map(limited.map((job) => [job.id, job.className]));
+    for (const { id, queueName, concurrencyKey } of admission.blocked)
+      context.moves.noteBlocked({ jobId: id, job: names.get(id)!, queue: queueName, concurrencyKey });
+  }
   if (admission.blocked.length > 0) {
     context.policies.logger.debug("jobs blocked until a slot of their concurrency key frees up", {
       jobIds: admission.blocked.map((job) => job.id),

@@ -52,6 +52,7 @@ export async function promoteNextBlocked(
   await recordSemaphoreIds(trx, [{ id: next.jobId, semaphoreId }]);
   await deleteBlockedExecution(trx, next.jobId);
   await insertReadyExecutions(trx, [{ id: next.jobId, queueName: next.queueName, priority: next.priority }], now);
+  context.moves?.noteUnblocked({ jobId: next.jobId, job: next.jobName, queue: next.queueName, concurrencyKey: key });
   return next.jobId;
 }
 

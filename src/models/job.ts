@@ -25,6 +25,8 @@ export interface NewJob {
   /** When the job may run; `now` for jobs due at once. */
   readonly scheduledAt: Date;
   readonly concurrencyKey: string | null;
+  /** The OpenTelemetry context of the enqueue, as JSON text (see tracing.ts); absent: none. */
+  readonly traceContext?: string | null;
 }
 
 /** Rows per INSERT: keeps every database under its bound-parameter limit. */
@@ -49,6 +51,7 @@ export async function insertJobs(trx: Db, jobs: readonly NewJob[], now: Date): P
           priority: job.priority,
           scheduled_at: job.scheduledAt,
           concurrency_key: job.concurrencyKey,
+          trace_context: job.traceContext ?? null,
           created_at: now,
           updated_at: now,
         })),

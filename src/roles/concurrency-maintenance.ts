@@ -2,6 +2,7 @@ import type { JobPolicies } from "../definitions/job-policies.js";
 import type { Database } from "../database/connection.js";
 import { blockedKeysWithFreeSlots } from "../models/blocked-execution.js";
 import { dispatchContext } from "../lifecycle/dispatch-context.js";
+import { JobMoves } from "../lifecycle/job-moves.js";
 import { promoteNextBlocked } from "../lifecycle/semaphore-release.js";
 import { deleteExpiredSemaphores } from "../models/semaphore.js";
 
@@ -31,7 +32,8 @@ export async function runConcurrencyMaintenance(
   now = database.clock.now(),
 ): Promise<MaintenanceResult> {
   const { db } = database;
-  const context = dispatchContext(database, policies);
+  const moves = JobMoves.for(policies.events);
+  const context = dispatchContext(database, policies, moves);
   const expiredSemaphores = await database.claimTransaction((trx) => deleteExpiredSemaphores(trx, now));
   let promoted = 0;
   let after: string | null = null;
@@ -39,9 +41,14 @@ export async function runConcurrencyMaintenance(
     const keys = await blockedKeysWithFreeSlots(db, after, KEY_PAGE);
     for (const key of keys) {
       while (
-        (await database.claimTransaction((trx) => promoteNextBlocked(trx, context, key, database.clock.now()))) !== null
-      )
+        (await database.claimTransaction((trx) => {
+          moves?.reset();
+          return promoteNextBlocked(trx, context, key, database.clock.now());
+        })) !== null
+      ) {
         promoted++;
+        moves?.emit(policies.events);
+      }
     }
     if (keys.length < KEY_PAGE) break;
     after = keys[keys.length - 1]!;

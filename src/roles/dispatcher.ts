@@ -5,6 +5,7 @@ import type { Database } from "../database/connection.js";
 import type { FinishedJobCleanup } from "./finished-job-cleanup.js";
 import type { Logger } from "../logger.js";
 import { dispatchContext, dispatchStoredJobsNow } from "../lifecycle/job-dispatch.js";
+import { JobMoves } from "../lifecycle/job-moves.js";
 import { takeDueScheduledExecutions } from "../models/scheduled-execution.js";
 import { Poller } from "../processes/poller.js";
 
@@ -28,12 +29,15 @@ export async function dispatchScheduledBatch(
   policies: JobPolicies,
   batchSize: number,
 ): Promise<number> {
+  const moves = JobMoves.for(policies.events);
   const promoted = await database.claimTransaction(async (trx) => {
+    moves?.reset();
     const now = database.clock.now();
     const jobIds = await takeDueScheduledExecutions(trx, database.dialect, batchSize, now);
-    await dispatchStoredJobsNow(trx, jobIds, now, dispatchContext(database, policies));
+    await dispatchStoredJobsNow(trx, jobIds, now, dispatchContext(database, policies, moves));
     return jobIds.length;
   });
+  moves?.emit(policies.events);
   if (promoted > 0) database.jobsReady.notify();
   return promoted;
 }

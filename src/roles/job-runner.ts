@@ -12,6 +12,10 @@ import type { JobRow } from "../models/job.js";
 import { runWithTimeout } from "./job-timeout.js";
 import { persistently } from "./persistent-write.js";
 import { deserializeArguments } from "../serialization.js";
+import { attemptOf, emitFailure } from "./job-event-emits.js";
+import { runThroughMiddleware } from "../definitions/job-middleware.js";
+import { bindLogger } from "../logger-adapter.js";
+import { jobTracing } from "../tracing.js";
 
 /** How one claimed job ended, seen from the process that ran it. */
 export type RunOutcome = "finished" | "failed" | "released" | "lost";
@@ -54,13 +58,25 @@ export class JobRunner {
   async run(job: JobRow, signal: AbortSignal, onSettled?: () => void): Promise<RunOutcome> {
     const jobId = Number(job.id);
     const fields = { jobId, job: job.class_name, queue: job.queue_name, attempt: job.attempts + 1 };
+    const { events } = this.policies;
+    // Timing for the events, on the database's clock (the one the due time was written with).
+    const run =
+      events.has("job.started") || events.has("job.finished")
+        ? {
+            ...fields,
+            processId: this.processId,
+            dueAt: toDate(job.scheduled_at ?? job.created_at),
+            startedAt: this.database.clock.now(),
+          }
+        : undefined;
+    if (run !== undefined && events.has("job.started")) events.emit("job.started", run);
     const started = performance.now();
     let failure: unknown;
     let succeeded = false;
     const late = { timedOut: false, ended: (): void => undefined };
     const handlerEnded = new Promise<void>((resolve) => (late.ended = resolve));
     try {
-      await this.perform(job, signal, late);
+      await this.traced(job, () => this.perform(job, signal, late));
       succeeded = true;
     } catch (error) {
       failure = error;
@@ -73,11 +89,13 @@ export class JobRunner {
       const recorded = await record(() => this.finished.finish(job));
       if (!recorded) return this.lost(fields);
       this.logger.debug("job finished", { ...fields, ms });
+      if (run !== undefined && events.has("job.finished")) events.emit("job.finished", { ...run, durationMs: ms });
       return "finished";
     }
     if (signal.aborted && signal.reason instanceof ShutdownSignal) {
-      await record(() => releaseClaims(this.database, this.policies, this.processId, [jobId]));
+      const released = await record(() => releaseClaims(this.database, this.policies, this.processId, [jobId]));
       this.logger.info("job stopped for shutdown; back in its queue", { ...fields, ms });
+      this.released([job], released, true);
       return "released";
     }
     // A handler past its timeout may still be running: its attempt fails now, but it keeps the
@@ -97,7 +115,24 @@ export class JobRunner {
         );
     if (!outcome) return this.lost(fields);
     this.logFailure(outcome, { ...fields, ms, error: failure });
+    emitFailure(events, outcome, { ...fields, processId: this.processId, error: failure, durationMs: ms });
     return "failed";
+  }
+
+  /** Tell the `job.released` listeners of claimed jobs a stopping worker put back in line (`released`: their ids). */
+  released(jobs: Iterable<JobRow>, released: readonly number[], started: boolean): void {
+    const { events } = this.policies;
+    if (!events.has("job.released") || released.length === 0) return;
+    const ids = new Set(released);
+    for (const job of jobs)
+      if (ids.has(Number(job.id))) events.emit("job.released", { ...attemptOf(job, this.processId), started });
+  }
+
+  /** Tell the `job.claimed` listeners of jobs this process just claimed. */
+  claimed(jobs: readonly JobRow[]): void {
+    const { events } = this.policies;
+    if (!events.has("job.claimed")) return;
+    for (const job of jobs) events.emit("job.claimed", attemptOf(job, this.processId));
   }
 
   /** Stop retrying outcome writes that fail: the process is stopping and can wait no longer. */
@@ -133,6 +168,22 @@ export class JobRunner {
     }
   }
 
+  /** Run the attempt inside its consumer span when OpenTelemetry is installed (see tracing.ts). */
+  private async traced(job: JobRow, attempt: () => Promise<void>): Promise<void> {
+    const tracing = await jobTracing();
+    if (tracing === null) return attempt();
+    return tracing.runAttempt(
+      {
+        jobId: Number(job.id),
+        name: job.class_name,
+        queue: job.queue_name,
+        attempt: job.attempts + 1,
+        traceContext: job.trace_context ?? null,
+      },
+      attempt,
+    );
+  }
+
   /** Run the handler; `late` hears whether it outlived its timeout, and when it then ended. */
   private async perform(
     job: JobRow,
@@ -149,15 +200,29 @@ export class JobRunner {
       priority: job.priority,
       attempt: job.attempts + 1,
       enqueuedAt: toDate(job.created_at),
-      logger: this.logger,
+      // Every line the handler logs says which job (and which attempt) wrote it.
+      logger: bindLogger(this.logger, {
+        jobId: Number(job.id),
+        job: job.class_name,
+        queue: job.queue_name,
+        attempt: job.attempts + 1,
+      }),
     };
     const { timeout } = definition.options;
+    const middleware = this.registry.middlewareFor(definition);
     await runWithTimeout(
-      (handlerSignal) => definition.handler(args, { ...context, signal: handlerSignal }),
+      (handlerSignal) => {
+        const full = { ...context, signal: handlerSignal };
+        if (middleware.length === 0) return definition.handler(args, full);
+        return runThroughMiddleware(middleware, { ...full, args }, () => definition.handler(args, full));
+      },
       signal,
       timeout,
       () => {
         late.timedOut = true;
+        const { events } = this.policies;
+        if (events.has("job.timed_out"))
+          events.emit("job.timed_out", { ...attemptOf(job, this.processId), timeoutMs: timeout! });
         return new TimeoutError(context.name, context.jobId, timeout!);
       },
       (end) => {

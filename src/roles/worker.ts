@@ -54,7 +54,7 @@ export class Worker extends Poller {
   /** Jobs claimed and not yet recorded; `settled` once the handler has ended (only the write is left). */
   private readonly inFlight = new Map<
     number,
-    { readonly abort: AbortController; readonly done: Promise<void>; settled: boolean }
+    { readonly job: JobRow; readonly abort: AbortController; readonly done: Promise<void>; settled: boolean }
   >();
   /** Fired to cut a graceful stop's wait short (SIGQUIT during a graceful stop). */
   private readonly hurried = new AbortController();
@@ -123,6 +123,7 @@ export class Worker extends Poller {
       );
       return 0;
     }
+    this.runner.claimed(jobs);
     let next = 0;
     while (next < jobs.length && this.inFlight.size < this.settings.concurrency) this.launch(jobs[next++]!);
     this.buffer.add(jobs.slice(next));
@@ -188,6 +189,11 @@ export class Worker extends Poller {
     const stuck = [...this.inFlight].filter(([, entry]) => !entry.settled).map(([jobId]) => jobId);
     const released =
       stuck.length === 0 ? [] : await releaseClaims(this.deps.database, this.deps.policies, this.deps.processId, stuck);
+    this.runner.released(
+      [...this.inFlight.values()].map((entry) => entry.job),
+      released,
+      true,
+    );
     if (released.length > 0) {
       this.deps.logger.warn("shutdown timeout passed; jobs still running were put back in their queues", {
         jobIds: released,
@@ -217,10 +223,13 @@ export class Worker extends Poller {
    * fails, they stay claimed: crash recovery fails them with this process (see docs/reliability).
    */
   private async releaseBuffered(): Promise<number[]> {
-    const jobIds = this.buffer.drain().map((job) => Number(job.id));
+    const jobs = this.buffer.drain();
+    const jobIds = jobs.map((job) => Number(job.id));
     if (jobIds.length === 0) return [];
     try {
-      return await releaseClaims(this.deps.database, this.deps.policies, this.deps.processId, jobIds);
+      const released = await releaseClaims(this.deps.database, this.deps.policies, this.deps.processId, jobIds);
+      this.runner.released(jobs, released, false);
+      return released;
     } catch (error) {
       this.deps.logger.error(
         "could not put claimed jobs that never started back in line; they stay claimed until this process's claims are recovered",
@@ -263,7 +272,7 @@ export class Worker extends Poller {
   private launch(job: JobRow): void {
     const jobId = Number(job.id);
     const abort = new AbortController();
-    const entry = { abort, done: Promise.resolve(), settled: false };
+    const entry = { job, abort, done: Promise.resolve(), settled: false };
     entry.done = this.runner
       .run(job, abort.signal, () => (entry.settled = true))
       .then(

@@ -3,6 +3,7 @@ import { addJobsLastError } from "./002-add-jobs-last-error.js";
 import { recurringTaskTimezoneAndLastRun } from "./003-recurring-task-timezone-and-last-run.js";
 import { notifyReadyJobs } from "./004-notify-ready-jobs.js";
 import { addJobsSemaphoreId } from "./005-add-jobs-semaphore-id.js";
+import { addJobsTraceContext } from "./006-add-jobs-trace-context.js";
 import type { Migration } from "./table-spec.js";
 
 /** Every migration, oldest first. Append only: a released migration is never edited. */
@@ -12,4 +13,5 @@ export const MIGRATIONS: readonly Migration[] = [
   recurringTaskTimezoneAndLastRun,
   notifyReadyJobs,
   addJobsSemaphoreId,
+  addJobsTraceContext,
 ];

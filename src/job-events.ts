@@ -1,0 +1,178 @@
+import { ConfigurationError } from "./errors.js";
+import type { Logger } from "./logger.js";
+
+/** What every job event says about its job. */
+export interface JobEventBase {
+  readonly jobId: number;
+  /** The job's name, as given to `defineJob`. */
+  readonly job: string;
+  readonly queue: string;
+}
+
+/** An event about one attempt of a job: `attempt` is 1 for the first run, 2 for the first retry, … */
+export interface JobAttemptEvent extends JobEventBase {
+  readonly attempt: number;
+  /** The worker process (its row in firm_queue_processes) running the attempt. */
+  readonly processId: number;
+}
+
+/** An attempt that started or finished: `dueAt` is when the job was due (scheduled_at, else created_at). */
+export interface JobRunEvent extends JobAttemptEvent {
+  /** When the job became due; `startedAt - dueAt` is how long it waited in its queue. */
+  readonly dueAt: Date;
+  /** When the handler started, on the database's clock (the clock `dueAt` was written with). */
+  readonly startedAt: Date;
+}
+
+/** An attempt that ended with an error. */
+export interface JobFailureEvent extends JobAttemptEvent {
+  readonly error: unknown;
+  /** Attempts the job's retry policy allows in total. */
+  readonly maxAttempts: number;
+  readonly durationMs: number;
+}
+
+/**
+ * Every job event by name, with its payload. Events fire in the process that did the thing: the
+ * enqueuing process for `job.enqueued`, the worker's process for the rest. docs/observability.md
+ * lists them in one table.
+ */
+export interface JobEventMap {
+  /** A job was written (one event per job, `enqueueAll` too). Inside a caller's transaction: once written, before its commit. */
+  readonly "job.enqueued": JobEventBase & { readonly priority: number; readonly scheduledAt: Date };
+  /** A worker claimed the job; it may wait in the worker's memory for a free slot before it starts. */
+  readonly "job.claimed": JobAttemptEvent;
+  /** The handler (and its middleware) is about to run. */
+  readonly "job.started": JobRunEvent;
+  /** The attempt succeeded and was recorded. */
+  readonly "job.finished": JobRunEvent & { readonly durationMs: number };
+  /** The attempt failed and the retry policy scheduled another, `delayMs` from now. */
+  readonly "job.retrying": JobFailureEvent & { readonly delayMs: number; readonly retryAt: Date };
+  /** The attempt failed and the job moved to failed jobs (attempts exhausted, or the error is not retried). */
+  readonly "job.failed": JobFailureEvent & { readonly reason: string };
+  /**
+   * The job was dropped: `reason` "discardOn" (its attempt failed with an error the definition's
+   * `discardOn` matches; recorded as finished) or "concurrency" (enqueued while its concurrency
+   * key had no free slot and the definition discards on conflict; nothing of it is kept).
+   */
+  readonly "job.discarded": JobEventBase & {
+    readonly reason: "discardOn" | "concurrency";
+    readonly attempt?: number;
+    readonly processId?: number;
+    readonly error?: unknown;
+    readonly durationMs?: number;
+  };
+  /** The job waits for a slot of its concurrency key (at enqueue, or when the dispatcher finds it due). */
+  readonly "job.blocked": JobEventBase & { readonly concurrencyKey: string };
+  /** A blocked job took a freed slot and is ready (in the process whose job freed the slot). */
+  readonly "job.unblocked": JobEventBase & { readonly concurrencyKey: string };
+  /** The attempt ran past the definition's `timeout`: it fails (then `job.retrying` or `job.failed`). */
+  readonly "job.timed_out": JobAttemptEvent & { readonly timeoutMs: number };
+  /**
+   * The worker is shutting down and put the job back in its queue, the attempt not counted:
+   * `started` false for a claimed job that never started.
+   */
+  readonly "job.released": JobAttemptEvent & { readonly started: boolean };
+}
+
+/** The name of a job event. */
+export type JobEventName = keyof JobEventMap;
+
+/** A function called with one event's payload; what it returns (a promise too) is not awaited. */
+export type JobEventListener<Name extends JobEventName> = (event: JobEventMap[Name]) => unknown;
+
+/** Every event name, in the order of a job's life. */
+export const JOB_EVENT_NAMES: readonly JobEventName[] = Object.freeze([
+  "job.enqueued",
+  "job.claimed",
+  "job.started",
+  "job.finished",
+  "job.retrying",
+  "job.failed",
+  "job.discarded",
+  "job.blocked",
+  "job.unblocked",
+  "job.timed_out",
+  "job.released",
+]);
+
+const NONE: readonly never[] = Object.freeze([]);
+
+/**
+ * The job events of one FirmQueue (`firm.events`). Listeners run synchronously where the event
+ * happens, and nothing waits for them: a listener that throws, or returns a promise that
+ * rejects, is logged and reported to the `onError` hooks, and the job goes on. Code that emits
+ * asks {@link has} first, so an event nobody listens to costs one lookup.
+ */
+export class JobEvents {
+  /** Replaced, never mutated, on each change: emit iterates a snapshot without copying it. */
+  private listeners: { [Name in JobEventName]?: readonly JobEventListener<Name>[] } = {};
+
+  constructor(
+    /** Told of a listener's error (after it is logged): the instance's `onError` hooks. */
+    private readonly report: (error: unknown, name: JobEventName) => void,
+  ) {}
+
+  /** Call `listener` on each `name` event from now on. Returns the function that stops it. */
+  on<Name extends JobEventName>(name: Name, listener: JobEventListener<Name>): () => void {
+    checkName(name);
+    if (typeof listener !== "function")
+      throw new ConfigurationError(`firm.events.on("${name}") needs a listener function`);
+    this.listeners = { ...this.listeners, [name]: [...(this.listeners[name] ?? NONE), listener] };
+    return () => this.off(name, listener);
+  }
+
+  /** Stop calling `listener` on `name` events (no-op when it was not listening). */
+  off<Name extends JobEventName>(name: Name, listener: JobEventListener<Name>): void {
+    const current = this.listeners[name];
+    const index = current?.indexOf(listener) ?? -1;
+    if (index < 0) return;
+    this.listeners = { ...this.listeners, [name]: current!.filter((_, i) => i !== index) };
+  }
+
+  /** How many listeners `name` has. */
+  listenerCount(name: JobEventName): number {
+    return this.listeners[name]?.length ?? 0;
+  }
+
+  /** Whether anyone listens to `name`: check it before building an event's payload. */
+  has(name: JobEventName): boolean {
+    return this.listeners[name] !== undefined && this.listeners[name].length > 0;
+  }
+
+  /** Call the listeners of `name` with `event`; never throws, never waits. */
+  emit<Name extends JobEventName>(name: Name, event: JobEventMap[Name]): void {
+    const listeners = this.listeners[name] as readonly JobEventListener<Name>[] | undefined;
+    if (listeners === undefined) return;
+    for (const listener of listeners) {
+      try {
+        const result = listener(event);
+        if (isThenable(result)) result.then(undefined, (error: unknown) => this.fail(error, name));
+      } catch (error) {
+        this.fail(error, name);
+      }
+    }
+  }
+
+  private fail(error: unknown, name: JobEventName): void {
+    try {
+      this.report(error, name);
+    } catch {
+      // The reporter logs; if even that throws there is nowhere left to say it.
+    }
+  }
+}
+
+/** Events whose listener errors go to `logger` only (no `onError` hooks): for code without an instance. */
+export function loggedJobEvents(logger: Logger): JobEvents {
+  return new JobEvents((error, name) => logger.error(`${name} listener failed`, { error }));
+}
+
+function checkName(name: string): void {
+  if (!(JOB_EVENT_NAMES as readonly string[]).includes(name))
+    throw new ConfigurationError(`Unknown job event "${name}" (known: ${JOB_EVENT_NAMES.join(", ")})`);
+}
+
+function isThenable(value: unknown): value is PromiseLike<unknown> {
+  return typeof value === "object" && value !== null && typeof (value as { then?: unknown }).then === "function";
+}
