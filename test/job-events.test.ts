@@ -102,6 +102,7 @@ describeEachDatabase("job lifecycle events", (env) => {
           reason: "discardOn",
           attempt: 1,
           error: expect.any(FlakyError),
+          durationMs: expect.any(Number),
         }),
       ],
     ]);
