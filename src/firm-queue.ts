@@ -52,6 +52,8 @@ import type { StopOptions, Supervisor, SupervisorDependencies } from "./supervis
 import { resolveRecurringTasks } from "./definitions/recurring-task.js";
 import { RecurringOperations } from "./facade/recurring-operations.js";
 import { JobInspection } from "./facade/job-inspection.js";
+import { FirmMetrics } from "./facade/firm-metrics.js";
+import { countJobEvents } from "./facade/metric-listeners.js";
 import { connectionBudget, ENQUEUER_POOL_SIZE } from "./supervisor/connection-budget.js";
 import { planRoles } from "./supervisor/role-table.js";
 import { JobEvents } from "./job-events.js";
@@ -99,6 +101,8 @@ export class FirmQueue {
    * returns the function that stops listening. See docs/observability.md.
    */
   readonly events: JobEvents;
+  /** Prometheus metrics: job counters and histograms, gauges from the database, a prom-client registry. */
+  readonly metrics: FirmMetrics;
   private readonly registry = new JobRegistry();
   /** Concurrency limits and retry policies of this instance's job definitions, by job name. */
   private readonly policies: JobPolicies;
@@ -134,6 +138,9 @@ export class FirmQueue {
       () => this.database(),
       this.recurring,
       (name) => this.registry.get(name)?.options.concurrency?.to ?? null,
+    );
+    this.metrics = new FirmMetrics(this.inspect, this.options.logger, (samples) =>
+      countJobEvents(this.events, samples),
     );
     Object.defineProperty(this, INSTANCE_BRAND, { value: true });
     this.recordDefinitionFile();
@@ -388,6 +395,7 @@ export class FirmQueue {
       hooks: this.hooks,
       definitionFiles: this.definitionFiles,
       recurringTasks,
+      metrics: this.metrics,
     };
     const supervisor =
       settings.mode === "fork"
@@ -398,6 +406,7 @@ export class FirmQueue {
     return {
       id: supervisor.id,
       mode: supervisor.mode,
+      roleCount: supervisor.roleCount,
       stopped: supervisor.stopped,
       stop: (stopOptions?: StopOptions) => supervisor.stop(stopOptions),
     };
@@ -421,6 +430,7 @@ export class FirmQueue {
         hooks: this.hooks,
         database: (poolSize) => this.database(poolSize),
         close: () => this.close(),
+        metrics: this.metrics,
       },
       spec,
     );

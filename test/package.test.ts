@@ -20,19 +20,21 @@ describe("the packed package", () => {
     await project.exec(bin("attw"), [project.tarball, "--profile", "esm-only"]);
   }, 120_000);
 
-  it("declares the drivers as optional peers and depends on nothing native", () => {
+  it("declares the drivers and prom-client as optional peers and depends on nothing native", () => {
     expect(Object.keys(project.manifest.dependencies ?? {}).sort()).toEqual(["commander", "croner", "jiti", "kysely"]);
     expect(Object.keys(project.manifest.peerDependencies ?? {}).sort()).toEqual([
       "@opentelemetry/api",
       "better-sqlite3",
       "mysql2",
       "pg",
+      "prom-client",
     ]);
     expect(project.manifest.peerDependenciesMeta).toEqual({
       "@opentelemetry/api": { optional: true },
       "better-sqlite3": { optional: true },
       mysql2: { optional: true },
       pg: { optional: true },
+      "prom-client": { optional: true },
     });
   });
 

@@ -8,10 +8,12 @@ import { firmFor } from "./firm-for.js";
 import { registerFailedCommands } from "./failed-command.js";
 import { registerJobsCommands } from "./jobs-command.js";
 import { runCheck, runStart } from "./start-command.js";
+import { runLiveCheck, type LiveFlags } from "./live-check-command.js";
 import type { CliFlags } from "./config.js";
 import { formatRecurringTasks } from "./recurring-listing.js";
 import { migrateReport, type MigrateOptions } from "./migrate-command.js";
 import { registerDashboardCommand } from "./dashboard-command.js";
+import { addObservabilityOptions, type ObservabilityFlags } from "./observability-flags.js";
 import { applyLogFlags, logFormatOption, logJobOutcomesOption } from "./log-options.js";
 
 const { version } = createRequire(import.meta.url)("../../package.json") as { version: string };
@@ -79,7 +81,9 @@ const startCommand = program
   .addOption(requireOption())
   .addOption(logFormatOption())
   .addOption(logJobOutcomesOption());
-addStartOptions(startCommand).action((options: CliFlags) => runStart(options));
+addObservabilityOptions(addStartOptions(startCommand)).action((options: CliFlags & ObservabilityFlags) =>
+  runStart(options),
+);
 
 const checkCommand = program
   .command("check")
@@ -98,7 +102,27 @@ addStartOptions(checkCommand)
       .argParser(countArgument)
       .default(1),
   )
-  .action(async (options: CliFlags & { hosts: number }) => console.log(await runCheck(options, options.hosts)));
+  .option(
+    "--live",
+    "check a running deployment instead: the database answers, processes heartbeat, no ready job waits too long; exits 1 on a failure",
+  )
+  .addOption(
+    new Option("--max-latency <duration>", "with --live: the oldest ready job must have waited less than this").default(
+      "5m",
+    ),
+  )
+  .addOption(
+    new Option(
+      "--queue <name>",
+      "with --live: check the latency of this queue only (repeatable; default all)",
+    ).argParser((value: string, previous: string[] | undefined) => [...(previous ?? []), value]),
+  )
+  .action(async (options: CliFlags & LiveFlags & { hosts: number }) => {
+    if (!options.live) return console.log(await runCheck(options, options.hosts));
+    const { ok, report } = await runLiveCheck(options);
+    console.log(report);
+    if (!ok) process.exitCode = 1;
+  });
 
 program
   .command("drain")

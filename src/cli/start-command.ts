@@ -7,15 +7,22 @@ import { resolveRecurringTasks, type RecurringTask } from "../definitions/recurr
 import type { StopOptions, Supervisor } from "../supervisor/supervisor.js";
 import { resolveCliConfig, type CliConfig, type CliFlags } from "./config.js";
 import { describeConnections } from "./connections.js";
+import { startObservability, type ObservabilityFlags } from "./observability-flags.js";
 
 /**
  * `firm-queue start`: resolve the configuration, load the job modules, start the supervisor and
  * run until a signal. TERM and INT stop gracefully (a second one changes nothing), QUIT stops at
  * once; either way the process exits 0 once every claim is finished or back in line.
  */
-export async function runStart(flags: CliFlags): Promise<void> {
+export async function runStart(flags: CliFlags & ObservabilityFlags): Promise<void> {
   const config = await resolveCliConfig(flags);
   const firm = await loadFirm(config);
+  const observability = await startObservability(firm, flags, config.start.processAliveThreshold).catch(
+    async (error: unknown) => {
+      await firm.close();
+      throw error;
+    },
+  );
   // Handlers go in before starting: a signal during startup stops the supervisor once it is up,
   // instead of killing it half-started.
   let supervisor: Supervisor | undefined;
@@ -31,11 +38,14 @@ export async function runStart(flags: CliFlags): Promise<void> {
     supervisor = await firm.start(config.startOptions);
   } catch (error) {
     // An open pool would keep the process alive after the error is printed.
+    await observability.close();
     await firm.close();
     throw error;
   }
+  observability.watch(supervisor);
   if (pending) void supervisor.stop(pending);
   await supervisor.stopped;
+  await observability.close();
   await firm.close();
   // Jobs that ignored their AbortSignal may still hold timers; their claims are already back.
   process.exit(0);

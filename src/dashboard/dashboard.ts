@@ -59,6 +59,15 @@ export async function handleDashboardRequest(
       body: asset.body,
     };
   }
+  if (path === "/metrics" && (method === "GET" || method === "HEAD")) {
+    // Prometheus scrapes the dashboard's mount point too, behind the same authentication.
+    const firm = options.firm;
+    return {
+      status: 200,
+      headers: { ...SECURITY_HEADERS, "content-type": firm.metrics.contentType, "cache-control": "no-store" },
+      body: await firm.metrics.text(),
+    };
+  }
   const existing = readCookie(request.header("cookie"), CSRF_COOKIE);
   const cookie = existing && /^[A-Za-z0-9_-]{32}$/.test(existing) ? existing : newCsrfCookie();
   const headers: Record<string, string> = { ...SECURITY_HEADERS };

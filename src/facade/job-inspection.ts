@@ -8,6 +8,7 @@ import { countJobsUpTo, type BoundedCount } from "../models/job-count.js";
 import { listJobsPage, type JobListingQuery, type JobPage } from "../models/job-listing.js";
 import { findJobDetail, type JobDetail } from "../models/job-timeline.js";
 import { listProcessDetails, type ProcessDetail } from "../models/process-listing.js";
+import { listProcessHeartbeats, type ProcessHeartbeat } from "../models/process-heartbeats.js";
 import { countJobsByQueue, type QueueCounts } from "../models/queue-counts.js";
 import { latestRecurringRuns, type RecurringRun } from "../models/recurring-runs.js";
 import { listSemaphoreUsage, type SemaphoreUsage } from "../models/semaphore-usage.js";
@@ -85,7 +86,9 @@ export class JobInspection {
 
   /** Every queue with unfinished jobs or a pause: counts by state, latency, paused or not. */
   async queues(): Promise<QueueCounts[]> {
-    return countJobsByQueue(await this.db(), new Date());
+    // Latency compares with ready rows' times, written by the database's clock.
+    const database = await this.database();
+    return countJobsByQueue(database.db, database.clock.now());
   }
 
   /**
@@ -128,6 +131,24 @@ export class JobInspection {
     rejectUnknownKeys(options, new Set(["aliveThreshold"]), "inspect.processes option");
     const threshold = toMilliseconds(options.aliveThreshold ?? 300_000, "inspect.processes option aliveThreshold");
     return listProcessDetails(await this.db(), new Date(), threshold);
+  }
+
+  /**
+   * Every registered process with the age of its last heartbeat, by the database's clock, and
+   * whether that passes `aliveThreshold` (default 5 min): a cheap read for health checks and
+   * metrics (no jobs). `supervisorId`: only that supervisor and the processes it supervises.
+   */
+  async heartbeats(
+    options: { readonly aliveThreshold?: Duration; readonly supervisorId?: number } = {},
+  ): Promise<ProcessHeartbeat[]> {
+    rejectUnknownKeys(options, new Set(["aliveThreshold", "supervisorId"]), "inspect.heartbeats option");
+    const threshold = toMilliseconds(options.aliveThreshold ?? 300_000, "inspect.heartbeats option aliveThreshold");
+    const supervisorId =
+      options.supervisorId === undefined
+        ? undefined
+        : positiveInteger(options.supervisorId, "inspect.heartbeats option supervisorId");
+    const database = await this.database();
+    return listProcessHeartbeats(database.db, database.clock.now(), threshold, supervisorId);
   }
 
   /** Every recurring task with its next run and its latest `runs` runs (default 5). */

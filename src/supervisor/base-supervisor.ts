@@ -1,6 +1,7 @@
 import type { ResolvedStartOptions } from "./settings.js";
 import { ProcessPruner } from "../processes/process-pruner.js";
 import { RegisteredRole } from "./registered-role.js";
+import { planRoles } from "./role-table.js";
 import type { StopOptions, Supervisor, SupervisorDependencies } from "./supervisor.js";
 
 /**
@@ -25,6 +26,10 @@ export abstract class BaseSupervisor implements Supervisor {
 
   get id(): number {
     return this.self.info.id;
+  }
+
+  get roleCount(): number {
+    return planRoles(this.settings, this.deps.recurringTasks).length;
   }
 
   /** Whether stop() has been called (or the supervisor's row was lost). */

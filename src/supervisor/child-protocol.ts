@@ -1,3 +1,4 @@
+import type { SampleSnapshot } from "../metric-samples.js";
 import type { RoleSpec } from "./role-table.js";
 
 /** The environment variable carrying a child's {@link ChildSpec}, as JSON. */
@@ -23,12 +24,16 @@ export interface ChildSpec {
   readonly tablePrefix: string;
   readonly heartbeatInterval: number;
   readonly shutdownTimeout: number;
+  /** Count jobs and send the counts to the supervisor (it serves metrics). */
+  readonly metrics?: boolean;
 }
 
 /** What a child tells its supervisor over the IPC channel. */
 export type ChildMessage =
   | { readonly type: "started"; readonly processId: number }
-  | { readonly type: "failed"; readonly message: string };
+  | { readonly type: "failed"; readonly message: string }
+  /** The child's job counters and histograms so far (cumulative), sent when they changed. */
+  | { readonly type: "metrics"; readonly samples: SampleSnapshot };
 
 /** Send a message to the supervisor if it is still there; resolves once it is sent. */
 export function tellSupervisor(message: ChildMessage): Promise<void> {

@@ -9,6 +9,10 @@ import { roleDefinition, type RoleRunner } from "./role-table.js";
 import { rolePoolSize } from "./connection-budget.js";
 import { tellSupervisor, type ChildSpec } from "./child-protocol.js";
 import { deregisterProcess } from "../processes/registration.js";
+import type { MetricSamples } from "../metric-samples.js";
+
+/** How often a child that counts jobs sends its counts to the supervisor, when they changed. */
+const METRICS_SEND_MS = 1000;
 
 /** What a child needs from the FirmQueue its job modules define. */
 export interface ChildHost {
@@ -26,6 +30,8 @@ export interface ChildHost {
   /** The database, its pool sized for at least `poolSize` connections. */
   database(poolSize: number): Promise<Database>;
   close(): Promise<void>;
+  /** The instance's job metrics: `enable()` starts counting into `samples`. */
+  readonly metrics: { enable(): unknown; readonly samples: MetricSamples };
 }
 
 /**
@@ -52,10 +58,13 @@ export async function runForkChild(host: ChildHost, spec: ChildSpec): Promise<vo
   const { logger } = host.options;
   const definition = roleDefinition(spec.role);
   let exiting = false;
+  const sendMetrics = spec.metrics ? startSendingMetrics(host.metrics) : undefined;
   const exit = async (stop: () => Promise<void>) => {
     if (exiting) return;
     exiting = true;
     await stop();
+    // The jobs that ran during the stop count too.
+    await sendMetrics?.();
     await host.close().catch(() => undefined);
     process.exit(0);
   };
@@ -109,4 +118,18 @@ export async function runForkChild(host: ChildHost, spec: ChildSpec): Promise<vo
   tellSupervisor({ type: "started", processId: role.info.id });
   // The supervisor may have died before the disconnect listener was in place.
   if (!process.connected) graceful();
+}
+
+/** Count jobs, and send the counts to the supervisor every second when they changed; returns "send now". */
+function startSendingMetrics(metrics: ChildHost["metrics"]): () => Promise<void> {
+  metrics.enable();
+  let sent = -1;
+  const send = async () => {
+    const version = metrics.samples.version;
+    if (version === sent) return;
+    sent = version;
+    await tellSupervisor({ type: "metrics", samples: metrics.samples.snapshot() });
+  };
+  setInterval(() => void send(), METRICS_SEND_MS).unref();
+  return send;
 }

@@ -141,6 +141,7 @@ export class ForkSupervisor extends BaseSupervisor {
       tablePrefix: this.deps.database.tableNames.prefix,
       heartbeatInterval: this.settings.processHeartbeatInterval,
       shutdownTimeout: this.settings.shutdownTimeout,
+      metrics: this.deps.metrics.isEnabled,
     };
     const child = fork(this.launch.entry, [], {
       execArgv: [...this.launch.execArgv],
@@ -162,7 +163,8 @@ export class ForkSupervisor extends BaseSupervisor {
     });
     const started = new Promise<number>((resolve, reject) => {
       child.on("message", (message: ChildMessage) => {
-        if (message.type === "started") resolve(message.processId);
+        if (message.type === "metrics") this.deps.metrics.children.update(name, message.samples);
+        else if (message.type === "started") resolve(message.processId);
         else if (message.type === "failed") {
           failure = message.message;
           handle.cannotStart = true;
@@ -193,6 +195,8 @@ export class ForkSupervisor extends BaseSupervisor {
   /** Deal with what an exited child left behind, then replace it unless we are stopping. */
   private async reap(handle: ChildHandle, code: number | null, signal: NodeJS.Signals | null): Promise<void> {
     this.children.delete(handle.name);
+    // Its last counts stay in the sums: counters never go down when a child is replaced.
+    this.deps.metrics.children.retire(handle.name);
     const { database, logger, hooks } = this.deps;
     const how = describeExit(code, signal);
     const fields = { pid: handle.child.pid, role: handle.spec.role, name: handle.name, exit: how };

@@ -4,6 +4,7 @@ import type { JobRegistry } from "../definitions/job-registry.js";
 import type { Logger } from "../logger.js";
 import type { HookSet } from "../processes/hooks.js";
 import type { RecurringTask } from "../definitions/recurring-task.js";
+import type { ChildSamples } from "../metric-samples.js";
 
 /** How to stop a supervisor. */
 export interface StopOptions {
@@ -20,6 +21,8 @@ export interface Supervisor {
   /** The supervisor's row id in `firm_queue_processes`. */
   readonly id: number;
   readonly mode: "async" | "fork";
+  /** How many role processes it runs (workers times their processes, dispatchers, scheduler), not counting itself. */
+  readonly roleCount: number;
   /** Stop (idempotent): roles end their work as {@link StopOptions} says, then everything deregisters. */
   stop(options?: StopOptions): Promise<void>;
   /** Resolves once the supervisor has stopped, whether through `stop()` or because it was pruned. */
@@ -42,4 +45,6 @@ export interface SupervisorDependencies {
   readonly definitionFiles: readonly string[];
   /** Checked `recurring` tasks for the scheduler; null leaves the static tasks in the table alone. */
   readonly recurringTasks: readonly RecurringTask[] | null;
+  /** Job metrics: whether this process counts (then fork children count too), and where children's counts go. */
+  readonly metrics: { readonly isEnabled: boolean; readonly children: ChildSamples };
 }

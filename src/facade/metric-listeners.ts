@@ -1,0 +1,36 @@
+import type { JobEvents } from "../job-events.js";
+import type { MetricSamples } from "../metric-samples.js";
+
+/**
+ * Count job events into `samples`: the counters by outcome, the run time of every attempt that
+ * ended with a known duration, and the queue wait of every attempt that started. Listeners only
+ * add numbers, so they cost the job next to nothing. Returns the function that stops counting.
+ */
+export function countJobEvents(events: JobEvents, samples: MetricSamples): () => void {
+  const stops = [
+    events.on("job.enqueued", (event) => samples.count("enqueued", event.queue, event.job)),
+    events.on("job.started", (event) =>
+      samples.observe("queueWait", event.queue, event.job, (event.startedAt.getTime() - event.dueAt.getTime()) / 1000),
+    ),
+    events.on("job.finished", (event) => {
+      samples.count("finished", event.queue, event.job);
+      samples.observe("runTime", event.queue, event.job, event.durationMs / 1000);
+    }),
+    events.on("job.retrying", (event) => {
+      samples.count("retried", event.queue, event.job);
+      samples.observe("runTime", event.queue, event.job, event.durationMs / 1000);
+    }),
+    events.on("job.failed", (event) => {
+      samples.count("failed", event.queue, event.job);
+      samples.observe("runTime", event.queue, event.job, event.durationMs / 1000);
+    }),
+    events.on("job.abandoned", (event) => {
+      samples.count("abandoned", event.queue, event.job);
+      samples.observe("runTime", event.queue, event.job, event.durationMs / 1000);
+    }),
+    events.on("job.dropped", (event) => samples.count("dropped", event.queue, event.job)),
+  ];
+  return () => {
+    for (const stop of stops) stop();
+  };
+}
