@@ -196,7 +196,7 @@ describe
       await started(host);
       const ids = (
         await Promise.all([0, 1].map(() => cluster.firm.enqueue("work", { ms: 0, holdUntil: release })))
-      ).map((result) => result.id!);
+      ).map((result) => result.id) as number[];
       const hostIds = await hostProcessIds(db, host.child.pid!);
       await waitFor(
         async () =>

@@ -125,8 +125,8 @@ describe.skipIf(!underTest || missing)("PgBouncer in transaction mode [postgres]
       // Only the worker process listens; two would mean the flag reached a process that does not need it.
       await waitFor(async () => (await listeners(direct)) === 1, 30_000, "the fork-mode worker's LISTEN connection");
       const ids = (await Promise.all([...Array(10)].map(() => enqueuer.enqueue("noop", null)))).map(
-        (result) => result.id!,
-      );
+        (result) => result.id,
+      ) as number[];
       const db = (await enqueuer.database()).db;
       await waitFor(() => allFinished(db, ids), 20_000, "every job finished");
     } finally {

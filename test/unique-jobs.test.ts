@@ -228,5 +228,14 @@ describeEachDatabase("unique jobs", (env) => {
     }
     expect(await countRows(await env.db(), "firm_queue_jobs")).toBe(3);
     expect(await countRows(await env.db(), "firm_queue_job_keys")).toBe(3);
+    // A stale holder (its job deleted behind firm-queue's back): every enqueuer tries to take the key over at once.
+    await (await env.db()).deleteFrom("firm_queue_jobs").where("job_key", "=", "k0").execute();
+    const takeover: EnqueueResult[] = await Promise.all(
+      jobs.flatMap((job) => [job.enqueue(null, { key: "k0" }), job.enqueue(null, { key: "k0" })]),
+    );
+    const taken = takeover.filter((result) => result.status === "created");
+    expect(taken).toHaveLength(1);
+    expect(takeover.every((result) => result.id === taken[0]!.id)).toBe(true);
+    expect(await countRows(await env.db(), "firm_queue_job_keys")).toBe(3);
   });
 });

@@ -104,6 +104,13 @@ export interface Dialect {
    * A no-op on SQLite, whose write lock already serializes writers.
    */
   withShareLock<DB, TB extends keyof DB, O>(query: SelectQueryBuilder<DB, TB, O>): SelectQueryBuilder<DB, TB, O>;
+  /**
+   * Make a SELECT see rows other transactions committed since this transaction began: a shared
+   * locking read on MariaDB (whose REPEATABLE READ snapshot would hide them), a no-op on
+   * PostgreSQL (READ COMMITTED: each statement sees what was committed before it) and SQLite
+   * (the write lock serializes writers).
+   */
+  withLatestRead<DB, TB extends keyof DB, O>(query: SelectQueryBuilder<DB, TB, O>): SelectQueryBuilder<DB, TB, O>;
   /** The database server's current time (the clock every process compares rows by). */
   databaseTime(db: Db): Promise<Date>;
   /*

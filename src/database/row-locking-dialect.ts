@@ -29,6 +29,9 @@ export function rowLockingDialect(
       return query.forUpdate();
     },
     withShareLock: shareLock,
+    withLatestRead<DB, TB extends keyof DB, O>(query: SelectQueryBuilder<DB, TB, O>): SelectQueryBuilder<DB, TB, O> {
+      return name === "mysql" ? shareLock(query) : query;
+    },
     ignoringConflicts<DB, TB extends keyof DB, O>(
       query: InsertQueryBuilder<DB, TB, O>,
       column: string | readonly string[],

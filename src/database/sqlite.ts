@@ -90,6 +90,9 @@ export const sqliteDialect: Dialect = {
     );
   },
   isUniqueViolation: (error: unknown, index: UniqueIndex) => isUniqueViolation("sqlite", error, index),
+  withLatestRead<DB, TB extends keyof DB, O>(query: SelectQueryBuilder<DB, TB, O>): SelectQueryBuilder<DB, TB, O> {
+    return query;
+  },
   withShareLock<DB, TB extends keyof DB, O>(query: SelectQueryBuilder<DB, TB, O>): SelectQueryBuilder<DB, TB, O> {
     return query;
   },

@@ -41,8 +41,10 @@ export async function insertJobKeys(trx: Db, dialect: Dialect, keys: readonly Ne
 }
 
 /**
- * The rows holding `keys`, locked until the transaction ends (a locking read also sees rows
- * committed after a REPEATABLE READ snapshot began, which MariaDB needs here).
+ * The rows holding `keys`, as committed now (see `withLatestRead`: the winner of a race this
+ * transaction's INSERT waited for is visible). No exclusive lock: every enqueuer that met a
+ * held key reads it, and exclusive locks on top of the shared one MariaDB's INSERT took would
+ * deadlock them all.
  */
 export async function lockKeyHolders(
   trx: Db,
@@ -52,12 +54,15 @@ export async function lockKeyHolders(
   const rows: JobKeyRow[] = [];
   const wanted = new Set(keys.map((key) => holdName(key.jobName, key.key)));
   const distinct = [...new Set(keys.map((key) => key.key))];
+  // Both columns, so the read (and on MariaDB its locks) stays on the (job_name, key) index.
+  const names = [...new Set(keys.map((key) => key.jobName))];
   for (let start = 0; start < distinct.length; start += CHUNK) {
     const found = await dialect
-      .withRowLock(
+      .withLatestRead(
         trx
           .selectFrom("firm_queue_job_keys")
           .selectAll()
+          .where("job_name", "in", names)
           .where("key", "in", distinct.slice(start, start + CHUNK))
           .orderBy("id"),
       )
