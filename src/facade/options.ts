@@ -182,7 +182,7 @@ export interface WorkerOptions {
   readonly processes?: number;
   /**
    * Jobs claimed ahead of free slots when there is a backlog, started from memory as slots free
-   * up (0: claim only for free slots). Default 4 × concurrency, at most 500. A graceful stop puts
+   * up (0: claim only for free slots). Default 20 × concurrency, at most 500. A graceful stop puts
    * them back in line; see docs/internals.md for what a crash means for them.
    */
   readonly prefetch?: number;
