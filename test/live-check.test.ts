@@ -32,7 +32,7 @@ describeEachDatabase("firm-queue check --live", (env) => {
     // A job waiting in a paused queue grows old while the deployment is otherwise fine.
     const firm = env.firm();
     await firm.queues.pause("slow");
-    await firm.enqueue("record", null, { queue: "slow" });
+    await firm.enqueue("record", null, { queue: "slow", undeclared: true });
     await new Promise((resolve) => setTimeout(resolve, 50));
     const late = await check("--max-latency", "10ms", "--queue", "slow");
     expect(late.stdout).toMatch(/^FAIL latency: oldest ready job over 10 ms in "slow" \d+ (ms|s) \(1 ready\)$/m);

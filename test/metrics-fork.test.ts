@@ -38,8 +38,8 @@ describeEachDatabase("metrics of a fork-mode supervisor", (env) => {
     await waitForProcesses(await env.db(), run, { workers: 2 });
     const firm = env.firm();
     // Eight naps of 300 ms on two workers of two slots each, claiming only for free slots: both get some.
-    for (let i = 0; i < 8; i++) await firm.enqueue("nap", { ms: 300 });
-    await firm.enqueue("broken", null, { queue: "fragile" });
+    for (let i = 0; i < 8; i++) await firm.enqueue("nap", { ms: 300 }, { undeclared: true });
+    await firm.enqueue("broken", null, { queue: "fragile", undeclared: true });
     let scrape: Scrape | undefined;
     await waitWhile(
       run,

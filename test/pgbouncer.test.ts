@@ -88,8 +88,10 @@ describe.skipIf(!underTest || missing)("PgBouncer in transaction mode [postgres]
     });
     await waitFor(async () => (await listeners(direct)) === 1, 10_000, "the LISTEN connection to the server");
     const ids = [
-      ...(await Promise.all([...Array(20)].map((_, n) => enqueuer.enqueue("plain", { n })))),
-      ...(await Promise.all([...Array(5)].map((_, n) => enqueuer.enqueue("limited", { n })))),
+      ...(await Promise.all([...Array(20)].map((_, n) => enqueuer.enqueue("plain", { n })))).map((result) => result.id),
+      ...(await Promise.all([...Array(5)].map((_, n) => enqueuer.enqueue("limited", { n })))).map(
+        (result) => result.id,
+      ),
       (await enqueuer.enqueue("flaky", null)).id,
       (await enqueuer.enqueue("plain", { later: true }, { wait: "300ms" })).id,
     ] as number[];

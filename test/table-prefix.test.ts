@@ -195,12 +195,12 @@ describeEachDatabase(
       try {
         await new Promise((resolve) => setTimeout(resolve, 300));
         const producer = env.firm({ tablePrefix: OTHER });
-        const id = (await producer.enqueue("wake", null)).id;
+        const id = (await producer.enqueue("wake", null, { undeclared: true })).id;
         await waitFor(() => ran.includes(id!), 10_000, "the notified worker to run the job");
         await waitFor(() => heard.includes(`${OTHER}ready`), 5_000, "the other prefix's notification");
         expect(heard).not.toContain(oursChannel);
         const ours = env.firm();
-        await ours.enqueue("wake", null);
+        await ours.enqueue("wake", null, { undeclared: true });
         await waitFor(() => heard.includes(oursChannel), 5_000, "the default prefix's notification");
         expect(heard.filter((channel) => channel === `${OTHER}ready`)).toHaveLength(1);
       } finally {

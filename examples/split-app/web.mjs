@@ -17,7 +17,7 @@ const server = createServer(async (request, response) => {
   let body = "";
   for await (const chunk of request) body += chunk;
   try {
-    const jobId = await sendReceipt.enqueue(JSON.parse(body || "null"));
+    const { id: jobId } = await sendReceipt.enqueue(JSON.parse(body || "null"));
     reply(201, { jobId });
   } catch (error) {
     // The schema refused the arguments: nothing was written.
