@@ -85,7 +85,7 @@ const run = browserAvailable();
       expect(await page.locator("pre.args").textContent()).toContain('"index": 7');
     });
 
-    test("failed jobs: retry one, discard the selected ones, retry all matching", async () => {
+    test("failed jobs: retry one, delete the selected ones, retry all matching", async () => {
       const firm = env.firm();
       const flaky = firm.defineJob("flaky", async () => {
         throw new RangeError("upstream down");
@@ -108,8 +108,8 @@ const run = browserAvailable();
 
       await page.check(`input[name=ids][value="${ids[1]}"]`);
       await page.check(`input[name=ids][value="${ids[2]}"]`);
-      await page.click("text=Discard selected");
-      expect(await page.locator(".notice").textContent()).toBe("Jobs discarded: 2");
+      await page.click("text=Delete selected");
+      expect(await page.locator(".notice").textContent()).toBe("Jobs deleted: 2");
       expect(await firm.getJob(ids[1]!)).toBeNull();
       expect(await firm.getJob(ids[2]!)).toBeNull();
 

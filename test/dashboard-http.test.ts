@@ -204,7 +204,7 @@ describeEachDatabase("dashboard over HTTP", (env) => {
     expect(() => dashboardAuthFromEnv({ FIRM_QUEUE_DASHBOARD_USERNAME: "a" })).toThrow(ConfigurationError);
   });
 
-  test("bulk retry and discard of failed jobs go through failedJobs; a running job is refused", async () => {
+  test("bulk retry and delete of failed jobs go through failedJobs; a running job is refused", async () => {
     const firm = env.firm();
     const job = firm.defineJob("flaky", async () => {
       throw new Error("down");
@@ -230,12 +230,12 @@ describeEachDatabase("dashboard over HTTP", (env) => {
       const again = await postForm(`${served.url}/failed/retry`, { _csrf: token, only: String(ids[0]) }, { cookie });
       expect(again.status).toBe(409);
       expect(await again.text()).toContain("is ready, not failed");
-      const discarded = await postForm(
-        `${served.url}/failed/discard-all`,
+      const deleted = await postForm(
+        `${served.url}/failed/delete-all`,
         { _csrf: token, queue: "other", confirm: "yes" },
         { cookie },
       );
-      expect(discarded.headers.get("location")).toBe("/failed?queue=other&notice=discarded&n=1");
+      expect(deleted.headers.get("location")).toBe("/failed?queue=other&notice=deleted&n=1");
       expect(await firm.getJob(ids[2]!)).toBeNull();
     } finally {
       await served.close();

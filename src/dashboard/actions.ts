@@ -47,10 +47,10 @@ const ACTIONS: ReadonlyArray<readonly [RegExp, Action]> = [
     },
   ],
   [
-    /^\/jobs\/(\d+)\/discard$/,
+    /^\/jobs\/(\d+)\/delete$/,
     async (context, _form, match) => {
       const count = await context.firm.failedJobs.delete(Number(match[1]));
-      return back(context, "/failed", { notice: "discarded", n: count });
+      return back(context, "/failed", { notice: "deleted", n: count });
     },
   ],
   [
@@ -61,10 +61,10 @@ const ACTIONS: ReadonlyArray<readonly [RegExp, Action]> = [
     },
   ],
   [
-    /^\/failed\/discard$/,
+    /^\/failed\/delete$/,
     async (context, form) => {
       const count = await context.firm.failedJobs.delete(selectedIds(form));
-      return back(context, "/failed", { ...filterOf(form), notice: "discarded", n: count });
+      return back(context, "/failed", { ...filterOf(form), notice: "deleted", n: count });
     },
   ],
   [
@@ -75,11 +75,11 @@ const ACTIONS: ReadonlyArray<readonly [RegExp, Action]> = [
     },
   ],
   [
-    /^\/failed\/discard-all$/,
+    /^\/failed\/delete-all$/,
     async (context, form) => {
       confirmed(form);
       const count = await context.firm.failedJobs.deleteAll(filterOf(form));
-      return back(context, "/failed", { ...filterOf(form), notice: "discarded", n: count });
+      return back(context, "/failed", { ...filterOf(form), notice: "deleted", n: count });
     },
   ],
   [

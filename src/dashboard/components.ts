@@ -61,7 +61,7 @@ ${options.select ? html`<td><input type="checkbox" name="ids" value="${job.id}" 
 <td><code class="args">${shortValue(job.arguments)}</code></td>
 <td>${timeAgo(job.since, context.now)}</td>
 <td>${job.error ? html`<span class="error-name">${job.error.name}</span> <span class="error-message">${truncate(job.error.message, 120)}</span>` : job.attempts}</td>
-${options.select ? html`<td class="row-actions"><button type="submit" name="only" value="${job.id}" formaction="${href(context, "/failed/retry")}">Retry</button> <button type="submit" class="danger" name="only" value="${job.id}" formaction="${href(context, "/failed/discard")}">Discard</button></td>` : ""}
+${options.select ? html`<td class="row-actions"><button type="submit" name="only" value="${job.id}" formaction="${href(context, "/failed/retry")}">Retry</button> <button type="submit" class="danger" name="only" value="${job.id}" formaction="${href(context, "/failed/delete")}">Delete</button></td>` : ""}
 </tr>`,
   )}</tbody></table></div>`;
 }

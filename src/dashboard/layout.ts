@@ -24,9 +24,9 @@ const NOTICES: Record<string, (n: number) => string> = {
   resumed: () => "Queue resumed.",
   cleared: (n) => `Ready jobs cleared: ${n}`,
   retried: (n) => `Jobs retried: ${n}`,
-  discarded: (n) => `Jobs discarded: ${n}`,
+  deleted: (n) => `Jobs deleted: ${n}`,
   enqueued: (n) => `Job enqueued: #${n}`,
-  "not-enqueued": () => "The task's job was discarded by its concurrency controls.",
+  "not-enqueued": () => "The task's job was dropped by its concurrency limit.",
 };
 
 /**

@@ -26,7 +26,7 @@ const LOOPBACK_NAMES = new Set(["localhost", "127.0.0.1", "::1"]);
 /**
  * Serve the dashboard on its own HTTP server. Refuses to listen on a non-loopback address
  * unless `basicAuth`, `bearerToken` or `authorize` is given: a queue's jobs and its retry and
- * discard buttons are not for the whole network.
+ * delete buttons are not for the whole network.
  */
 export async function startDashboardServer(options: DashboardServerOptions): Promise<DashboardServer> {
   const { port = 9000, host = "127.0.0.1", ...dashboardOptions } = options;

@@ -6,7 +6,7 @@ import type { Page } from "../layout.js";
 import { readFilters } from "./job-list.js";
 import { filterForm, listPage, pager } from "./jobs.js";
 
-/** Failed jobs with their errors; retry or discard one, the selected ones, or all matching the filter. */
+/** Failed jobs with their errors; retry or delete one, the selected ones, or all matching the filter. */
 export async function failedPage(context: PageContext): Promise<Page> {
   const filters = { ...readFilters(context.query, "failed"), state: "failed" as const };
   const page = await listPage(context, filters);
@@ -21,7 +21,7 @@ export async function failedPage(context: PageContext): Promise<Page> {
         context,
         "/failed/retry",
         html`${jobTable(context, page.jobs, "failed", { select: true, empty: "No failed jobs." })}
-${page.jobs.length > 0 ? html`<div class="actions"><button type="submit">Retry selected</button> <button type="submit" class="danger" formaction="${href(context, "/failed/discard")}">Discard selected</button></div>` : ""}`,
+${page.jobs.length > 0 ? html`<div class="actions"><button type="submit">Retry selected</button> <button type="submit" class="danger" formaction="${href(context, "/failed/delete")}">Delete selected</button></div>` : ""}`,
         { id: "failed-selection" },
       );
   const everything =
@@ -31,8 +31,8 @@ ${page.jobs.length > 0 ? html`<div class="actions"><button type="submit">Retry s
 ${postForm(context, "/failed/retry-all", html`<input type="hidden" name="queue" value="${filters.queue ?? ""}"><input type="hidden" name="name" value="${filters.name ?? ""}"><button type="submit">Retry all ${shown} matching</button>`)}
 ${postForm(
   context,
-  "/failed/discard-all",
-  html`<input type="hidden" name="queue" value="${filters.queue ?? ""}"><input type="hidden" name="name" value="${filters.name ?? ""}"><label class="confirm"><input type="checkbox" name="confirm" value="yes" required> I mean it</label> <button type="submit" class="danger">Discard all ${shown} matching</button>`,
+  "/failed/delete-all",
+  html`<input type="hidden" name="queue" value="${filters.queue ?? ""}"><input type="hidden" name="name" value="${filters.name ?? ""}"><label class="confirm"><input type="checkbox" name="confirm" value="yes" required> I mean it</label> <button type="submit" class="danger">Delete all ${shown} matching</button>`,
 )}
 </div>`;
   const body = html`

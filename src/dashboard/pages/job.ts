@@ -6,7 +6,7 @@ import { html, type SafeHtml } from "../html.js";
 import type { Page } from "../layout.js";
 import { PageError } from "./page-error.js";
 
-/** One job: arguments, options, timeline, attempts, errors; retry or discard when failed. */
+/** One job: arguments, options, timeline, attempts, errors; retry or delete when failed. */
 export async function jobPage(context: PageContext, idText: string): Promise<Page> {
   const id = Number(idText);
   if (!/^\d+$/.test(idText) || !Number.isSafeInteger(id) || id < 1)
@@ -33,7 +33,7 @@ ${"progress" in job ? html`<div><dt>Progress</dt><dd class="progress">${prettyVa
 </dl>
 ${
   job.state === "failed"
-    ? html`<div class="actions">${postForm(context, `/jobs/${job.id}/retry`, html`<button type="submit">Retry</button>`)}${postForm(context, `/jobs/${job.id}/discard`, html`<button type="submit" class="danger">Discard</button>`)}</div>`
+    ? html`<div class="actions">${postForm(context, `/jobs/${job.id}/retry`, html`<button type="submit">Retry</button>`)}${postForm(context, `/jobs/${job.id}/delete`, html`<button type="submit" class="danger">Delete</button>`)}</div>`
     : ""
 }
 <h2>Timeline</h2>
