@@ -61,6 +61,16 @@ export interface JobEventMap {
    * `dropped`. `jobId` is the id it was written with in the enqueue's transaction.
    */
   readonly "job.dropped": JobEventBase;
+  /**
+   * The job was cancelled and has ended. Cancelled while waiting (`firm.jobs.cancel`, in the
+   * cancelling process): the base fields only. Cancelled while claimed (in the worker that held
+   * it): also `attempt` and `processId`, and `started` (false for a claimed job that never began).
+   */
+  readonly "job.cancelled": JobEventBase & {
+    readonly started?: boolean;
+    readonly attempt?: number;
+    readonly processId?: number;
+  };
   /** The job waits for a slot of its concurrency key (at enqueue, or when the dispatcher finds it due). */
   readonly "job.blocked": JobEventBase & { readonly concurrencyKey: string };
   /** A blocked job took a freed slot and is ready (in the process whose job freed the slot). */
@@ -94,6 +104,7 @@ export const JOB_EVENT_NAMES: readonly JobEventName[] = Object.freeze([
   "job.unblocked",
   "job.timed_out",
   "job.released",
+  "job.cancelled",
 ]);
 
 const NONE: readonly never[] = Object.freeze([]);
@@ -147,14 +158,15 @@ export class JobEvents {
     for (const listener of listeners) {
       try {
         const result = listener(event);
-        if (isThenable(result)) result.then(undefined, (error: unknown) => this.fail(error, name));
+        if (isThenable(result)) result.then(undefined, (error: unknown) => this.reportError(error, name));
       } catch (error) {
-        this.fail(error, name);
+        this.reportError(error, name);
       }
     }
   }
 
-  private fail(error: unknown, name: JobEventName): void {
+  /** Report an error met while telling `name` listeners (a listener's, or reading the event's data). */
+  reportError(error: unknown, name: JobEventName): void {
     try {
       this.report(error, name);
     } catch {

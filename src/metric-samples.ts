@@ -6,7 +6,7 @@
  */
 
 /** A counter of jobs, by queue and job name. */
-export type JobCounter = "enqueued" | "finished" | "failed" | "retried" | "abandoned" | "dropped";
+export type JobCounter = "enqueued" | "finished" | "failed" | "retried" | "abandoned" | "dropped" | "cancelled";
 
 /** A histogram of jobs, by queue and job name, in seconds. */
 export type JobHistogram = "runTime" | "queueWait";

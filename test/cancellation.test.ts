@@ -16,7 +16,10 @@ describeEachDatabase("cancellation", (env) => {
     const job = firm.defineJob("work", async (args: { n: number }) => void ran.push(args.n));
     const id = await enqueued(job.enqueue({ n: 1 }));
     await enqueued(job.enqueue({ n: 2 }));
+    const heard: unknown[] = [];
+    firm.events.on("job.cancelled", (event) => void heard.push(event));
     expect(await firm.jobs.cancel(id)).toBe("cancelled");
+    expect(heard).toEqual([{ jobId: id, job: "work", queue: "default" }]);
     const info = await firm.getJob(id);
     expect(info).toMatchObject({ state: "cancelled", attempts: 0 });
     expect(info?.cancelledAt).toBeInstanceOf(Date);
@@ -24,6 +27,7 @@ describeEachDatabase("cancellation", (env) => {
     expect(await firm.drain()).toBe(1);
     expect(ran).toEqual([2]);
     expect(await firm.jobs.cancel(id)).toBe("ended");
+    expect(heard).toHaveLength(1);
     expect((await firm.inspect.jobs({ state: "cancelled" })).jobs.map((listed) => listed.id)).toEqual([id]);
     expect((await firm.inspect.jobs({ state: "finished" })).jobs.map((listed) => listed.id)).not.toContain(id);
   });
@@ -66,6 +70,8 @@ describeEachDatabase("cancellation", (env) => {
     );
     const returns = await enqueued(job.enqueue({ after: "return" }));
     const throws = await enqueued(job.enqueue({ after: "throw" }));
+    const heard: Array<{ jobId: number }> = [];
+    firm.events.on("job.cancelled", (event) => void heard.push(event));
     const supervisor = await firm.start({ workers: [{ ...WORKER, concurrency: 2 }] });
     try {
       for (const id of [returns, throws])
@@ -78,6 +84,13 @@ describeEachDatabase("cancellation", (env) => {
       expect(reasons).toHaveLength(2);
       for (const reason of reasons) expect(reason).toBeInstanceOf(CancelledSignal);
       expect(await firm.getJob(throws)).toMatchObject({ state: "cancelled", attempts: 1 });
+      // The worker tells of each once it has recorded the cancel; the cancelling call told of none.
+      await waitFor(() => heard.length === 2, 5_000, "both job.cancelled events");
+      expect([...heard].sort((a, b) => a.jobId - b.jobId)).toEqual(
+        [returns, throws].map((jobId) =>
+          expect.objectContaining({ jobId, job: "listens", attempt: 1, started: true, processId: expect.any(Number) }),
+        ),
+      );
       expect(await countRows(await env.db(), "firm_queue_claimed_executions")).toBe(0);
     } finally {
       await supervisor.stop();
@@ -123,6 +136,8 @@ describeEachDatabase("cancellation", (env) => {
     });
     const first = await enqueued(job.enqueue({ n: 1 }));
     const buffered = await enqueued(job.enqueue({ n: 2 }));
+    const heard: unknown[] = [];
+    firm.events.on("job.cancelled", (event) => void heard.push(event));
     const supervisor = await firm.start({ workers: [{ ...WORKER, prefetch: 4 }] });
     try {
       await waitFor(async () => (await firm.getJob(buffered))?.state === "claimed", 15_000, "both jobs claimed");
@@ -137,6 +152,7 @@ describeEachDatabase("cancellation", (env) => {
       await waitFor(async () => (await firm.getJob(first))?.state === "finished", 15_000, "the first job finished");
       expect(started).toEqual([1]);
       expect(await firm.getJob(buffered)).toMatchObject({ attempts: 0 });
+      expect(heard).toEqual([expect.objectContaining({ jobId: buffered, job: "work", started: false })]);
     } finally {
       release();
       await supervisor.stop();

@@ -122,6 +122,8 @@ describeEachDatabase("metrics", (env) => {
     const skipped = (await firm.enqueue("skip", null)).id;
     expect((await firm.enqueue("once", null)).status).toBe("created");
     expect((await firm.enqueue("once", null)).status).toBe("dropped");
+    const later = (await firm.enqueue("ok", { i: 99 }, { wait: "1h" })).id!;
+    expect(await firm.jobs.cancel(later)).toBe("cancelled");
     const supervisor = await firm.start({
       workers: [{ queues: "*", concurrency: 2, pollingInterval: "20ms" }],
       dispatchers: [{ pollingInterval: "50ms" }],
@@ -141,7 +143,8 @@ describeEachDatabase("metrics", (env) => {
     const ok = { queue: "default", job: "ok" };
     const fragile = { queue: "fragile", job: "broken" };
     const skip = { queue: "default", job: "skip" };
-    expect(scrape.value("firm_queue_jobs_enqueued_total", ok)).toBe(3);
+    expect(scrape.value("firm_queue_jobs_enqueued_total", ok)).toBe(4);
+    expect(scrape.value("firm_queue_jobs_cancelled_total", ok)).toBe(1);
     expect(scrape.value("firm_queue_jobs_enqueued_total", fragile)).toBe(1);
     expect(scrape.value("firm_queue_jobs_finished_total", ok)).toBe(3);
     expect(scrape.value("firm_queue_jobs_retried_total", fragile)).toBe(1);

@@ -3,7 +3,7 @@ import type { JobPolicies } from "../definitions/job-policies.js";
 import { ConfigurationError, JobNotFoundError } from "../errors.js";
 import { dispatchContext } from "../lifecycle/dispatch-context.js";
 import { cancelJobsInTransaction, type CancelOutcome } from "../lifecycle/job-cancel.js";
-import { unendedJobIds, type CancelFilter } from "../models/job-cancellation.js";
+import { namesAndQueues, unendedJobIds, type CancelFilter } from "../models/job-cancellation.js";
 import { checkJobName, checkQueueName, positiveInteger, rejectUnknownKeys } from "../option-checks.js";
 
 /** Options of `firm.jobs.cancelAll()`: which jobs (every condition given must match), and the batch size. */
@@ -25,6 +25,10 @@ export class JobOperations {
     private readonly policies: JobPolicies,
   ) {}
 
+  private tellCancelled(database: Database, outcomes: ReadonlyMap<number, CancelOutcome>): Promise<void> {
+    return tellWaitingCancelled(database, this.policies, outcomes);
+  }
+
   /**
    * Cancel one job. Resolves to `cancelled` (it was waiting and has ended), `cancelling` (it is
    * running; its worker will stop it) or `ended` (it had already ended; nothing changed). A job id
@@ -38,6 +42,7 @@ export class JobOperations {
     );
     const outcome = outcomes.get(jobId);
     if (outcome === undefined) throw new JobNotFoundError(jobId);
+    await this.tellCancelled(database, outcomes);
     return outcome;
   }
 
@@ -68,9 +73,30 @@ export class JobOperations {
         cancelJobsInTransaction(trx, dispatchContext(database, this.policies), ids, database.clock.now()),
       );
       for (const outcome of outcomes.values()) if (outcome !== "ended") total++;
+      await this.tellCancelled(database, outcomes);
       afterId = ids.at(-1)!;
       if (ids.length < batchSize) return total;
     }
+  }
+}
+
+/**
+ * Tell the `job.cancelled` listeners of the waiting jobs a committed cancel ended (a running
+ * job's worker tells of it when it has stopped the job). A failed read is reported, not thrown:
+ * the cancel itself has happened.
+ */
+async function tellWaitingCancelled(
+  database: Database,
+  policies: JobPolicies,
+  outcomes: ReadonlyMap<number, CancelOutcome>,
+): Promise<void> {
+  const { events } = policies;
+  if (!events.has("job.cancelled")) return;
+  const ended = [...outcomes].filter(([, outcome]) => outcome === "cancelled").map(([jobId]) => jobId);
+  try {
+    for (const job of await namesAndQueues(database.db, ended)) events.emit("job.cancelled", job);
+  } catch (error) {
+    events.reportError(error, "job.cancelled");
   }
 }
 

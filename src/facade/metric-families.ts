@@ -23,6 +23,10 @@ export const COUNTER_METRICS: Readonly<Record<JobCounter, { readonly name: strin
     name: "firm_queue_jobs_dropped_total",
     help: "Jobs dropped at enqueue by a concurrency limit with onConflict drop, by queue and job name.",
   },
+  cancelled: {
+    name: "firm_queue_jobs_cancelled_total",
+    help: "Jobs cancelled, waiting or claimed, as this process recorded them, by queue and job name.",
+  },
 };
 
 /** The histograms, by the name the samples use. */

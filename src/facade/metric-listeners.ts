@@ -29,6 +29,7 @@ export function countJobEvents(events: JobEvents, samples: MetricSamples): () =>
       samples.observe("runTime", event.queue, event.job, event.durationMs / 1000);
     }),
     events.on("job.dropped", (event) => samples.count("dropped", event.queue, event.job)),
+    events.on("job.cancelled", (event) => samples.count("cancelled", event.queue, event.job)),
   ];
   return () => {
     for (const stop of stops) stop();

@@ -109,3 +109,18 @@ export async function unendedJobIds(db: Db, filter: CancelFilter, afterId: numbe
   const rows = await query.orderBy("id").limit(limit).execute();
   return rows.map((row) => Number(row.id));
 }
+
+/** The name and queue of each job among `jobIds` (for telling listeners which jobs were cancelled). */
+export async function namesAndQueues(
+  db: Db,
+  jobIds: readonly number[],
+): Promise<Array<{ readonly jobId: number; readonly job: string; readonly queue: string }>> {
+  if (jobIds.length === 0) return [];
+  const rows = await db
+    .selectFrom("firm_queue_jobs")
+    .select(["id", "class_name", "queue_name"])
+    .where("id", "in", jobIds)
+    .orderBy("id")
+    .execute();
+  return rows.map((row) => ({ jobId: Number(row.id), job: row.class_name, queue: row.queue_name }));
+}

@@ -63,12 +63,11 @@ export class ClaimBuffer {
     return false;
   }
 
-  /** Remove job `jobId` (a cancelled one); returns whether it was held. */
-  remove(jobId: number): boolean {
+  /** Remove job `jobId` (a cancelled one); returns it, or undefined when it was not held. */
+  remove(jobId: number): JobRow | undefined {
     const index = this.jobs.findIndex((job, at) => at >= this.head && job !== undefined && Number(job.id) === jobId);
-    if (index < 0) return false;
-    this.jobs.splice(index, 1);
-    return true;
+    if (index < 0) return undefined;
+    return this.jobs.splice(index, 1)[0];
   }
 
   /** Remove and return every job held. */

@@ -101,6 +101,7 @@ export class JobRunner {
       const recorded = await record(() => recordCancelledClaim(this.database, this.policies, jobId, this.processId));
       if (!recorded) return this.lost(fields);
       this.logger.info("job cancelled while running", { ...fields, ms });
+      this.tellCancelled(job, true);
       return "cancelled";
     }
     if (succeeded) {
@@ -154,7 +155,8 @@ export class JobRunner {
   }
 
   /** Record a claimed job cancelled before it started (taken out of the worker's buffer); no attempt counted. */
-  async cancelUnstarted(jobId: number): Promise<void> {
+  async cancelUnstarted(job: JobRow): Promise<void> {
+    const jobId = Number(job.id);
     const fields = { jobId };
     try {
       const recorded = await persistently(
@@ -163,10 +165,18 @@ export class JobRunner {
         this.logger,
         fields,
       );
-      if (recorded) this.logger.info("claimed job cancelled before it started", fields);
+      if (!recorded) return;
+      this.logger.info("claimed job cancelled before it started", fields);
+      this.tellCancelled(job, false);
     } catch (error) {
       this.logger.error("could not record a cancelled job that never started; it stays claimed", { ...fields, error });
     }
+  }
+
+  /** Tell the `job.cancelled` listeners of a claimed job this process recorded cancelled. */
+  private tellCancelled(job: JobRow, started: boolean): void {
+    const { events } = this.policies;
+    if (events.has("job.cancelled")) events.emit("job.cancelled", { ...attemptOf(job, this.processId), started });
   }
 
   /** Write the progress handlers reported and not yet written (a drain or a worker ending). */

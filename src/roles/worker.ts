@@ -305,7 +305,10 @@ export class Worker extends Poller {
     for (const jobId of jobIds) {
       const running = this.inFlight.get(jobId);
       if (running !== undefined) running.abort.abort(new CancelledSignal(jobId));
-      else if (this.buffer.remove(jobId)) void this.runner.cancelUnstarted(jobId);
+      else {
+        const buffered = this.buffer.remove(jobId);
+        if (buffered !== undefined) void this.runner.cancelUnstarted(buffered);
+      }
     }
   }
 
