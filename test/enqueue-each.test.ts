@@ -66,6 +66,17 @@ describeEachDatabase("enqueueAll with options per job", (env) => {
     expect((await firm.getJob(ids[1]!))?.state).toBe("scheduled");
   });
 
+  it("gives each job its own unique key: a later job with an earlier one's key is its duplicate", async () => {
+    const firm = env.firm();
+    const job = firm.defineJob("each-key", async (_args: { n: number }) => {});
+    const results = await job.enqueueAll([{ n: 0 }, { n: 1 }, { n: 2 }], {
+      each: [{ key: "a" }, { key: "a" }, { key: "b" }],
+    });
+    expect(results.map((result) => result.status)).toEqual(["created", "duplicate", "created"]);
+    expect(results[1]!.id).toBe(results[0]!.id);
+    expect(await countRows(await env.db(), "firm_queue_jobs")).toBe(2);
+  });
+
   it("refuses bad per-job options before writing anything", async () => {
     const firm = env.firm();
     const job = firm.defineJob("each-bad", async () => {});
