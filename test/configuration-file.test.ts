@@ -16,6 +16,7 @@ describe("configuration file, environment and flags", () => {
     expect(config.databaseUrl).toBe("sqlite:from-config.sqlite3");
     expect(config.jobs).toEqual([resolve(ROOT, "test/fixtures/process-jobs.ts")]);
     expect(config.logLevel).toBe("warn");
+    expect(config.logFormat).toBe("json");
     expect(config.start).toMatchObject({
       mode: "async",
       shutdownTimeout: 10_000,
@@ -41,6 +42,8 @@ describe("configuration file, environment and flags", () => {
     expect(fromEnv.start.workers.map((worker) => worker.concurrency)).toEqual([7, 7]);
     expect(fromEnv.start.shutdownTimeout).toBe(1000);
     expect(fromEnv.databaseUrl).toBe("sqlite:env.sqlite3");
+    // --log-format puts its value in FIRM_QUEUE_LOG_FORMAT before the config is read.
+    expect((await resolveCliConfig({ config: FULL }, { FIRM_QUEUE_LOG_FORMAT: "text" }, ROOT)).logFormat).toBe("text");
     const fromFlags = await resolveCliConfig(
       {
         config: FULL,
@@ -61,6 +64,13 @@ describe("configuration file, environment and flags", () => {
     ]);
     expect(fromFlags.start.processAliveThreshold).toBe(600_000);
     expect(fromFlags.jobs).toEqual([resolve(ROOT, "x.ts")]);
+  });
+
+  it("logFormat must be text or json", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "firm-queue-logformat-"));
+    const file = join(dir, "firm-queue.config.mjs");
+    writeFileSync(file, 'export default { logFormat: "yaml" };\n');
+    await expect(resolveCliConfig({ config: file }, {}, dir)).rejects.toThrow(/logFormat must be text or json/);
   });
 
   it("without a config: fork mode, one worker on * and one dispatcher", async () => {

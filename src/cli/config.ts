@@ -22,6 +22,8 @@ export interface FirmQueueConfig extends Omit<StartOptions, "mode" | "require"> 
   /** `"fork"` (default here, unlike `firm.start()`): a child process per role. `"async"`: everything in one process. */
   readonly mode?: "fork" | "async";
   readonly logLevel?: LogLevel;
+  /** `"text"` (default) or `"json"`: how the default logger writes (env FIRM_QUEUE_LOG_FORMAT and `--log-format` win). */
+  readonly logFormat?: "text" | "json";
 }
 
 /** Identity function that gives a config module its types. */
@@ -56,6 +58,8 @@ export interface CliConfig {
   /** Absolute paths of the job modules. */
   readonly jobs: readonly string[];
   readonly logLevel: LogLevel | undefined;
+  /** From FIRM_QUEUE_LOG_FORMAT (where `--log-format` puts it), else the file's `logFormat`. */
+  readonly logFormat: "text" | "json" | undefined;
   /** The options to give `firm.start()`; recurring tasks are checked there, against the jobs. */
   readonly startOptions: StartOptions;
   /** The same, checked and with defaults filled in. */
@@ -165,6 +169,7 @@ const CONFIG_KEYS = new Set([
   "jobs",
   "mode",
   "logLevel",
+  "logFormat",
   "workers",
   "dispatchers",
   "processHeartbeatInterval",
@@ -217,7 +222,11 @@ export async function resolveCliConfig(
         `logLevel must be debug, info, warn or error, got ${JSON.stringify(config.logLevel)}`,
       );
     }
+    if (config.logFormat !== undefined && config.logFormat !== "text" && config.logFormat !== "json") {
+      throw new ConfigurationError(`logFormat must be text or json, got ${JSON.stringify(config.logFormat)}`);
+    }
     const {
+      logFormat: _format,
       databaseUrl: _url,
       listenUrl: _listen,
       tablePrefix: _prefix,
@@ -238,6 +247,7 @@ export async function resolveCliConfig(
       tablePrefix: config.tablePrefix,
       jobs,
       logLevel: config.logLevel,
+      logFormat: logFormatOf(env.FIRM_QUEUE_LOG_FORMAT) ?? config.logFormat,
       startOptions: options,
       start,
     };
@@ -265,4 +275,9 @@ function checkJobs(value: unknown, label: string): string[] {
     throw new ConfigurationError(`${label} must be a list of module paths, got ${JSON.stringify(value)}`);
   }
   return value as string[];
+}
+
+/** The format an environment value names; anything else is left to the logger's own check. */
+function logFormatOf(text: string | undefined): "text" | "json" | undefined {
+  return text === "text" || text === "json" ? text : undefined;
 }

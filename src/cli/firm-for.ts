@@ -8,6 +8,8 @@ export interface FirmSource {
   readonly modules: readonly string[];
   readonly databaseUrl?: string | undefined;
   readonly logLevel?: string | undefined;
+  /** The config file's `logFormat` (a flag or FIRM_QUEUE_LOG_FORMAT has already been folded in). */
+  readonly logFormat?: string | undefined;
   readonly listenUrl?: string | undefined;
   readonly tablePrefix?: string | undefined;
 }
@@ -25,6 +27,7 @@ export async function firmFor(
 ): Promise<FirmQueue> {
   if (source.databaseUrl !== undefined) process.env.FIRM_QUEUE_DATABASE_URL = source.databaseUrl;
   if (source.logLevel !== undefined) process.env.FIRM_QUEUE_LOG_LEVEL = source.logLevel;
+  if (source.logFormat !== undefined) process.env.FIRM_QUEUE_LOG_FORMAT = source.logFormat;
   if (source.listenUrl !== undefined) process.env.FIRM_QUEUE_LISTEN_URL = source.listenUrl;
   // Checked here too, so a bad flag fails before any job module runs.
   if (source.tablePrefix !== undefined)

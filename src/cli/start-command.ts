@@ -73,6 +73,7 @@ function loadFirm(config: CliConfig): Promise<FirmQueue> {
       modules: config.jobs,
       databaseUrl: config.databaseUrl,
       logLevel: config.logLevel,
+      logFormat: config.logFormat,
       listenUrl: config.listenUrl,
       tablePrefix: config.tablePrefix,
     },
