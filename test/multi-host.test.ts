@@ -156,7 +156,11 @@ describe
         expect(await countRows(db, "firm_queue_claimed_executions")).toBe(0);
         expect(await countRows(db, "firm_queue_blocked_executions")).toBe(0);
         expect(await countRows(db, "firm_queue_ready_executions")).toBe(0);
-        // The held jobs' first attempts were counted as pruned, and the retries elsewhere finished them.
+        // The held jobs' first attempts were counted as failed by the process's loss, and the retries
+        // elsewhere finished them. Which recovery records a claim depends on timing: the pruner fails
+        // the claims it can lock (ProcessPrunedError) and deletes the row; a claim still locked by the
+        // cut-off host's unfinished transaction is skipped, and once the server drops that connection
+        // the orphan sweep fails it (ProcessMissingError). Either way the attempt counts once.
         const heldRows = await db
           .selectFrom("firm_queue_jobs")
           .select(["id", "attempts", "last_error"])
@@ -164,7 +168,7 @@ describe
           .execute();
         for (const row of heldRows) {
           expect(row.attempts, `job ${row.id}: the pruned attempt and the retry`).toBeGreaterThanOrEqual(2);
-          expect(row.last_error ?? "", `job ${row.id}`).toContain("ProcessPrunedError");
+          expect(row.last_error ?? "", `job ${row.id}`).toMatch(/ProcessPrunedError|ProcessMissingError/);
         }
         const events = cluster.jobEvents();
         for (const id of heldIds) {
