@@ -44,9 +44,23 @@ export class JobTracing {
     return this.api.trace.getTracer(SYSTEM);
   }
 
-  /** Start the producer span of one enqueue call (one span for an `enqueueAll` batch). */
-  startEnqueue(jobs: readonly TracedEnqueue[]): EnqueueSpan {
+  /**
+   * Whether spans can record: false while no SDK is registered behind the API's global proxy
+   * provider. Asked on each use, like {@link tracer}. A provider of another copy of the API is
+   * taken as recording (the full path then decides, as before).
+   */
+  private get recording(): boolean {
+    const provider = this.api.trace.getTracerProvider();
+    return !(provider instanceof this.api.ProxyTracerProvider) || provider.getDelegateTracer(SYSTEM) !== undefined;
+  }
+
+  /**
+   * Start the producer span of one enqueue call (one span for an `enqueueAll` batch). Null when
+   * nothing would record it and no span is active to pass on: then nothing is started or stored.
+   */
+  startEnqueue(jobs: readonly TracedEnqueue[]): EnqueueSpan | null {
     const { api } = this;
+    if (!this.recording && api.trace.getSpan(api.context.active()) === undefined) return null;
     const queues = new Set(jobs.map((job) => job.queueName));
     const names = new Set(jobs.map((job) => job.className));
     const queue = queues.size === 1 ? jobs[0]!.queueName : undefined;
@@ -77,6 +91,8 @@ export class JobTracing {
 
   /** Run `work` (the attempt) inside its consumer span, ended when the attempt ends. */
   async runAttempt<T>(attempt: TracedAttempt, work: () => Promise<T>): Promise<T> {
+    // Nothing to record and no producer to join: the attempt runs as it would without the API.
+    if (attempt.traceContext === null && !this.recording) return work();
     const { api } = this;
     const producer = this.deserialize(attempt.traceContext);
     const producerSpan = api.trace.getSpanContext(producer);

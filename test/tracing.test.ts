@@ -7,7 +7,7 @@ import {
   type ReadableSpan,
   SimpleSpanProcessor,
 } from "@opentelemetry/sdk-trace-base";
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import { loadJobTracing } from "../src/tracing.js";
 import { describeEachDatabase, type TestEnv } from "./support/harness.js";
 
@@ -147,6 +147,29 @@ describeEachDatabase("OpenTelemetry traces", (env) => {
       expect(await firm.drain()).toBe(1);
       expect(exporter.getFinishedSpans()).toEqual([]);
     } finally {
+      trace.setGlobalTracerProvider(provider);
+    }
+  });
+});
+
+describe("with no tracer provider registered", () => {
+  it("starts no span at enqueue or per attempt, so tracing costs nothing per job", async () => {
+    trace.disable();
+    const getTracer = vi.spyOn(trace, "getTracer");
+    try {
+      const tracing = await loadJobTracing(() => import("@opentelemetry/api"));
+      expect(tracing!.startEnqueue([{ className: "untraced", queueName: "default" }])).toBeNull();
+      const attempt = { jobId: 1, name: "untraced", queue: "default", attempt: 1, traceContext: null };
+      expect(await tracing!.runAttempt(attempt, async () => "ran")).toBe("ran");
+      expect(getTracer).not.toHaveBeenCalled();
+      // A provider registered later is used from then on.
+      trace.setGlobalTracerProvider(provider);
+      const span = tracing!.startEnqueue([{ className: "traced", queueName: "default" }]);
+      expect(span?.traceContext).toMatch(/traceparent/);
+      span!.end([1]);
+      expect(exporter.getFinishedSpans().map((finished) => finished.name)).toEqual(["send default"]);
+    } finally {
+      getTracer.mockRestore();
       trace.setGlobalTracerProvider(provider);
     }
   });
