@@ -1,15 +1,9 @@
-import {
-  resolveOptions,
-  resolveStartOptions,
-  type FirmQueueOptions,
-  type ResolvedOptions,
-  type StartOptions,
-} from "./facade/options.js";
-import { openDatabase, type Database } from "./database/connection.js";
+import { resolveOptions, type FirmQueueOptions, type ResolvedOptions, type StartOptions } from "./facade/options.js";
+import type { Database } from "./database/connection.js";
+import { InstanceDatabase } from "./facade/instance-database.js";
+import { startSupervisor } from "./facade/start-supervisor.js";
 import { toTimerMilliseconds } from "./duration.js";
 import { migrate } from "./database/migrator.js";
-import { openDatabaseHandle } from "./database/open-handle.js";
-import { requireCurrentSchema } from "./database/schema-version.js";
 import { dispatchAllDue } from "./roles/dispatcher.js";
 import { drainQueues, type DrainOptions } from "./facade/drain.js";
 import { enqueueJobs } from "./lifecycle/enqueue.js";
@@ -43,19 +37,14 @@ import { clearFinishedJobs, type ClearFinishedJobsOptions } from "./facade/clear
 import { callerFile } from "./call-site.js";
 import { INSTANCE_BRAND, isBrandedInstance } from "./module-loader.js";
 import { HookSet, type LifecycleHooks } from "./processes/hooks.js";
-import { AsyncSupervisor } from "./supervisor/async-supervisor.js";
 import { CHILD_INSTANCES, RUN_CHILD, type ChildSpec } from "./supervisor/child-protocol.js";
 import { runForkChild } from "./supervisor/fork-child.js";
-import { ForkSupervisor } from "./supervisor/fork-supervisor.js";
 import type { BaseSupervisor } from "./supervisor/base-supervisor.js";
-import type { StopOptions, Supervisor, SupervisorDependencies } from "./supervisor/supervisor.js";
-import { resolveRecurringTasks } from "./definitions/recurring-task.js";
+import type { StopOptions, Supervisor } from "./supervisor/supervisor.js";
 import { RecurringOperations } from "./facade/recurring-operations.js";
 import { JobInspection } from "./facade/job-inspection.js";
 import { FirmMetrics } from "./facade/firm-metrics.js";
 import { countJobEvents } from "./facade/metric-listeners.js";
-import { connectionBudget, ENQUEUER_POOL_SIZE } from "./supervisor/connection-budget.js";
-import { planRoles } from "./supervisor/role-table.js";
 import { JobEvents } from "./job-events.js";
 import { logJobOutcomes } from "./facade/job-outcome-log.js";
 import type { JobMiddleware } from "./definitions/job-definition.js";
@@ -110,11 +99,12 @@ export class FirmQueue {
   /** Files that created this instance and defined its jobs: what fork-mode children import by default. */
   private readonly definitionFiles: string[] = [];
   private readonly supervisors = new Set<BaseSupervisor>();
-  private opening: Promise<Database> | undefined;
+  private readonly instanceDatabase: InstanceDatabase;
   private closed = false;
 
   constructor(options: FirmQueueOptions = {}) {
     this.options = resolveOptions(options);
+    this.instanceDatabase = new InstanceDatabase(this.options);
     this.hooks = new HookSet(this.options.logger);
     this.events = new JobEvents((error, name) => void this.hooks.error(error, { where: `${name} listener` }));
     this.policies = new JobPolicies(this.registry, this.options.logger, this.events);
@@ -366,41 +356,26 @@ export class FirmQueue {
    * checked before anything starts: a bad one throws a RecurringTaskError naming it.
    */
   async start(options?: StartOptions): Promise<Supervisor> {
-    const settings = resolveStartOptions(options);
-    const recurringTasks =
-      options?.recurring === undefined ? null : resolveRecurringTasks(options.recurring, this.jobNames);
-    if (settings.mode === "fork" && this.options.database !== undefined) {
-      throw new ConfigurationError(
-        "Fork mode opens the database in each child process: give a databaseUrl rather than a database handle",
-      );
-    }
-    // Fork mode: this process only supervises; each child sizes its own pool for its role.
-    const budget = connectionBudget(
-      settings,
-      settings.mode === "fork" ? [] : planRoles(settings, recurringTasks),
-      this.options.poolSize,
-      false,
+    const supervisor = await startSupervisor(
+      {
+        shared: {
+          databaseUrl: this.options.databaseUrl,
+          registry: this.registry,
+          policies: this.policies,
+          preserveFinishedJobs: this.options.preserveFinishedJobs,
+          clearFinishedJobsAfter: this.options.clearFinishedJobsAfter,
+          logger: this.options.logger,
+          hooks: this.hooks,
+          definitionFiles: this.definitionFiles,
+          metrics: this.metrics,
+        },
+        ownHandle: this.options.database !== undefined,
+        poolSize: this.options.poolSize,
+        jobNames: this.jobNames,
+        database: (poolSize) => this.database(poolSize),
+      },
+      options,
     );
-    const database = await this.database(budget.processes[0]!.pool);
-    this.options.logger.info("using database", { database: database.displayUrl });
-    await requireCurrentSchema(database);
-    const deps: SupervisorDependencies = {
-      database,
-      databaseUrl: this.options.databaseUrl,
-      registry: this.registry,
-      policies: this.policies,
-      preserveFinishedJobs: this.options.preserveFinishedJobs,
-      clearFinishedJobsAfter: this.options.clearFinishedJobsAfter,
-      logger: this.options.logger,
-      hooks: this.hooks,
-      definitionFiles: this.definitionFiles,
-      recurringTasks,
-      metrics: this.metrics,
-    };
-    const supervisor =
-      settings.mode === "fork"
-        ? await ForkSupervisor.start(settings, deps)
-        : await AsyncSupervisor.start(settings, deps);
     this.supervisors.add(supervisor);
     void supervisor.stopped.then(() => this.supervisors.delete(supervisor));
     return {
@@ -417,7 +392,7 @@ export class FirmQueue {
     if (this.closed) return;
     this.closed = true;
     await Promise.all([...this.supervisors].map((supervisor) => supervisor.stop()));
-    if (this.opening) await (await this.opening.catch(() => undefined))?.close();
+    await this.instanceDatabase.close();
   }
 
   /** @internal Fork-mode children run their role through this (see supervisor/child-entry.ts). */
@@ -448,30 +423,6 @@ export class FirmQueue {
    */
   async database(poolSize?: number): Promise<Database> {
     if (this.closed) throw new ClosedError("database");
-    const { database, listenUrl, schema, tablePrefix } = this.options;
-    const fixed = this.options.poolSize;
-    this.opening ??=
-      database === undefined
-        ? openDatabase(this.options.databaseUrl, {
-            poolSize: fixed ?? poolSize ?? ENQUEUER_POOL_SIZE,
-            listenUrl,
-            queryTimeout: this.options.queryTimeout,
-            schema,
-            tablePrefix,
-          })
-        : openDatabaseHandle(database, {
-            tablePrefix,
-            ...(listenUrl === undefined ? {} : { listenUrl }),
-            ...(schema === undefined ? {} : { schema }),
-          });
-    try {
-      const database = await this.opening;
-      if (fixed === null && poolSize !== undefined) database.ensurePoolSize(poolSize);
-      return database;
-    } catch (error) {
-      // Let a later call try again (the server may come up); keep reporting this failure now.
-      this.opening = undefined;
-      throw error;
-    }
+    return this.instanceDatabase.get(poolSize);
   }
 }
