@@ -72,6 +72,71 @@ describe("chaos log analysis (test support)", () => {
     ).toEqual([]);
   });
 
+  it("a start logged between a SIGKILL and its `kill` line breaks nothing if the killed process never wrote again", () => {
+    // Condensed from a real SQLite run (seed 1699934065): worker 30 was SIGKILLed running a k7
+    // job; its supervisor recovered the claims and worker 31 started k7's next job before the
+    // test, held up between the signal and its write, logged the kill.
+    const run = [
+      "ready 30 Worker 1",
+      "ready 31 Worker 1",
+      "start 1756 30 k7 1",
+      "killing 30 worker",
+      "start 1792 31 k7 1",
+      "kill 30 worker",
+      "end 1792 31 k7",
+      "start 1756 31 k7 2",
+      "end 1756 31 k7",
+    ];
+    expect(found(run)).toEqual([]);
+    expect(analyseChaosLog(run, 1).counts.kills).toBe(1);
+    // The same in a window that also reruns a job the killed process ran or had finished.
+    expect(found(["start 1 30 - 1", "killing 30 worker", "start 1 31 - 2", "kill 30 worker"])).toEqual([]);
+    expect(found(["start 1 30 - 1", "end 1 30 -", "killing 30 worker", "start 1 31 - 2", "kill 30 worker"])).toEqual(
+      [],
+    );
+  });
+
+  it("a process seen alive after a start in its kill window was still running its job: a violation at the start", () => {
+    // It wrote the end of its run afterwards: both ran at once.
+    expect(
+      found(["start 1 30 k 1", "killing 30 worker", "start 2 31 k 1", "end 1 30 k", "kill 30 worker", "end 2 31 k"]),
+    ).toEqual(["over-limit@3"]);
+    // Any line of it counts, and the verdict keeps its place among the others.
+    expect(
+      found([
+        "start 1 30 - 1",
+        "killing 30 worker",
+        "start 1 31 - 2",
+        "start 7 32 k 1",
+        "start 8 33 k 1",
+        "start 2 30 - 1",
+        "kill 30 worker",
+      ]),
+    ).toEqual(["rerun-while-running@3", "over-limit@5"]);
+    expect(
+      found([
+        "start 1 30 - 1",
+        "end 1 30 -",
+        "killing 30 worker",
+        "start 1 31 - 2",
+        "ready 30 Worker 1",
+        "kill 30 worker",
+      ]),
+    ).toEqual(["rerun-after-success@4"]);
+    // A start before the `killing` line is judged at once: no signal had been sent yet.
+    expect(found(["start 1 30 k 1", "start 2 31 k 1", "killing 30 worker", "kill 30 worker"])).toEqual([
+      "over-limit@2",
+    ]);
+    // The starting process being killed proves nothing for a run of another process that is not.
+    expect(found(["start 1 30 k 1", "killing 31 worker", "start 2 31 k 1", "kill 31 worker"])).toEqual([
+      "over-limit@3",
+    ]);
+    // Nor does a kill window excuse a start in the very process being killed: it was alive to write it.
+    expect(found(["start 1 30 k 1", "killing 30 worker", "start 2 30 k 1", "kill 30 worker"])).toEqual([
+      "over-limit@3",
+    ]);
+  });
+
   it("a registered process that exits non-zero without being killed crashed; one that never registered did not", () => {
     expect(found(["ready 10 Worker 1", "exit 10 1", "exit 11 1"])).toEqual(["crash@2"]);
     // The uncaught error that ended it, when the process could say, is part of the report.

@@ -2,23 +2,16 @@ import { describe, expect, it } from "vitest";
 import { claimJobs } from "../src/roles/claims.js";
 import { QueueSelector } from "../src/roles/queue-selector.js";
 import { registerProcess } from "../src/models/process.js";
+import { expectCliRefuses } from "./support/cli-refusals.js";
 import { describeEachDatabase } from "./support/harness.js";
 import { runCli } from "./support/processes.js";
 
 describe("CLI: failed-job arguments", () => {
   it("are checked before anything is done", async () => {
-    const none = await runCli(["failed", "retry", "--database-url", "sqlite::memory:"]);
-    expect(none.code).toBe(1);
-    expect(none.stderr).toContain("give the ids of the jobs, or --all");
-    const both = await runCli(["failed", "discard", "--all", "12", "--database-url", "sqlite::memory:"]);
-    expect(both.code).toBe(1);
-    expect(both.stderr).toContain("not both");
-    const filterWithIds = await runCli(["failed", "retry", "12", "--name", "x", "--database-url", "sqlite::memory:"]);
-    expect(filterWithIds.code).toBe(1);
-    expect(filterWithIds.stderr).toContain("--name and --queue go with --all");
-    const notId = await runCli(["failed", "retry", "abc", "--database-url", "sqlite::memory:"]);
-    expect(notId.code).toBe(1);
-    expect(notId.stderr).toContain('"abc" is not a job id');
+    await expectCliRefuses(["failed", "retry"], "give the ids of the jobs, or --all");
+    await expectCliRefuses(["failed", "discard", "--all", "12"], "not both");
+    await expectCliRefuses(["failed", "retry", "12", "--name", "x"], "--name and --queue go with --all");
+    await expectCliRefuses(["failed", "retry", "abc"], '"abc" is not a job id');
   });
 });
 

@@ -1,18 +1,13 @@
 import { describe, expect, it } from "vitest";
+import { expectCliRefuses } from "./support/cli-refusals.js";
 import { describeEachDatabase, enqueued } from "./support/harness.js";
 import { runCli } from "./support/processes.js";
 
 describe("CLI: jobs cancel arguments", () => {
   it("are checked before anything is done", async () => {
-    const none = await runCli(["jobs", "cancel", "--database-url", "sqlite::memory:"]);
-    expect(none.code).toBe(1);
-    expect(none.stderr).toContain("give the ids of the jobs, or --queue / --name / --key");
-    const both = await runCli(["jobs", "cancel", "3", "--queue", "a", "--database-url", "sqlite::memory:"]);
-    expect(both.code).toBe(1);
-    expect(both.stderr).toContain("not both");
-    const notId = await runCli(["jobs", "cancel", "x1", "--database-url", "sqlite::memory:"]);
-    expect(notId.code).toBe(1);
-    expect(notId.stderr).toContain('"x1" is not a job id');
+    await expectCliRefuses(["jobs", "cancel"], "give the ids of the jobs, or --queue / --name / --key");
+    await expectCliRefuses(["jobs", "cancel", "3", "--queue", "a"], "not both");
+    await expectCliRefuses(["jobs", "cancel", "x1"], '"x1" is not a job id');
   });
 });
 

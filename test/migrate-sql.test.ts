@@ -1,32 +1,9 @@
-import BetterSqlite3 from "better-sqlite3";
-import mysql from "mysql2/promise";
-import pg from "pg";
 import { afterEach, describe, expect, it } from "vitest";
 import { FirmQueue, silentLogger } from "../src/index.js";
 import { SchemaOutOfDateError } from "../src/database/schema-version.js";
+import { applyScript } from "./support/own-driver.js";
 import { runCli } from "./support/processes.js";
 import { createTestDatabase, testDialects, type TestDatabase } from "./support/test-database.js";
-
-/** Apply a SQL script the way a team's own migration tool would: through the app's own driver. */
-async function applyScript(dialect: string, url: string, script: string): Promise<void> {
-  if (dialect === "sqlite") {
-    const db = new BetterSqlite3(url.replace(/^sqlite:(\/\/)?/, ""));
-    db.exec(script);
-    db.close();
-  } else if (dialect === "postgres") {
-    const client = new pg.Client({ connectionString: url });
-    await client.connect();
-    await client.query(script);
-    await client.end();
-  } else {
-    const connection = await mysql.createConnection({
-      uri: url.replace(/^mariadb:/, "mysql:"),
-      multipleStatements: true,
-    });
-    await connection.query(script);
-    await connection.end();
-  }
-}
 
 // Fresh, unmigrated databases: each test makes its own.
 describe.each(testDialects())("migrations applied by another tool [%s]", (dialect) => {

@@ -1,58 +1,9 @@
-import { existsSync } from "node:fs";
-import BetterSqlite3 from "better-sqlite3";
-import mysql from "mysql2/promise";
-import pg from "pg";
 import { afterEach, describe, expect, it } from "vitest";
 import { FirmQueue, silentLogger } from "../src/index.js";
 import { waitFor } from "./support/harness.js";
+import { applyScript, tableNames } from "./support/own-driver.js";
 import { runCli, spawnCli } from "./support/processes.js";
 import { createTestDatabase, testDialects, type TestDatabase } from "./support/test-database.js";
-
-/** The tables of the database, by name, as its own driver lists them (no firm-queue involved). */
-async function tableNames(dialect: string, url: string): Promise<string[]> {
-  if (dialect === "sqlite") {
-    const file = url.replace(/^sqlite:/, "");
-    if (!existsSync(file)) return [];
-    const db = new BetterSqlite3(file);
-    const rows = db.prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name <> 'sqlite_sequence'").all();
-    db.close();
-    return (rows as { name: string }[]).map((row) => row.name).sort();
-  }
-  if (dialect === "postgres") {
-    const client = new pg.Client({ connectionString: url });
-    await client.connect();
-    const { rows } = await client.query("SELECT tablename AS name FROM pg_tables WHERE schemaname = 'public'");
-    await client.end();
-    return rows.map((row: { name: string }) => row.name).sort();
-  }
-  const connection = await mysql.createConnection({ uri: url.replace(/^mariadb:/, "mysql:") });
-  const [rows] = await connection.query(
-    "SELECT table_name AS name FROM information_schema.tables WHERE table_schema = DATABASE()",
-  );
-  await connection.end();
-  return (rows as { name: string }[]).map((row) => row.name).sort();
-}
-
-/** Apply a SQL script through the database's own driver, as a team's migration tool would. */
-async function applyScript(dialect: string, url: string, script: string): Promise<void> {
-  if (dialect === "sqlite") {
-    const db = new BetterSqlite3(url.replace(/^sqlite:/, ""));
-    db.exec(script);
-    db.close();
-  } else if (dialect === "postgres") {
-    const client = new pg.Client({ connectionString: url });
-    await client.connect();
-    await client.query(script);
-    await client.end();
-  } else {
-    const connection = await mysql.createConnection({
-      uri: url.replace(/^mariadb:/, "mysql:"),
-      multipleStatements: true,
-    });
-    await connection.query(script);
-    await connection.end();
-  }
-}
 
 const TABLES = [
   "blocked_executions",

@@ -1,5 +1,5 @@
 import type { JobEvents } from "../job-events.js";
-import type { MetricSamples } from "../metric-samples.js";
+import type { JobCounter, MetricSamples } from "../metric-samples.js";
 
 /**
  * Count job events into `samples`: the counters by outcome, the run time of every attempt that
@@ -7,27 +7,21 @@ import type { MetricSamples } from "../metric-samples.js";
  * add numbers, so they cost the job next to nothing. Returns the function that stops counting.
  */
 export function countJobEvents(events: JobEvents, samples: MetricSamples): () => void {
+  /** An attempt that ended after `durationMs`: counted under `counter`, its run time observed. */
+  const attemptEnded =
+    (counter: JobCounter) => (event: { readonly queue: string; readonly job: string; readonly durationMs: number }) => {
+      samples.count(counter, event.queue, event.job);
+      samples.observe("runTime", event.queue, event.job, event.durationMs / 1000);
+    };
   const stops = [
     events.on("job.enqueued", (event) => samples.count("enqueued", event.queue, event.job)),
     events.on("job.started", (event) =>
       samples.observe("queueWait", event.queue, event.job, (event.startedAt.getTime() - event.dueAt.getTime()) / 1000),
     ),
-    events.on("job.finished", (event) => {
-      samples.count("finished", event.queue, event.job);
-      samples.observe("runTime", event.queue, event.job, event.durationMs / 1000);
-    }),
-    events.on("job.retrying", (event) => {
-      samples.count("retried", event.queue, event.job);
-      samples.observe("runTime", event.queue, event.job, event.durationMs / 1000);
-    }),
-    events.on("job.failed", (event) => {
-      samples.count("failed", event.queue, event.job);
-      samples.observe("runTime", event.queue, event.job, event.durationMs / 1000);
-    }),
-    events.on("job.abandoned", (event) => {
-      samples.count("abandoned", event.queue, event.job);
-      samples.observe("runTime", event.queue, event.job, event.durationMs / 1000);
-    }),
+    events.on("job.finished", attemptEnded("finished")),
+    events.on("job.retrying", attemptEnded("retried")),
+    events.on("job.failed", attemptEnded("failed")),
+    events.on("job.abandoned", attemptEnded("abandoned")),
     events.on("job.dropped", (event) => samples.count("dropped", event.queue, event.job)),
     events.on("job.cancelled", (event) => samples.count("cancelled", event.queue, event.job)),
   ];

@@ -4,7 +4,7 @@ import { deleteJobs } from "../models/job.js";
 import { releaseJobKeys } from "../models/job-key.js";
 import type { JobPolicies } from "../definitions/job-policies.js";
 import { dispatchContext } from "../lifecycle/dispatch-context.js";
-import { compareKeys, releaseSemaphoreAndPromote } from "../lifecycle/semaphore-release.js";
+import { compareKeys, releaseSemaphoreAndPromote, slotHolderOf } from "../lifecycle/semaphore-release.js";
 
 /**
  * Discard the jobs ready in `queueName` when the call starts, `batchSize` per short transaction.
@@ -47,11 +47,7 @@ export async function discardReadyJobs(
       // A ready job holds its slot: hand it on. Keys in one order, so transactions cannot deadlock on them.
       const holders = rows
         .filter((row) => row.concurrency_key !== null)
-        .map((row) => ({
-          jobName: row.class_name,
-          concurrencyKey: row.concurrency_key,
-          semaphoreId: row.semaphore_id === null ? null : Number(row.semaphore_id),
-        }))
+        .map(slotHolderOf)
         .sort((a, b) => compareKeys(a.concurrencyKey!, b.concurrencyKey!));
       for (const holder of holders) await releaseSemaphoreAndPromote(trx, context, holder, now);
       return { deleted, seen: ids.length, nextAfter: ids.length ? Math.max(...ids) : lastId };

@@ -13,7 +13,7 @@ import {
   compareKeys,
   releaseSemaphoreAndPromote,
   releaseSemaphoresForRequeue,
-  type SlotHolder,
+  slotHolderOf,
 } from "./semaphore-release.js";
 
 /**
@@ -69,18 +69,7 @@ export async function releaseClaims(
       .where("id", "in", released)
       .execute();
     await trx.deleteFrom("firm_queue_claimed_executions").where("job_id", "in", released).execute();
-    await releaseSemaphoresForRequeue(
-      trx,
-      context,
-      holders.map(
-        (row): SlotHolder => ({
-          jobName: row.class_name,
-          concurrencyKey: row.concurrency_key,
-          semaphoreId: toId(row.semaphore_id),
-        }),
-      ),
-      now,
-    );
+    await releaseSemaphoresForRequeue(trx, context, holders.map(slotHolderOf), now);
     // A job whose cancel was requested does not go back in line: it ends cancelled here.
     const cancelled = new Set(holders.filter((row) => row.cancelled_at !== null).map((row) => Number(row.id)));
     await endCancelled(trx, context, [...cancelled], now);
@@ -142,13 +131,7 @@ export async function finishClaimedJobs(
       );
     const holders = jobs
       .filter((job) => finished.has(Number(job.id)) && job.concurrency_key !== null)
-      .map(
-        (job): SlotHolder => ({
-          jobName: job.class_name,
-          concurrencyKey: job.concurrency_key,
-          semaphoreId: toId(job.semaphore_id),
-        }),
-      )
+      .map(slotHolderOf)
       .sort((a, b) => compareKeys(a.concurrencyKey!, b.concurrencyKey!));
     const context = dispatchContext(database, policies, moves);
     for (const holder of holders) await releaseSemaphoreAndPromote(trx, context, holder, now);
@@ -192,11 +175,7 @@ export async function releaseKeptSlot(
   job: Pick<JobRow, "class_name" | "concurrency_key" | "semaphore_id">,
 ): Promise<void> {
   if (job.concurrency_key === null) return;
-  const holder: SlotHolder = {
-    jobName: job.class_name,
-    concurrencyKey: job.concurrency_key,
-    semaphoreId: toId(job.semaphore_id),
-  };
+  const holder = slotHolderOf(job);
   const moves = JobMoves.for(policies.events);
   await database.claimTransaction((trx) => {
     moves?.reset();
@@ -211,9 +190,4 @@ export type FinishedJob = Pick<JobRow, "id" | "class_name" | "concurrency_key" |
 /** A finish with nothing to hand on or store: no concurrency slot, no unique key, no result. */
 function isPlainFinish(job: FinishedJob): boolean {
   return job.concurrency_key === null && (job.job_key ?? null) === null && (job.result ?? null) === null;
-}
-
-/** A nullable id column as a number (drivers may hand BIGINTs back as strings). */
-function toId(value: number | string | null): number | null {
-  return value === null ? null : Number(value);
 }

@@ -6,7 +6,7 @@ import { describeError, insertFailedExecution } from "../models/failed-execution
 import { dispatchJobs, toDispatchable } from "./job-dispatch.js";
 import { recordAttemptFailure } from "../models/job.js";
 import { releaseJobKeys } from "../models/job-key.js";
-import { releaseSemaphoreAndPromote } from "./semaphore-release.js";
+import { releaseSemaphoreAndPromote, slotHolderOf } from "./semaphore-release.js";
 
 /** What became of a job after a failed attempt, for the caller to log. */
 export interface FailedAttemptOutcome {
@@ -55,17 +55,7 @@ export async function recordFailedAttempt(
   const outcome = { jobId, name: row.class_name, attempt, maxAttempts: policy.attempts, decision };
 
   // A timed-out handler still running keeps its slot until it ends (see releaseSlotOf).
-  if (!options.keepSlot)
-    await releaseSemaphoreAndPromote(
-      trx,
-      context,
-      {
-        jobName: row.class_name,
-        concurrencyKey: row.concurrency_key,
-        semaphoreId: row.semaphore_id === null ? null : Number(row.semaphore_id),
-      },
-      now,
-    );
+  if (!options.keepSlot) await releaseSemaphoreAndPromote(trx, context, slotHolderOf(row), now);
 
   if (row.cancelled_at !== null) {
     // Cancelled while it ran: whatever failed it, the job ends cancelled and is not retried.

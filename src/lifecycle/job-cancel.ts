@@ -10,7 +10,7 @@ import {
   takeWaitingJobs,
 } from "../models/job-cancellation.js";
 import { releaseJobKeys } from "../models/job-key.js";
-import { compareKeys, releaseSemaphoreAndPromote, type SlotHolder } from "./semaphore-release.js";
+import { compareKeys, releaseSemaphoreAndPromote, slotHolderOf, type SlotHolder } from "./semaphore-release.js";
 import { removeClaim } from "./claimed-jobs.js";
 
 /**
@@ -88,11 +88,5 @@ async function slotHolders(trx: Db, jobIds: readonly number[]): Promise<SlotHold
     .where("id", "in", jobIds)
     .where("concurrency_key", "is not", null)
     .execute();
-  return rows
-    .map((row) => ({
-      jobName: row.class_name,
-      concurrencyKey: row.concurrency_key,
-      semaphoreId: row.semaphore_id === null ? null : Number(row.semaphore_id),
-    }))
-    .sort((a, b) => compareKeys(a.concurrencyKey!, b.concurrencyKey!));
+  return rows.map(slotHolderOf).sort((a, b) => compareKeys(a.concurrencyKey!, b.concurrencyKey!));
 }

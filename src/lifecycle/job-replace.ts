@@ -1,7 +1,7 @@
 import type { Db } from "../database/dialect.js";
 import type { DispatchContext } from "./dispatch-context.js";
 import { dispatchJobs, toDispatchable } from "./job-dispatch.js";
-import { releaseSemaphoresForRequeue } from "./semaphore-release.js";
+import { releaseSemaphoresForRequeue, slotHolderOf } from "./semaphore-release.js";
 
 /**
  * Replace a waiting job's arguments and run time (a unique key in mode `replace`): take it out
@@ -23,18 +23,7 @@ export async function replaceWaitingJob(
   if (ready + scheduled + blocked === 0) return false;
   const row = await trx.selectFrom("firm_queue_jobs").selectAll().where("id", "=", jobId).executeTakeFirstOrThrow();
   if (ready > 0 && row.concurrency_key !== null) {
-    await releaseSemaphoresForRequeue(
-      trx,
-      context,
-      [
-        {
-          jobName: row.class_name,
-          concurrencyKey: row.concurrency_key,
-          semaphoreId: row.semaphore_id === null ? null : Number(row.semaphore_id),
-        },
-      ],
-      now,
-    );
+    await releaseSemaphoresForRequeue(trx, context, [slotHolderOf(row)], now);
   }
   await trx
     .updateTable("firm_queue_jobs")

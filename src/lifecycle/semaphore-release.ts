@@ -12,6 +12,23 @@ export interface SlotHolder {
   readonly semaphoreId?: number | null;
 }
 
+/** What {@link slotHolderOf} reads of a job row. */
+export interface SlotHolderRow {
+  readonly class_name: string;
+  readonly concurrency_key: string | null;
+  /** A BIGINT column: some drivers hand it back as a string. */
+  readonly semaphore_id: number | string | null;
+}
+
+/** The slot a job row may hold, named as its release must name it. */
+export function slotHolderOf(row: SlotHolderRow): SlotHolder {
+  return {
+    jobName: row.class_name,
+    concurrencyKey: row.concurrency_key,
+    semaphoreId: row.semaphore_id === null ? null : Number(row.semaphore_id),
+  };
+}
+
 /**
  * A job that held a slot of its key is done with it: give the slot back and promote the next
  * blocked job of that key (priority, then job id) through the semaphore. Call it in the same

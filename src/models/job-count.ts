@@ -1,6 +1,6 @@
 import { sql } from "kysely";
 import type { Db } from "../database/dialect.js";
-import { EXECUTIONS, type JobListingQuery } from "./job-listing.js";
+import { EXECUTIONS, finishedJobMatches, type JobListingQuery } from "./job-listing.js";
 
 /** A count that stops at a bound: `exact` is false when there are more than `count`. */
 export interface BoundedCount {
@@ -28,16 +28,11 @@ export async function countJobsUpTo(db: Db, query: JobListingQuery, upTo: number
 
 /** Finished jobs matching the query, at most `upTo + 1` of them. */
 function finishedRows(db: Db, query: JobListingQuery, upTo: number) {
-  let builder = db
+  return db
     .selectFrom("firm_queue_jobs as j")
     .select(sql`1`.as("one"))
-    .where("j.finished_at", "is not", null)
-    .where("j.cancelled_at", query.state === "cancelled" ? "is not" : "is", null);
-  if (query.queue !== undefined) builder = builder.where("j.queue_name", "=", query.queue);
-  if (query.name !== undefined) builder = builder.where("j.class_name", "=", query.name);
-  if (query.from !== undefined) builder = builder.where("j.finished_at", ">=", query.from);
-  if (query.to !== undefined) builder = builder.where("j.finished_at", "<", query.to);
-  return builder.limit(upTo + 1);
+    .where((eb) => finishedJobMatches(eb, query))
+    .limit(upTo + 1);
 }
 
 /** Jobs in the query's execution table matching it, at most `upTo + 1` of them. */

@@ -1,6 +1,6 @@
-import { sql, type Selectable } from "kysely";
+import { sql, type Expression, type ExpressionBuilder, type Selectable, type SqlBool } from "kysely";
 import type { Db } from "../database/dialect.js";
-import { toDate, type JobsTable } from "../database/schema.js";
+import { toDate, type JobsTable, type Schema } from "../database/schema.js";
 import { parseStoredError, type StoredError } from "./failed-execution.js";
 import { encodeCursor, type JobCursor } from "./job-cursor.js";
 import { jobBasics, type JobBasics, type JobState } from "./job-info.js";
@@ -110,6 +110,26 @@ async function executionRows(
   return (await builder.orderBy("e.job_id", "desc").limit(limit).execute()) as ListedRow[];
 }
 
+/**
+ * Whether a job of the jobs table (as `j`) is a finished one, or a cancelled one for state
+ * `cancelled`, that matches the query's filters; `since` is its finish time. The listing and the
+ * bounded count use the same conditions, so they agree.
+ */
+export function finishedJobMatches(
+  eb: ExpressionBuilder<Schema & { j: JobsTable }, "j">,
+  query: JobListingQuery,
+): Expression<SqlBool> {
+  const conditions = [
+    eb("j.finished_at", "is not", null),
+    eb("j.cancelled_at", query.state === "cancelled" ? "is not" : "is", null),
+  ];
+  if (query.queue !== undefined) conditions.push(eb("j.queue_name", "=", query.queue));
+  if (query.name !== undefined) conditions.push(eb("j.class_name", "=", query.name));
+  if (query.from !== undefined) conditions.push(eb("j.finished_at", ">=", query.from));
+  if (query.to !== undefined) conditions.push(eb("j.finished_at", "<", query.to));
+  return eb.and(conditions);
+}
+
 async function finishedRows(
   db: Db,
   query: JobListingQuery,
@@ -124,12 +144,7 @@ async function finishedRows(
       sql<string | null>`NULL`.as("failure"),
       sql<number | null>`NULL`.as("process_id"),
     ])
-    .where("j.finished_at", "is not", null)
-    .where("j.cancelled_at", query.state === "cancelled" ? "is not" : "is", null);
-  if (query.queue !== undefined) builder = builder.where("j.queue_name", "=", query.queue);
-  if (query.name !== undefined) builder = builder.where("j.class_name", "=", query.name);
-  if (query.from !== undefined) builder = builder.where("j.finished_at", ">=", query.from);
-  if (query.to !== undefined) builder = builder.where("j.finished_at", "<", query.to);
+    .where((eb) => finishedJobMatches(eb, query));
   if (cursor) {
     const at = cursor.at ?? new Date(8.64e15);
     builder = builder.where((eb) =>

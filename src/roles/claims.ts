@@ -11,7 +11,10 @@ import { ProcessRowGoneError } from "../errors.js";
  *
  * Each target is claimed in a transaction of its own, so when a later target's claim fails the
  * earlier ones are already committed: those jobs are returned (the caller must run them) and the
- * error goes to `onLaterError` (the next poll tries that queue again). Only an error before anything was claimed is thrown.
+ * error goes to `onLaterError` (the next poll tries that queue again). Only an error before
+ * anything was claimed is thrown, and {@link ProcessRowGoneError} whenever it comes: whoever
+ * removed the process row (a pruner, a reaper) failed or released the claims it held in the same
+ * transaction, those of the earlier targets too, so they are no longer this process's to run.
  */
 export async function claimJobs(
   database: Database,
@@ -27,7 +30,7 @@ export async function claimJobs(
     try {
       claimed.push(...(await claimTarget(database, target, remaining, processId)));
     } catch (error) {
-      if (claimed.length === 0) throw error;
+      if (claimed.length === 0 || error instanceof ProcessRowGoneError) throw error;
       onLaterError(error);
       break;
     }

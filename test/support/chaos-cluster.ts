@@ -120,8 +120,14 @@ export class ChaosCluster {
     return children;
   }
 
-  /** SIGKILL `pid` and note it in the run log (after the signal: nothing the kill caused can precede the line). */
+  /**
+   * SIGKILL `pid`, bracketed in the run log: `killing` before the signal, `kill` after it. The
+   * process died in between; what its death sets off in other processes (its claims recovered, its
+   * key's next job started) may be logged before the `kill` line when this process is held up
+   * between the signal and the write, so the log's analysis reads both (see KillWindows).
+   */
   kill(pid: number, what: string): void {
+    this.note(`killing ${pid} ${what}`);
     process.kill(pid, "SIGKILL");
     this.note(`kill ${pid} ${what}`);
   }
