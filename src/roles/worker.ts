@@ -52,10 +52,19 @@ export interface WorkerDependencies {
 export class Worker extends Poller {
   readonly selector: QueueSelector;
   private readonly runner: JobRunner;
-  /** Jobs claimed and not yet recorded; `settled` once the handler has ended (only the write is left). */
+  /**
+   * Jobs claimed and not yet recorded; `settled` once the handler has ended (only the write is
+   * left), `putsBack` when that write puts the job back in line (its handler stopped for the shutdown).
+   */
   private readonly inFlight = new Map<
     number,
-    { readonly job: JobRow; readonly abort: AbortController; readonly done: Promise<void>; settled: boolean }
+    {
+      readonly job: JobRow;
+      readonly abort: AbortController;
+      readonly done: Promise<void>;
+      settled: boolean;
+      putsBack: boolean;
+    }
   >();
   /**
    * Jobs whose handler ended but whose outcome a stopping worker could not record, even on a last
@@ -336,7 +345,7 @@ export class Worker extends Poller {
   private launch(job: JobRow): void {
     const jobId = Number(job.id);
     const abort = new AbortController();
-    const entry = { job, abort, done: Promise.resolve(), settled: false };
+    const entry = { job, abort, done: Promise.resolve(), settled: false, putsBack: false };
     let counted = true;
     const handlerEnded = () => {
       if (!counted) return;
@@ -345,8 +354,9 @@ export class Worker extends Poller {
     };
     this.handlersRunning++;
     entry.done = this.runner
-      .run(job, abort.signal, () => {
+      .run(job, abort.signal, (putsBack) => {
         entry.settled = true;
+        entry.putsBack = putsBack;
         handlerEnded();
         // The slot is free while the outcome is written: start the next job (after this call
         // returns, so the runner's write is queued first and one turn's jobs share a batch).
@@ -355,8 +365,9 @@ export class Worker extends Poller {
       .then(
         () => undefined,
         (error: unknown) => {
-          // The outcome write gave up (a stop can wait no longer): the claim must stay.
-          if (entry.settled) this.unrecorded.add(jobId);
+          // The outcome write gave up (a stop can wait no longer). The claim of a job that ran
+          // must stay; one whose handler stopped for the shutdown may go back in line as it meant to.
+          if (entry.settled && !entry.putsBack) this.unrecorded.add(jobId);
           this.deps.onError(error);
         },
       )
