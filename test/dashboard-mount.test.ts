@@ -1,8 +1,10 @@
 import type { AddressInfo } from "node:net";
 import express from "express";
+import Fastify from "fastify";
 import { Hono } from "hono";
+import Koa from "koa";
 import { expect, test } from "vitest";
-import { createDashboard, type FirmQueue } from "../src/index.js";
+import { createDashboard, dashboardAuthFromEnv, type FirmQueue } from "../src/index.js";
 import { csrfOf, postForm } from "./support/dashboard.js";
 import { describeEachDatabase, enqueued } from "./support/harness.js";
 
@@ -16,6 +18,42 @@ async function failedJob(firm: FirmQueue): Promise<number> {
   await firm.drain();
   fail = false;
   return id;
+}
+
+/**
+ * Through a dashboard mounted at `${base}/admin/jobs` (the application answering everything
+ * else): a page renders with its links under the prefix, a forged cross-origin POST is refused,
+ * and retrying failed job `id` through the page's form with its CSRF token works.
+ */
+async function operateUnderPrefix(
+  firm: FirmQueue,
+  base: string,
+  id: number,
+  headers: Record<string, string> = {},
+): Promise<void> {
+  expect(await (await fetch(`${base}/`)).text()).toBe("the application");
+  // Only the prefix as a whole path segment goes to the dashboard.
+  expect(await (await fetch(`${base}/admin/jobsite`)).text()).toBe("the application");
+  const page = await fetch(`${base}/admin/jobs/failed?queue=default`, { headers });
+  expect(page.status).toBe(200);
+  const { cookie, token, body } = await csrfOf(page);
+  expect(body).toContain(`href="/admin/jobs/jobs/${id}"`);
+  expect(body).toContain(`action="/admin/jobs/failed/retry"`);
+  const forged = await postForm(
+    `${base}/admin/jobs/failed/retry`,
+    { _csrf: token, ids: String(id) },
+    { ...headers, cookie, origin: "http://evil.example" },
+  );
+  expect(forged.status).toBe(403);
+  expect((await firm.getJob(id))?.state).toBe("failed");
+  const retried = await postForm(
+    `${base}/admin/jobs/failed/retry`,
+    { _csrf: token, ids: String(id) },
+    { ...headers, cookie, origin: base },
+  );
+  expect(retried.status).toBe(303);
+  expect(retried.headers.get("location")).toMatch(/^\/admin\/jobs\/failed/);
+  expect((await firm.getJob(id))?.state).toBe("ready");
 }
 
 describeEachDatabase("dashboard mounted in a framework", (env) => {
@@ -66,5 +104,62 @@ describeEachDatabase("dashboard mounted in a framework", (env) => {
     });
     expect(forged.status).toBe(403);
     expect((await firm.getJob(id))?.state).toBe("failed");
+  });
+
+  // The mounting code below is the one docs/dashboard.md shows for Fastify.
+  test("Fastify: an onRequest hook hands the raw request over under the prefix; pages, a form retry, a forged POST refused", async () => {
+    const firm = env.firm();
+    const id = await failedJob(firm);
+    const fastify = Fastify();
+    const environment = { FIRM_QUEUE_DASHBOARD_USERNAME: "ops", FIRM_QUEUE_DASHBOARD_PASSWORD: "a long password" };
+    const dashboard = createDashboard({ firm, basePath: "/admin/jobs", ...dashboardAuthFromEnv(environment) });
+    fastify.addHook("onRequest", (request, reply, done) => {
+      if (
+        request.url !== "/admin/jobs" &&
+        !request.url.startsWith("/admin/jobs/") &&
+        !request.url.startsWith("/admin/jobs?")
+      )
+        return done();
+      reply.hijack();
+      dashboard.node(request.raw, reply.raw);
+    });
+    fastify.get("/", async () => "the application");
+    fastify.get("/admin/jobsite", async () => "the application");
+    await fastify.listen({ port: 0, host: "127.0.0.1" });
+    try {
+      const base = `http://127.0.0.1:${(fastify.server.address() as AddressInfo).port}`;
+      // The credentials reach the dashboard through Fastify's raw request.
+      expect((await fetch(`${base}/admin/jobs/failed`)).status).toBe(401);
+      const authorization = `Basic ${Buffer.from("ops:a long password").toString("base64")}`;
+      await operateUnderPrefix(firm, base, id, { authorization });
+    } finally {
+      await fastify.close();
+    }
+  });
+
+  // The mounting code below is the one docs/dashboard.md shows for Koa.
+  test("Koa: a middleware hands ctx.req and ctx.res over under the prefix; pages, a form retry, a forged POST refused", async () => {
+    const firm = env.firm();
+    const id = await failedJob(firm);
+    const app = new Koa();
+    const dashboard = createDashboard({ firm, basePath: "/admin/jobs" });
+    app.use(async (ctx, next) => {
+      if (ctx.path !== "/admin/jobs" && !ctx.path.startsWith("/admin/jobs/")) return next();
+      ctx.respond = false;
+      dashboard.node(ctx.req, ctx.res);
+    });
+    app.use((ctx) => {
+      ctx.body = "the application";
+    });
+    const server = app.listen(0, "127.0.0.1");
+    await new Promise((resolve) => server.once("listening", resolve));
+    try {
+      await operateUnderPrefix(firm, `http://127.0.0.1:${(server.address() as AddressInfo).port}`, id);
+    } finally {
+      await new Promise((resolve) => {
+        server.close(resolve);
+        server.closeAllConnections();
+      });
+    }
   });
 });

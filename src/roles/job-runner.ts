@@ -62,9 +62,10 @@ export class JobRunner {
    * shutting down puts the job back in line; "lost" means the claim was taken away meanwhile
    * (crash recovery decided this process was gone), so the outcome was not recorded. Recording
    * is retried until it succeeds (see {@link persistently}); `onSettled` hears when the handler
-   * itself has ended, before that.
+   * itself has ended, before that, and whether the outcome to record is putting the job back in
+   * line (a handler stopped by the shutdown) rather than one that counts its run.
    */
-  async run(job: JobRow, signal: AbortSignal, onSettled?: () => void): Promise<RunOutcome> {
+  async run(job: JobRow, signal: AbortSignal, onSettled?: (putsBack: boolean) => void): Promise<RunOutcome> {
     const jobId = Number(job.id);
     const fields = { jobId, job: job.class_name, queue: job.queue_name, attempt: job.attempts + 1 };
     const { events } = this.policies;
@@ -93,7 +94,7 @@ export class JobRunner {
     }
     this.progress.settle(jobId);
     const ms = Math.round(performance.now() - started);
-    onSettled?.();
+    onSettled?.(!succeeded && signal.aborted && signal.reason instanceof ShutdownSignal);
     const record = <T>(write: () => Promise<T>): Promise<T> =>
       persistently(write, this.giveUp.signal, this.logger, fields);
     if (signal.aborted && signal.reason instanceof CancelledSignal) {

@@ -52,11 +52,25 @@ export interface WorkerDependencies {
 export class Worker extends Poller {
   readonly selector: QueueSelector;
   private readonly runner: JobRunner;
-  /** Jobs claimed and not yet recorded; `settled` once the handler has ended (only the write is left). */
+  /**
+   * Jobs claimed and not yet recorded; `settled` once the handler has ended (only the write is
+   * left), `putsBack` when that write puts the job back in line (its handler stopped for the shutdown).
+   */
   private readonly inFlight = new Map<
     number,
-    { readonly job: JobRow; readonly abort: AbortController; readonly done: Promise<void>; settled: boolean }
+    {
+      readonly job: JobRow;
+      readonly abort: AbortController;
+      readonly done: Promise<void>;
+      settled: boolean;
+      putsBack: boolean;
+    }
   >();
+  /**
+   * Jobs whose handler ended but whose outcome a stopping worker could not record, even on a last
+   * try: their claims must stay (see {@link unrecordedJobIds}).
+   */
+  private readonly unrecorded = new Set<number>();
   /** Fired to cut a graceful stop's wait short (SIGQUIT during a graceful stop). */
   private readonly hurried = new AbortController();
   /** Claimed jobs that have not started: started from memory as slots free up. */
@@ -203,7 +217,8 @@ export class Worker extends Poller {
    * then put the jobs whose handler is still running back in their queue (no attempt is
    * counted). A job whose handler has ended is never put back: its outcome is being written, and
    * the stop waits for that write (up to {@link WRITE_GRACE_MS} more if the database keeps
-   * failing). Returns the ids of the jobs released.
+   * failing, then one last try). A write that fails even then leaves its job claimed (see
+   * {@link unrecordedJobIds}). Returns the ids of the jobs released.
    */
   async shutdown(timeout: number): Promise<number[]> {
     await this.stopHearingOfJobs?.();
@@ -238,11 +253,18 @@ export class Worker extends Poller {
         sleep(WRITE_GRACE_MS, giveUp.signal).then(() => false),
       ]);
       giveUp.abort();
-      if (!written)
-        this.deps.logger.error(
-          "gave up waiting to record the outcome of jobs that ran; they stay claimed until this process is pruned",
-          { jobIds: this.runningJobIds },
-        );
+      if (!written) {
+        // Stop the backoff: each write still failing gets one last, immediate try. Wait for those
+        // tries, so the deregistration that follows knows which claims it must leave alone.
+        this.runner.stopRetrying();
+        await Promise.allSettled(writing);
+        if (this.unrecorded.size > 0)
+          this.deps.logger.error(
+            "gave up recording the outcome of jobs that ran; their claims are kept (not put back in line), " +
+              "and are recovered as a crash's would be (ProcessMissingError) once this process is gone",
+            { processId: this.deps.processId, jobIds: [...this.unrecorded] },
+          );
+      }
     }
     await this.runner.flushProgress();
     this.runner.stopRetrying();
@@ -268,6 +290,14 @@ export class Worker extends Poller {
       );
       return [];
     }
+  }
+
+  /**
+   * Jobs that ran but whose outcome a stop could not record: the process's deregistration must not
+   * put their claims back in line (that would run them again with no attempt counted).
+   */
+  unrecordedJobIds(): readonly number[] {
+    return [...this.unrecorded];
   }
 
   /** Cut a graceful stop's wait for running jobs short: release them now (settled ones still get written). */
@@ -315,7 +345,7 @@ export class Worker extends Poller {
   private launch(job: JobRow): void {
     const jobId = Number(job.id);
     const abort = new AbortController();
-    const entry = { job, abort, done: Promise.resolve(), settled: false };
+    const entry = { job, abort, done: Promise.resolve(), settled: false, putsBack: false };
     let counted = true;
     const handlerEnded = () => {
       if (!counted) return;
@@ -324,8 +354,9 @@ export class Worker extends Poller {
     };
     this.handlersRunning++;
     entry.done = this.runner
-      .run(job, abort.signal, () => {
+      .run(job, abort.signal, (putsBack) => {
         entry.settled = true;
+        entry.putsBack = putsBack;
         handlerEnded();
         // The slot is free while the outcome is written: start the next job (after this call
         // returns, so the runner's write is queued first and one turn's jobs share a batch).
@@ -333,7 +364,12 @@ export class Worker extends Poller {
       })
       .then(
         () => undefined,
-        (error: unknown) => this.deps.onError(error),
+        (error: unknown) => {
+          // The outcome write gave up (a stop can wait no longer). The claim of a job that ran
+          // must stay; one whose handler stopped for the shutdown may go back in line as it meant to.
+          if (entry.settled && !entry.putsBack) this.unrecorded.add(jobId);
+          this.deps.onError(error);
+        },
       )
       .finally(() => {
         handlerEnded();

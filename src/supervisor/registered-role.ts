@@ -126,8 +126,9 @@ export class RegisteredRole {
     if (beforeDeregister) await this.guard("stopping children", beforeDeregister);
     await this.heartbeat.stopPolling();
     await this.guard("deregistering", async () => {
-      // Claims still held here were not finished in time: back in line, no attempt counted.
-      await deregisterProcess(this.env.database, this.env.policies, this.info.id);
+      // Claims still held here were not finished in time: back in line, no attempt counted. Not
+      // those of jobs that ran without their outcome recorded: they are recovered as a crash's.
+      await deregisterProcess(this.env.database, this.env.policies, this.info.id, this.runner?.unrecordedJobIds?.());
     });
     this.env.logger.debug(`${this.info.kind.toLowerCase()} stopped`, this.fields());
     await this.runHooks("Exit");

@@ -53,6 +53,8 @@ export interface RoleRunner {
   shutdown(timeout: number): Promise<unknown>;
   /** A shutdown under way should stop waiting for running work now (SIGQUIT during a graceful stop). */
   hurry?(): void;
+  /** After shutdown: jobs that ran but whose outcome could not be recorded; deregistering keeps their claims. */
+  unrecordedJobIds?(): readonly number[];
   /** Look again at what changed in the database now (the scheduler re-reads dynamic tasks). */
   reload?(): void;
 }
