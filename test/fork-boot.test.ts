@@ -12,8 +12,10 @@ describeEachDatabase("fork supervisor boot", (env) => {
     const marker = join(mkdtempSync(join(tmpdir(), "firm-queue-boot-")), "killed");
     const run = startSupervisor(env, [], { KILL_ONE_WORKER_AT_START: marker });
     try {
-      await waitWhile(run, () => existsSync(marker), "a worker killed during boot");
-      const killedPid = Number(readFileSync(marker, "utf8"));
+      // The worker creates the file, then writes its pid: wait for the pid, not only the file.
+      const markerPid = () => (existsSync(marker) ? Number(readFileSync(marker, "utf8")) : 0);
+      await waitWhile(run, () => markerPid() > 0, "a worker killed during boot");
+      const killedPid = markerPid();
       // The killed worker's row goes when it is reaped; its replacement registers.
       let rows = await waitForProcesses(db, run);
       await waitWhile(
