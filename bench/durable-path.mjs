@@ -1,5 +1,6 @@
 // node bench/durable-path.mjs [--jobs 20000] [--concurrency 24] [--rounds 1] [--backlog 0]
 //                             [--lib a/dist/index.js,b/dist/index.js] [--url postgres://…]
+//                             [--prefetch N] [--statements] [--what-if "SQL run after migrating"]
 //
 // Where durable PostgreSQL's time goes on the processing path: one in-process worker drains
 // `jobs` no-op jobs on a throwaway PostgreSQL with durable commits (fsync, synchronous_commit on),
@@ -25,17 +26,20 @@ const { values } = parseArgs({
     lib: { type: "string", default: "firm-queue" },
     url: { type: "string" },
     statements: { type: "boolean", default: false },
+    prefetch: { type: "string" },
+    "what-if": { type: "string" },
   },
 });
 const jobs = Number(values.jobs);
 const concurrency = Number(values.concurrency);
 const backlog = Math.max(jobs, Number(values.backlog));
 const libs = values.lib.split(",");
+const prefetch = values.prefetch === undefined ? {} : { prefetch: Number(values.prefetch) };
 
 // --statements: pg_stat_statements on the throwaway server, and each run prints its statements'
 // time, rows and WAL (a statement's plan and execution only: commit flushes are not in it).
 const settings = values.statements
-  ? { shared_preload_libraries: "pg_stat_statements", "pg_stat_statements.track_utility": "off" }
+  ? { shared_preload_libraries: "pg_stat_statements", "pg_stat_statements.track_utility": "off", "pg_stat_statements.track_planning": "on" }
   : {};
 const server = values.url ? undefined : await startPostgres({ durable: true, settings });
 const adminUrl = values.url ?? server.url;
@@ -56,6 +60,8 @@ async function runOnce(lib) {
   try {
     const firm = new FirmQueue({ databaseUrl: database.url, logger: silentLogger, poolSize: concurrency + 2 });
     await firm.migrate();
+    // --what-if "SQL": a schema change to try (e.g. an index dropped), run after the migrations.
+    if (values["what-if"]) await stats.query(values["what-if"]);
     let done = 0;
     let reached;
     const finished = new Promise((resolve) => (reached = resolve));
@@ -73,7 +79,7 @@ async function runOnce(lib) {
     const serverCpuBefore = postgresCpuMs();
     const nodeCpuBefore = process.cpuUsage();
     const started = performance.now();
-    const supervisor = await firm.start({ workers: [{ concurrency, pollingInterval: 10 }], dispatchers: [] });
+    const supervisor = await firm.start({ workers: [{ concurrency, pollingInterval: 10, ...prefetch }], dispatchers: [] });
     await finished;
     const seconds = (performance.now() - started) / 1000;
     const nodeCpu = process.cpuUsage(nodeCpuBefore);
@@ -105,13 +111,13 @@ async function runOnce(lib) {
 /** The run's costliest statements in this database, per 1,000 jobs. */
 async function printStatements(client) {
   const { rows } = await client.query(
-    `SELECT calls, rows, total_exec_time AS ms, wal_bytes, left(regexp_replace(query, '\\s+', ' ', 'g'), 90) AS query
+    `SELECT calls, rows, total_exec_time AS ms, total_plan_time AS plan_ms, wal_bytes, left(regexp_replace(query, '\\s+', ' ', 'g'), 90) AS query
      FROM pg_stat_statements WHERE dbid = (SELECT oid FROM pg_database WHERE datname = current_database())
      ORDER BY total_exec_time DESC LIMIT 8`,
   );
   for (const row of rows)
     console.log(
-      `  ${String(Math.round((Number(row.ms) * 1000) / jobs)).padStart(5)} ms/1000 jobs  ${String(row.calls).padStart(6)} calls  ${String(row.rows).padStart(7)} rows  ${String(Math.round(Number(row.wal_bytes) / jobs)).padStart(5)} WAL B/job  ${row.query}`,
+      `  ${String(Math.round((Number(row.ms) * 1000) / jobs)).padStart(5)} ms/1000 jobs (+${String(Math.round((Number(row.plan_ms) * 1000) / jobs)).padStart(3)} planning)  ${String(row.calls).padStart(6)} calls  ${String(row.rows).padStart(7)} rows  ${String(Math.round(Number(row.wal_bytes) / jobs)).padStart(5)} WAL B/job  ${row.query}`,
     );
 }
 

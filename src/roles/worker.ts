@@ -157,11 +157,16 @@ export class Worker extends Poller {
   }
 
   /**
-   * How many more jobs this worker may claim: it never holds more claims than its slots plus the
-   * prefetch bound, counting the jobs that ran and wait for their outcome to be written.
+   * How many more jobs this worker may claim. Jobs not yet started or still running (buffered
+   * plus running) never exceed its slots plus the prefetch bound; jobs whose handler has ended
+   * and whose outcome waits to be written are bounded apart, by as many again. So the next batch
+   * is claimed while the last one's outcomes are being written: counting those against the same
+   * bound made the worker wait for each finish write before it claimed, one step after the other.
    */
   private claimRoom(): number {
-    return this.settings.concurrency + this.buffer.bound - this.inFlight.size - this.buffer.size;
+    const bound = this.settings.concurrency + this.buffer.bound;
+    const unended = this.handlersRunning + this.buffer.size;
+    return Math.min(bound - unended, 2 * bound - this.inFlight.size - this.buffer.size);
   }
 
   /** A handler may start: fewer than `concurrency` run (jobs waiting for their write do not count). */
