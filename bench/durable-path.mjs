@@ -39,7 +39,11 @@ const prefetch = values.prefetch === undefined ? {} : { prefetch: Number(values.
 // --statements: pg_stat_statements on the throwaway server, and each run prints its statements'
 // time, rows and WAL (a statement's plan and execution only: commit flushes are not in it).
 const settings = values.statements
-  ? { shared_preload_libraries: "pg_stat_statements", "pg_stat_statements.track_utility": "off", "pg_stat_statements.track_planning": "on" }
+  ? {
+      shared_preload_libraries: "pg_stat_statements",
+      "pg_stat_statements.track_utility": "off",
+      "pg_stat_statements.track_planning": "on",
+    }
   : {};
 const server = values.url ? undefined : await startPostgres({ durable: true, settings });
 const adminUrl = values.url ?? server.url;
@@ -79,7 +83,10 @@ async function runOnce(lib) {
     const serverCpuBefore = postgresCpuMs();
     const nodeCpuBefore = process.cpuUsage();
     const started = performance.now();
-    const supervisor = await firm.start({ workers: [{ concurrency, pollingInterval: 10, ...prefetch }], dispatchers: [] });
+    const supervisor = await firm.start({
+      workers: [{ concurrency, pollingInterval: 10, ...prefetch }],
+      dispatchers: [],
+    });
     await finished;
     const seconds = (performance.now() - started) / 1000;
     const nodeCpu = process.cpuUsage(nodeCpuBefore);
@@ -99,6 +106,7 @@ async function runOnce(lib) {
       jobUpdatesPer1000: per1000("updates"),
       hotUpdatesPer1000: per1000("hot"),
       nodeCpuMsPer1000: Math.round((nodeCpu.user + nodeCpu.system) / jobs),
+      nodeSystemCpuMsPer1000: Math.round(nodeCpu.system / jobs),
       serverCpuMsPer1000: Math.round((serverCpu * 1000) / jobs),
       load: (await import("node:os")).loadavg()[0].toFixed(2),
     };

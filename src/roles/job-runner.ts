@@ -11,6 +11,7 @@ import { failClaimedJob, finishClaimedJobs, releaseClaims, releaseKeptSlot } fro
 import type { FailedAttemptOutcome } from "../lifecycle/failed-attempt.js";
 import type { JobRow } from "../models/job.js";
 import { runWithTimeout } from "./job-timeout.js";
+import { LateHandler } from "./late-handler.js";
 import { persistently } from "./persistent-write.js";
 import { deserializeArguments } from "../serialization.js";
 import { attemptOf, emitFailure } from "./job-event-emits.js";
@@ -82,8 +83,7 @@ export class JobRunner {
     const started = performance.now();
     let failure: unknown;
     let succeeded = false;
-    const late = { timedOut: false, ended: (): void => undefined };
-    const handlerEnded = new Promise<void>((resolve) => (late.ended = resolve));
+    const late = new LateHandler();
     try {
       const result = encodeResult(job.class_name, jobId, await this.traced(job, () => this.perform(job, signal, late)));
       if (result !== null) job.result = result;
@@ -124,7 +124,8 @@ export class JobRunner {
       failClaimedJob(this.database, this.policies, jobId, this.processId, failure, { keepSlot }),
     );
     if (keepSlot && outcome)
-      void handlerEnded
+      void late
+        .whenEnded()
         .then(() => record(() => releaseKeptSlot(this.database, this.policies, job)))
         .catch((error: unknown) =>
           this.logger.error(
@@ -234,11 +235,7 @@ export class JobRunner {
   }
 
   /** Run the handler; `late` hears whether it outlived its timeout, and when it then ended. */
-  private async perform(
-    job: JobRow,
-    signal: AbortSignal,
-    late: { timedOut: boolean; ended: () => void },
-  ): Promise<unknown> {
+  private async perform(job: JobRow, signal: AbortSignal, late: LateHandler): Promise<unknown> {
     const definition = this.registry.get(job.class_name);
     if (definition === undefined) throw new UnknownJobError(job.class_name, this.registry.implementedNames());
     const { handler } = definition;
