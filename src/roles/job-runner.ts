@@ -12,6 +12,7 @@ import type { FailedAttemptOutcome } from "../lifecycle/failed-attempt.js";
 import type { JobRow } from "../models/job.js";
 import { runWithTimeout } from "./job-timeout.js";
 import { LateHandler } from "./late-handler.js";
+import { JobAbort } from "./job-abort.js";
 import { persistently } from "./persistent-write.js";
 import { deserializeArguments } from "../serialization.js";
 import { attemptOf, emitFailure } from "./job-event-emits.js";
@@ -65,7 +66,8 @@ export class JobRunner {
    * is retried until it succeeds (see {@link persistently}); `onSettled` hears when the handler
    * itself has ended, before that.
    */
-  async run(job: JobRow, signal: AbortSignal, onSettled?: () => void): Promise<RunOutcome> {
+  async run(job: JobRow, abort: JobAbort | AbortSignal, onSettled?: () => void): Promise<RunOutcome> {
+    const signal = abort instanceof JobAbort ? abort : new JobAbort(abort);
     const jobId = Number(job.id);
     const fields = { jobId, job: job.class_name, queue: job.queue_name, attempt: job.attempts + 1 };
     const { events } = this.policies;
@@ -235,7 +237,7 @@ export class JobRunner {
   }
 
   /** Run the handler; `late` hears whether it outlived its timeout, and when it then ended. */
-  private async perform(job: JobRow, signal: AbortSignal, late: LateHandler): Promise<unknown> {
+  private async perform(job: JobRow, signal: JobAbort, late: LateHandler): Promise<unknown> {
     const definition = this.registry.get(job.class_name);
     if (definition === undefined) throw new UnknownJobError(job.class_name, this.registry.implementedNames());
     const { handler } = definition;
@@ -261,7 +263,12 @@ export class JobRunner {
     const middleware = this.registry.middlewareFor(definition);
     return runWithTimeout(
       (handlerSignal) => {
-        const full = { ...context, signal: handlerSignal };
+        const full: JobContext = {
+          ...context,
+          get signal() {
+            return handlerSignal();
+          },
+        };
         if (middleware.length === 0) return handler(args, full);
         // The job's result is what the handler returned, whatever the middleware returns.
         let result: unknown;
@@ -270,7 +277,7 @@ export class JobRunner {
           return result;
         }).then(() => result);
       },
-      signal,
+      () => signal.signal,
       timeout,
       () => {
         late.timedOut = true;

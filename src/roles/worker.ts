@@ -12,6 +12,7 @@ import { ProcessRowGoneError } from "../errors.js";
 import { sleep } from "../backoff.js";
 import { ClaimBuffer, defaultPrefetch } from "./claim-buffer.js";
 import { CancelWatch, CancelledSignal } from "./cancel-watch.js";
+import { JobAbort } from "./job-abort.js";
 
 /** How long a stopping worker waits past its timeout for the outcome writes of jobs that ran. */
 const WRITE_GRACE_MS = 3000;
@@ -55,7 +56,7 @@ export class Worker extends Poller {
   /** Jobs claimed and not yet recorded; `settled` once the handler has ended (only the write is left). */
   private readonly inFlight = new Map<
     number,
-    { readonly job: JobRow; readonly abort: AbortController; readonly done: Promise<void>; settled: boolean }
+    { readonly job: JobRow; readonly abort: JobAbort; readonly done: Promise<void>; settled: boolean }
   >();
   /** Fired to cut a graceful stop's wait short (SIGQUIT during a graceful stop). */
   private readonly hurried = new AbortController();
@@ -319,7 +320,7 @@ export class Worker extends Poller {
 
   private launch(job: JobRow): void {
     const jobId = Number(job.id);
-    const abort = new AbortController();
+    const abort = new JobAbort();
     const entry = { job, abort, done: Promise.resolve(), settled: false };
     let counted = true;
     const handlerEnded = () => {
@@ -329,7 +330,7 @@ export class Worker extends Poller {
     };
     this.handlersRunning++;
     entry.done = this.runner
-      .run(job, abort.signal, () => {
+      .run(job, abort, () => {
         entry.settled = true;
         handlerEnded();
         // The slot is free while the outcome is written: start the next job (after this call
