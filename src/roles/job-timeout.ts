@@ -2,12 +2,12 @@
 export type LateEnd = { readonly ok: true } | { readonly ok: false; readonly error: unknown };
 
 /**
- * Run `work` with `signal` (the worker's shutdown signal; both are getters, so a signal nobody
- * reads is never made) and, when `timeoutMs` is set, a
+ * Run `work` with `signal` (the worker's shutdown signal) and, when `timeoutMs` is set, a
  * deadline. Past the deadline the signal handed to `work` fires with `timeoutError()` as its
  * reason and this rejects with that error at once, without waiting for `work`: a handler that
  * ignores its signal keeps running in the background, but its result no longer counts.
  * `onLateEnd` hears how such a handler eventually ended. Resolves to what `work` returned.
+ * Signals travel as getters, so without a timeout a signal nobody reads is never made.
  */
 export async function runWithTimeout(
   work: (signal: () => AbortSignal) => unknown,
