@@ -10,8 +10,13 @@ import { inOneBlock } from "./mysql-block.js";
  * - one `INSERT … SELECT … FOR UPDATE SKIP LOCKED` records claims for up to `limit` ready rows of
  *   unpaused queues, in (priority, job id) order, passing over rows other claimers hold, and only
  *   when the process row exists;
- * - the claimed jobs are read back (ready and now claimed by this process: exactly this claim's
- *   jobs), and their ready rows deleted.
+ * - the ids of the jobs both ready and claimed by this process (exactly this claim's) are read
+ *   into a session variable with a plain, non-locking read; the jobs are read back and their
+ *   ready rows deleted through that list. Deleting through a join on this process's claims, as
+ *   before, took a lock on every claim the process held, so the claim waited for any finish of
+ *   the same process that was being written (a finish locks its claims until it commits).
+ *   `STRAIGHT_JOIN` keeps the join order as written, so only this claim's ready rows (locked
+ *   already) are visited: a scan of the ready table would wait on rows other claimers hold.
  * When the process row is gone nothing was claimed; one more query tells whether anything was
  * there to claim (`processGone`) or the poll was empty anyway.
  */
@@ -25,13 +30,15 @@ export async function claimReadyOnMariadb(db: Db, claim: ReadyClaim): Promise<Re
         WHERE EXISTS (SELECT 1 FROM firm_queue_processes WHERE id = ${claim.processId}) ${filters}
         ORDER BY r.priority, r.job_id LIMIT ${claim.limit}
         FOR UPDATE SKIP LOCKED;
-      SELECT j.* FROM firm_queue_jobs j
-        JOIN firm_queue_ready_executions r ON r.job_id = j.id
-        JOIN firm_queue_claimed_executions c ON c.job_id = r.job_id AND c.process_id = ${claim.processId}
+      SELECT JSON_ARRAYAGG(c.job_id) INTO @claimed_job_ids FROM firm_queue_claimed_executions c
+        STRAIGHT_JOIN firm_queue_ready_executions r ON r.job_id = c.job_id
+        WHERE c.process_id = ${claim.processId};
+      SELECT j.* FROM JSON_TABLE(@claimed_job_ids, '$[*]' COLUMNS (job_id BIGINT PATH '$')) t
+        STRAIGHT_JOIN firm_queue_jobs j ON j.id = t.job_id
         ORDER BY j.priority, j.id;
-      DELETE r FROM firm_queue_ready_executions r
-        JOIN firm_queue_claimed_executions c ON c.job_id = r.job_id
-        WHERE c.process_id = ${claim.processId}`,
+      DELETE r FROM JSON_TABLE(@claimed_job_ids, '$[*]' COLUMNS (job_id BIGINT PATH '$')) t
+        STRAIGHT_JOIN firm_queue_ready_executions r ON r.job_id = t.job_id;
+      SET @claimed_job_ids = NULL`,
   )) as [unknown[], Selectable<JobsTable>[]];
   if (self.length > 0) return { jobs, processGone: false };
   const { rows } = await sql`SELECT 1 FROM firm_queue_ready_executions r WHERE 1 = 1 ${filters} LIMIT 1`.execute(db);

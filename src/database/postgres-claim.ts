@@ -14,13 +14,20 @@ type ClaimRow = Selectable<JobsTable> & { readonly picked_count: number | string
  *   claims from what `gone` returned.
  * The outer SELECT always yields a row, so the caller learns "rows were there but the process row
  * is gone" (picked_count > 0, alive = 0) as well as which jobs it claimed.
+ *
+ * The picked rows reach the DELETE, and the claims the jobs table, as arrays (`= ANY(ARRAY(…))`)
+ * rather than as joins: the planner cannot tell how few rows a CTE holds, and with a join it
+ * chose hash joins that read every ready row and every job on each claim, so a claim's cost grew
+ * with the backlog and with the finished jobs kept. The arrays leave it one plan: row addresses
+ * for the DELETE (the picked rows are locked by this statement, so their `ctid` cannot change
+ * under it) and primary-key lookups for the jobs.
  */
 export async function claimReadyInOneStatement(db: Db, claim: ReadyClaim): Promise<ReadyClaimResult> {
   const queue = claim.queue === undefined ? sql`` : sql`AND r.queue_name = ${claim.queue}`;
   const exclude = claim.exclude.length === 0 ? sql`` : sql`AND r.queue_name <> ALL(${[...claim.exclude]}::text[])`;
   const { rows } = await sql<ClaimRow>`
     WITH picked AS (
-      SELECT r.job_id FROM firm_queue_ready_executions r
+      SELECT r.ctid AS row_id FROM firm_queue_ready_executions r
       WHERE r.queue_name NOT IN (SELECT queue_name FROM firm_queue_pauses) ${queue} ${exclude}
       ORDER BY r.priority, r.job_id
       LIMIT ${claim.limit}
@@ -30,9 +37,9 @@ export async function claimReadyInOneStatement(db: Db, claim: ReadyClaim): Promi
       WHERE id = ${claim.processId} AND EXISTS (SELECT 1 FROM picked)
       FOR SHARE
     ), gone AS (
-      DELETE FROM firm_queue_ready_executions r USING picked p, self s
-      WHERE r.job_id = p.job_id
-      RETURNING r.job_id
+      DELETE FROM firm_queue_ready_executions
+      WHERE ctid = ANY(ARRAY(SELECT row_id FROM picked)) AND EXISTS (SELECT 1 FROM self)
+      RETURNING job_id
     ), claimed AS (
       INSERT INTO firm_queue_claimed_executions (job_id, process_id, created_at)
       SELECT job_id, ${claim.processId}, ${claim.now} FROM gone
@@ -40,8 +47,7 @@ export async function claimReadyInOneStatement(db: Db, claim: ReadyClaim): Promi
     )
     SELECT s.picked_count, s.alive, j.*
     FROM (SELECT (SELECT count(*) FROM picked) AS picked_count, (SELECT count(*) FROM self) AS alive) s
-    LEFT JOIN claimed c ON true
-    LEFT JOIN firm_queue_jobs j ON j.id = c.job_id
+    LEFT JOIN firm_queue_jobs j ON j.id = ANY(ARRAY(SELECT job_id FROM claimed))
     ORDER BY j.priority, j.id`.execute(db);
   const first = rows[0];
   if (first === undefined || Number(first.picked_count) === 0) return { jobs: [], processGone: false };

@@ -11,6 +11,8 @@ import { failClaimedJob, finishClaimedJobs, releaseClaims, releaseKeptSlot } fro
 import type { FailedAttemptOutcome } from "../lifecycle/failed-attempt.js";
 import type { JobRow } from "../models/job.js";
 import { runWithTimeout } from "./job-timeout.js";
+import { LateHandler } from "./late-handler.js";
+import { JobAbort } from "./job-abort.js";
 import { persistently } from "./persistent-write.js";
 import { deserializeArguments } from "../serialization.js";
 import { attemptOf, emitFailure } from "./job-event-emits.js";
@@ -65,7 +67,12 @@ export class JobRunner {
    * itself has ended, before that, and whether the outcome to record is putting the job back in
    * line (a handler stopped by the shutdown) rather than one that counts its run.
    */
-  async run(job: JobRow, signal: AbortSignal, onSettled?: (putsBack: boolean) => void): Promise<RunOutcome> {
+  async run(
+    job: JobRow,
+    abort: JobAbort | AbortSignal,
+    onSettled?: (putsBack: boolean) => void,
+  ): Promise<RunOutcome> {
+    const signal = abort instanceof JobAbort ? abort : new JobAbort(abort);
     const jobId = Number(job.id);
     const fields = { jobId, job: job.class_name, queue: job.queue_name, attempt: job.attempts + 1 };
     const { events } = this.policies;
@@ -83,8 +90,7 @@ export class JobRunner {
     const started = performance.now();
     let failure: unknown;
     let succeeded = false;
-    const late = { timedOut: false, ended: (): void => undefined };
-    const handlerEnded = new Promise<void>((resolve) => (late.ended = resolve));
+    const late = new LateHandler();
     try {
       const result = encodeResult(job.class_name, jobId, await this.traced(job, () => this.perform(job, signal, late)));
       if (result !== null) job.result = result;
@@ -125,7 +131,8 @@ export class JobRunner {
       failClaimedJob(this.database, this.policies, jobId, this.processId, failure, { keepSlot }),
     );
     if (keepSlot && outcome)
-      void handlerEnded
+      void late
+        .whenEnded()
         .then(() => record(() => releaseKeptSlot(this.database, this.policies, job)))
         .catch((error: unknown) =>
           this.logger.error(
@@ -235,11 +242,7 @@ export class JobRunner {
   }
 
   /** Run the handler; `late` hears whether it outlived its timeout, and when it then ended. */
-  private async perform(
-    job: JobRow,
-    signal: AbortSignal,
-    late: { timedOut: boolean; ended: () => void },
-  ): Promise<unknown> {
+  private async perform(job: JobRow, signal: JobAbort, late: LateHandler): Promise<unknown> {
     const definition = this.registry.get(job.class_name);
     if (definition === undefined) throw new UnknownJobError(job.class_name, this.registry.implementedNames());
     const { handler } = definition;
@@ -265,7 +268,12 @@ export class JobRunner {
     const middleware = this.registry.middlewareFor(definition);
     return runWithTimeout(
       (handlerSignal) => {
-        const full = { ...context, signal: handlerSignal };
+        const full: JobContext = {
+          ...context,
+          get signal() {
+            return handlerSignal();
+          },
+        };
         if (middleware.length === 0) return handler(args, full);
         // The job's result is what the handler returned, whatever the middleware returns.
         let result: unknown;
@@ -274,7 +282,7 @@ export class JobRunner {
           return result;
         }).then(() => result);
       },
-      signal,
+      () => signal.signal,
       timeout,
       () => {
         late.timedOut = true;

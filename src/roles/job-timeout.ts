@@ -7,18 +7,19 @@ export type LateEnd = { readonly ok: true } | { readonly ok: false; readonly err
  * reason and this rejects with that error at once, without waiting for `work`: a handler that
  * ignores its signal keeps running in the background, but its result no longer counts.
  * `onLateEnd` hears how such a handler eventually ended. Resolves to what `work` returned.
+ * Signals travel as getters, so without a timeout a signal nobody reads is never made.
  */
 export async function runWithTimeout(
-  work: (signal: AbortSignal) => unknown,
-  signal: AbortSignal,
+  work: (signal: () => AbortSignal) => unknown,
+  signal: () => AbortSignal,
   timeoutMs: number | null,
   timeoutError: () => Error,
   onLateEnd: (end: LateEnd) => void,
 ): Promise<unknown> {
   if (timeoutMs === null) return await work(signal);
   const deadline = new AbortController();
-  const combined = AbortSignal.any([signal, deadline.signal]);
-  const running = Promise.resolve().then(() => work(combined));
+  const combined = AbortSignal.any([signal(), deadline.signal]);
+  const running = Promise.resolve().then(() => work(() => combined));
   let timedOut = false;
   // Also keeps a late rejection from becoming an unhandled rejection.
   running.then(

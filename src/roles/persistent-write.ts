@@ -20,26 +20,30 @@ export async function persistently<T>(
   logger: Logger,
   fields: Record<string, unknown>,
 ): Promise<T> {
-  const backoff = new Backoff(FIRST_RETRY_MS, LONGEST_RETRY_MS);
   const started = Date.now();
+  // The common case, a write that succeeds at once, allocates nothing for the retries.
+  try {
+    return await write();
+  } catch (error) {
+    if (giveUp.aborted) throw error;
+    logger.warn("recording the job's outcome failed; retrying until it succeeds (the job stays claimed meanwhile)", {
+      ...fields,
+      error,
+    });
+  }
+  const backoff = new Backoff(FIRST_RETRY_MS, LONGEST_RETRY_MS);
+  await sleep(backoff.next(), giveUp);
   for (;;) {
     try {
       const result = await write();
-      if (backoff.count > 0) {
-        logger.info("recording the job's outcome succeeded after retries", {
-          ...fields,
-          attempts: backoff.count + 1,
-          ms: Date.now() - started,
-        });
-      }
+      logger.info("recording the job's outcome succeeded after retries", {
+        ...fields,
+        attempts: backoff.count + 1,
+        ms: Date.now() - started,
+      });
       return result;
     } catch (error) {
       if (giveUp.aborted) throw error;
-      if (backoff.count === 0)
-        logger.warn(
-          "recording the job's outcome failed; retrying until it succeeds (the job stays claimed meanwhile)",
-          { ...fields, error },
-        );
       await sleep(backoff.next(), giveUp);
     }
   }

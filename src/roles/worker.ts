@@ -12,6 +12,7 @@ import { ProcessRowGoneError } from "../errors.js";
 import { sleep } from "../backoff.js";
 import { ClaimBuffer, defaultPrefetch } from "./claim-buffer.js";
 import { CancelWatch, CancelledSignal } from "./cancel-watch.js";
+import { JobAbort } from "./job-abort.js";
 
 /** How long a stopping worker waits past its timeout for the outcome writes of jobs that ran. */
 const WRITE_GRACE_MS = 3000;
@@ -60,7 +61,7 @@ export class Worker extends Poller {
     number,
     {
       readonly job: JobRow;
-      readonly abort: AbortController;
+      readonly abort: JobAbort;
       readonly done: Promise<void>;
       settled: boolean;
       putsBack: boolean;
@@ -171,11 +172,16 @@ export class Worker extends Poller {
   }
 
   /**
-   * How many more jobs this worker may claim: it never holds more claims than its slots plus the
-   * prefetch bound, counting the jobs that ran and wait for their outcome to be written.
+   * How many more jobs this worker may claim. Jobs not yet started or still running (buffered
+   * plus running) never exceed its slots plus the prefetch bound; jobs whose handler has ended
+   * and whose outcome waits to be written are bounded apart, by as many again. So the next batch
+   * is claimed while the last one's outcomes are being written: counting those against the same
+   * bound made the worker wait for each finish write before it claimed, one step after the other.
    */
   private claimRoom(): number {
-    return this.settings.concurrency + this.buffer.bound - this.inFlight.size - this.buffer.size;
+    const bound = this.settings.concurrency + this.buffer.bound;
+    const unended = this.handlersRunning + this.buffer.size;
+    return Math.min(bound - unended, 2 * bound - this.inFlight.size - this.buffer.size);
   }
 
   /** A handler may start: fewer than `concurrency` run (jobs waiting for their write do not count). */
@@ -344,7 +350,7 @@ export class Worker extends Poller {
 
   private launch(job: JobRow): void {
     const jobId = Number(job.id);
-    const abort = new AbortController();
+    const abort = new JobAbort();
     const entry = { job, abort, done: Promise.resolve(), settled: false, putsBack: false };
     let counted = true;
     const handlerEnded = () => {
@@ -354,7 +360,7 @@ export class Worker extends Poller {
     };
     this.handlersRunning++;
     entry.done = this.runner
-      .run(job, abort.signal, (putsBack) => {
+      .run(job, abort, (putsBack) => {
         entry.settled = true;
         entry.putsBack = putsBack;
         handlerEnded();
