@@ -67,11 +67,7 @@ export class JobRunner {
    * itself has ended, before that, and whether the outcome to record is putting the job back in
    * line (a handler stopped by the shutdown) rather than one that counts its run.
    */
-  async run(
-    job: JobRow,
-    abort: JobAbort | AbortSignal,
-    onSettled?: (putsBack: boolean) => void,
-  ): Promise<RunOutcome> {
+  async run(job: JobRow, abort: JobAbort | AbortSignal, onSettled?: (putsBack: boolean) => void): Promise<RunOutcome> {
     const signal = abort instanceof JobAbort ? abort : new JobAbort(abort);
     const jobId = Number(job.id);
     const fields = { jobId, job: job.class_name, queue: job.queue_name, attempt: job.attempts + 1 };
