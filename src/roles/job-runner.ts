@@ -3,7 +3,6 @@ import type { Database } from "../database/connection.js";
 import { toDate } from "../database/schema.js";
 import { JobNotImplementedError, TimeoutError, UnknownJobError } from "../errors.js";
 import { validateArguments } from "../definitions/argument-validation.js";
-import type { JobContext } from "../definitions/job-definition.js";
 import type { JobRegistry } from "../definitions/job-registry.js";
 import type { Logger } from "../logger.js";
 import { FinishBatcher } from "./finish-batcher.js";
@@ -13,11 +12,11 @@ import type { JobRow } from "../models/job.js";
 import { runWithTimeout } from "./job-timeout.js";
 import { LateHandler } from "./late-handler.js";
 import { JobAbort } from "./job-abort.js";
+import { jobContext } from "./job-context.js";
 import { persistently } from "./persistent-write.js";
 import { deserializeArguments } from "../serialization.js";
 import { attemptOf, emitFailure } from "./job-event-emits.js";
 import { runThroughMiddleware } from "../definitions/job-middleware.js";
-import { bindLogger } from "../logger-adapter.js";
 import { CancelledSignal } from "./cancel-watch.js";
 import { recordCancelledClaim } from "../lifecycle/job-cancel.js";
 import { encodeProgress, encodeResult } from "./job-result.js";
@@ -249,27 +248,12 @@ export class JobRunner {
     const stored = deserializeArguments(job.arguments);
     const jobId = Number(job.id);
     const args = schema === null ? stored : await validateArguments(job.class_name, schema, stored, "run", jobId);
-    const context: Omit<JobContext, "signal"> = {
-      jobId,
-      name: job.class_name,
-      queue: job.queue_name,
-      priority: job.priority,
-      attempt: job.attempts + 1,
-      enqueuedAt: toDate(job.created_at),
-      // Every line the handler logs says which job (and which attempt) wrote it.
-      logger: bindLogger(this.logger, { jobId, job: job.class_name, queue: job.queue_name, attempt: job.attempts + 1 }),
-      progress: (value) => this.progress.report(jobId, encodeProgress(job.class_name, jobId, value)),
-    };
+    const progress = (value: unknown) => this.progress.report(jobId, encodeProgress(job.class_name, jobId, value));
     const { timeout } = definition.options;
     const middleware = this.registry.middlewareFor(definition);
     return runWithTimeout(
       (handlerSignal) => {
-        const full: JobContext = {
-          ...context,
-          get signal() {
-            return handlerSignal();
-          },
-        };
+        const full = jobContext(job, this.logger, progress, handlerSignal);
         if (middleware.length === 0) return handler(args, full);
         // The job's result is what the handler returned, whatever the middleware returns.
         let result: unknown;
@@ -285,14 +269,14 @@ export class JobRunner {
         const { events } = this.policies;
         if (events.has("job.timed_out"))
           events.emit("job.timed_out", { ...attemptOf(job, this.processId), timeoutMs: timeout! });
-        return new TimeoutError(context.name, context.jobId, timeout!);
+        return new TimeoutError(job.class_name, jobId, timeout!);
       },
       (end) => {
         late.ended();
         this.logger.warn("a timed-out handler has now ended; its outcome was ignored (the attempt already failed)", {
-          jobId: context.jobId,
-          job: context.name,
-          attempt: context.attempt,
+          jobId,
+          job: job.class_name,
+          attempt: job.attempts + 1,
           ...(end.ok ? { result: "returned" } : { result: "threw", error: end.error }),
         });
       },
