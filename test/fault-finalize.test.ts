@@ -1,6 +1,6 @@
 import { expect, it } from "vitest";
 import { describeEachDatabase, enqueued, waitFor } from "./support/harness.js";
-import { installFault } from "./support/faults.js";
+import { installFault, installFinishWriteFault } from "./support/faults.js";
 
 describeEachDatabase("faults while recording a job's outcome", (env) => {
   it("a finish or fail write that errors is retried until it lands; the job is neither stranded nor run again", async () => {
@@ -50,11 +50,7 @@ describeEachDatabase("faults while recording a job's outcome", (env) => {
   it("a graceful stop never puts back a job whose handler has ended; it waits for the finish to be written", async () => {
     const db = await env.db();
     // Marking the job finished fails while the fault is on.
-    const fault = await installFault(db, env.dialect, {
-      table: "firm_queue_jobs",
-      event: "UPDATE",
-      when: "NEW.finished_at IS NOT NULL",
-    });
+    const fault = await installFinishWriteFault(db, env.dialect);
     try {
       await fault.on();
       const firm = env.firm();

@@ -1,6 +1,6 @@
 import { expect, it } from "vitest";
 import { countRows, describeEachDatabase, enqueued } from "./support/harness.js";
-import { installFault } from "./support/faults.js";
+import { installFinishWriteFault } from "./support/faults.js";
 import { isAlive, startSupervisor, waitForProcesses, waitWhile } from "./support/supervised.js";
 
 /*
@@ -14,11 +14,7 @@ describeEachDatabase("QUIT during a graceful stop (fork mode)", (env) => {
     const firm = env.firm();
     const db = await env.db();
     // While on, marking a job finished fails: its write is retried and stays in flight.
-    const fault = await installFault(db, env.dialect, {
-      table: "firm_queue_jobs",
-      event: "UPDATE",
-      when: "NEW.finished_at IS NOT NULL",
-    });
+    const fault = await installFinishWriteFault(db, env.dialect);
     // A shutdown timeout the TERM would wait for: only the QUIT can cut the stop short.
     const run = startSupervisor(env, ["--shutdown-timeout", "60s"]);
     try {

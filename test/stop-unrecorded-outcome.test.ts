@@ -1,6 +1,6 @@
 import { expect, it } from "vitest";
 import { countRows, describeEachDatabase, enqueued, waitFor } from "./support/harness.js";
-import { installFault } from "./support/faults.js";
+import { installFinishWriteFault } from "./support/faults.js";
 
 /*
  * A graceful stop waits a bounded time for the outcome writes of jobs whose handler has ended
@@ -11,11 +11,7 @@ import { installFault } from "./support/faults.js";
 describeEachDatabase("a stop that cannot record a job's outcome", (env) => {
   it("keeps the claim of a job that ran (never released), and recovery fails it with ProcessMissingError", async () => {
     const db = await env.db();
-    const fault = await installFault(db, env.dialect, {
-      table: "firm_queue_jobs",
-      event: "UPDATE",
-      when: "NEW.finished_at IS NOT NULL",
-    });
+    const fault = await installFinishWriteFault(db, env.dialect);
     try {
       await fault.on();
       const firm = env.firm();

@@ -1,4 +1,5 @@
 import { expect, it } from "vitest";
+import { holdClaimRow } from "./support/claim-row-hold.js";
 import { countRows, describeEachDatabase, waitFor } from "./support/harness.js";
 
 /*
@@ -34,22 +35,11 @@ describeEachDatabase(
         dispatchers: [],
       });
       const holder = await env.firm().database();
-      let release!: () => void;
-      const released = new Promise<void>((resolve) => (release = resolve));
-      let holding: Promise<void> | undefined;
+      let release: (() => Promise<void>) | undefined;
       try {
         await waitFor(() => started.length === 1, 20_000, "the first job to start");
         // Hold the first job's claim row so its outcome, and those batched after it, cannot be written.
-        let locked!: () => void;
-        const isLocked = new Promise<void>((resolve) => (locked = resolve));
-        holding = holder.claimTransaction(async (trx) => {
-          await holder.dialect
-            .withRowLock(trx.selectFrom("firm_queue_claimed_executions").select("job_id").where("job_id", "=", ids[0]!))
-            .execute();
-          locked();
-          await released;
-        });
-        await isLocked;
+        release = await holdClaimRow(holder, ids[0]!);
         letFirstEnd();
         // Jobs 1 and 2 (buffered) end at once and wait too; counted against the same bound as
         // unended ones, they would stop the worker at 3 jobs until the write goes through.
@@ -62,8 +52,7 @@ describeEachDatabase(
         expect(started.length).toBe(6);
       } finally {
         letFirstEnd();
-        release();
-        await holding;
+        await release?.();
       }
       await waitFor(() => started.length === 12, 20_000, "every job to run");
       await waitFor(

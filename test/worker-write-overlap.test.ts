@@ -1,4 +1,5 @@
 import { expect, it } from "vitest";
+import { holdClaimRow } from "./support/claim-row-hold.js";
 import { describeEachDatabase, waitFor } from "./support/harness.js";
 
 /*
@@ -22,30 +23,18 @@ describeEachDatabase("worker: slots free up before the outcome is written", (env
       dispatchers: [],
     });
     const holder = await env.firm().database();
-    let release!: () => void;
-    const released = new Promise<void>((resolve) => (release = resolve));
-    let holding: Promise<void> | undefined;
+    let release: (() => Promise<void>) | undefined;
     try {
       await waitFor(() => started.length === 1, 20_000, "the first job to start");
       // Hold the first job's claim row (SQLite: the write lock) so its outcome cannot be written.
-      let locked!: () => void;
-      const isLocked = new Promise<void>((resolve) => (locked = resolve));
-      holding = holder.claimTransaction(async (trx) => {
-        await holder.dialect
-          .withRowLock(trx.selectFrom("firm_queue_claimed_executions").select("job_id").where("job_id", "=", ids[0]!))
-          .execute();
-        locked();
-        await released;
-      });
-      await isLocked;
+      release = await holdClaimRow(holder, ids[0]!);
       letFirstEnd();
       // With one slot, the other two jobs run only if the first one's slot freed before its write.
       await waitFor(() => started.length === 3, 4_000, "the buffered jobs to start while the write waits");
       expect(started).toEqual([0, 1, 2]);
     } finally {
       letFirstEnd();
-      release();
-      await holding;
+      await release?.();
       await waitFor(
         async () =>
           (await (await env.db()).selectFrom("firm_queue_claimed_executions").select("job_id").execute()).length === 0,

@@ -73,3 +73,8 @@ export async function installFault(db: Db, dialect: DialectName, spec: FaultSpec
 export function jobInQueue(row: "NEW" | "OLD", queue: string): string {
   return `(SELECT queue_name FROM firm_queue_jobs WHERE id = ${row}.job_id) = '${queue}'`;
 }
+
+/** A fault that, while on, fails every write marking a job finished (its outcome cannot be recorded). */
+export function installFinishWriteFault(db: Db, dialect: DialectName): Promise<Fault> {
+  return installFault(db, dialect, { table: "firm_queue_jobs", event: "UPDATE", when: "NEW.finished_at IS NOT NULL" });
+}
