@@ -75,12 +75,12 @@ function firmQueueVersion() {
   const { version } = JSON.parse(readFileSync(new URL("../../package.json", import.meta.url), "utf8"));
   try {
     const commit = execFileSync("git", ["rev-parse", "--short", "HEAD"], {
-      cwd: new URL("..", import.meta.url),
+      cwd: new URL("../..", import.meta.url),
       encoding: "utf8",
       stdio: ["ignore", "pipe", "ignore"],
     }).trim();
     const dirty = execFileSync("git", ["status", "--porcelain", "--", "src"], {
-      cwd: new URL("..", import.meta.url),
+      cwd: new URL("../..", import.meta.url),
       encoding: "utf8",
       stdio: ["ignore", "pipe", "ignore"],
     }).trim();

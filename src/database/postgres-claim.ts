@@ -1,5 +1,6 @@
 import { type RawBuilder, sql, type Selectable } from "kysely";
 import type { Db, ReadyClaim, ReadyClaimResult } from "./dialect.js";
+import { executePrepared } from "./postgres-prepared.js";
 import type { JobsTable } from "./schema.js";
 
 type ClaimRow = Selectable<JobsTable> & { readonly picked_count: number | string; readonly alive: number | string };
@@ -25,7 +26,9 @@ type ClaimRow = Selectable<JobsTable> & { readonly picked_count: number | string
 export async function claimReadyInOneStatement(db: Db, claim: ReadyClaim): Promise<ReadyClaimResult> {
   const queue = claim.queue === undefined ? sql`` : sql`AND r.queue_name = ${claim.queue}`;
   const exclude = claim.exclude.length === 0 ? sql`` : sql`AND r.queue_name <> ALL(${[...claim.exclude]}::text[])`;
-  const { rows } = await sql<ClaimRow>`
+  const { rows } = await executePrepared(
+    db,
+    sql<ClaimRow>`
     WITH picked AS (
       SELECT r.ctid AS row_id FROM firm_queue_ready_executions r
       WHERE r.queue_name NOT IN (SELECT queue_name FROM firm_queue_pauses) ${queue} ${exclude}
@@ -52,7 +55,8 @@ export async function claimReadyInOneStatement(db: Db, claim: ReadyClaim): Promi
       ${iso(sql`j.cancelled_at`)} AS cancelled_at
     FROM (SELECT (SELECT count(*) FROM picked) AS picked_count, (SELECT count(*) FROM self) AS alive) s
     LEFT JOIN firm_queue_jobs j ON j.id = ANY(ARRAY(SELECT job_id FROM claimed))
-    ORDER BY j.priority, j.id`.execute(db);
+    ORDER BY j.priority, j.id`,
+  );
   const first = rows[0];
   if (first === undefined || Number(first.picked_count) === 0) return { jobs: [], processGone: false };
   if (Number(first.alive) === 0) return { jobs: [], processGone: true };

@@ -1,5 +1,6 @@
 import { sql } from "kysely";
 import type { Db, ReadyEnqueue } from "./dialect.js";
+import { executePrepared } from "./postgres-prepared.js";
 
 /**
  * PostgreSQL's enqueue of jobs that are due now and have no concurrency key, in one statement
@@ -13,7 +14,9 @@ export async function enqueueReadyInOneStatement(db: Db, batch: ReadyEnqueue): P
   const args = batch.jobs.map((job) => job.arguments);
   const priorities = batch.jobs.map((job) => job.priority);
   const traces = batch.jobs.map((job) => job.traceContext ?? null);
-  const { rows } = await sql<{ id: number | string }>`
+  const { rows } = await executePrepared(
+    db,
+    sql<{ id: number | string }>`
     WITH inserted AS (
       INSERT INTO firm_queue_jobs (queue_name, class_name, arguments, priority, scheduled_at, concurrency_key, trace_context, created_at, updated_at)
       SELECT t.q, t.c, t.a, t.p, ${batch.now}::timestamptz, NULL, t.tc, ${batch.now}::timestamptz, ${batch.now}::timestamptz
@@ -24,6 +27,7 @@ export async function enqueueReadyInOneStatement(db: Db, batch: ReadyEnqueue): P
       INSERT INTO firm_queue_ready_executions (job_id, queue_name, priority, created_at)
       SELECT id, queue_name, priority, ${batch.now}::timestamptz FROM inserted
     )
-    SELECT id FROM inserted`.execute(db);
+    SELECT id FROM inserted`,
+  );
   return rows.map((row) => Number(row.id)).sort((a, b) => a - b);
 }

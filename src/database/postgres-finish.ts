@@ -1,5 +1,6 @@
 import { sql } from "kysely";
 import type { Db, FinishBatch } from "./dialect.js";
+import { executePrepared } from "./postgres-prepared.js";
 
 /**
  * PostgreSQL's record of successful attempts in one statement (one round trip, one commit): the
@@ -14,12 +15,15 @@ export async function finishInOneStatement(db: Db, batch: FinishBatch): Promise<
     ? sql`UPDATE firm_queue_jobs j SET finished_at = ${batch.now}, updated_at = ${batch.now}, attempts = j.attempts + 1
           FROM removed WHERE j.id = removed.job_id`
     : sql`DELETE FROM firm_queue_jobs j USING removed WHERE j.id = removed.job_id`;
-  const { rows } = await sql<{ job_id: number | string }>`
+  const { rows } = await executePrepared(
+    db,
+    sql<{ job_id: number | string }>`
     WITH removed AS (
       DELETE FROM firm_queue_claimed_executions
       WHERE process_id = ${batch.processId} AND job_id = ANY(${ids}::bigint[])
       RETURNING job_id
     ), recorded AS (${outcome})
-    SELECT job_id FROM removed`.execute(db);
+    SELECT job_id FROM removed`,
+  );
   return rows.map((row) => Number(row.job_id));
 }
