@@ -3,7 +3,9 @@
 // Processing only, under the V8 profiler: enqueue the jobs first (not profiled), then profile one
 // in-process worker draining them, and write a .cpuprofile (open it in Chrome DevTools, or sum
 // self time per function). Prints the rate of the profiled run; compare rates with `npm run bench`,
-// not with this, since the profiler slows the process.
+// not with this, since the profiler slows the process. An `out` ending in .heapprofile samples
+// allocations instead (every object allocated during processing, garbage included; sum them per
+// function, or open the file in DevTools' Memory tab).
 import { writeFileSync } from "node:fs";
 import { Session } from "node:inspector/promises";
 import { FirmQueue, silentLogger } from "firm-queue";
@@ -23,8 +25,18 @@ try {
   for (let i = 0; i < all.length; i += 1000) await noop.enqueueAll(all.slice(i, i + 1000));
   const session = new Session();
   session.connect();
-  await session.post("Profiler.enable");
-  await session.post("Profiler.start");
+  const heap = out.endsWith(".heapprofile");
+  if (heap) {
+    await session.post("HeapProfiler.enable");
+    await session.post("HeapProfiler.startSampling", {
+      samplingInterval: 4096,
+      includeObjectsCollectedByMajorGC: true,
+      includeObjectsCollectedByMinorGC: true,
+    });
+  } else {
+    await session.post("Profiler.enable");
+    await session.post("Profiler.start");
+  }
   const started = performance.now();
   const worker = {
     concurrency,
@@ -34,7 +46,7 @@ try {
   const supervisor = await firm.start({ workers: [worker], dispatchers: [] });
   while (done < jobs) await new Promise((resolve) => setTimeout(resolve, 5));
   const seconds = (performance.now() - started) / 1000;
-  const { profile } = await session.post("Profiler.stop");
+  const { profile } = await session.post(heap ? "HeapProfiler.stopSampling" : "Profiler.stop");
   writeFileSync(out, JSON.stringify(profile));
   await supervisor.stop();
   await firm.close();

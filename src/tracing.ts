@@ -168,14 +168,25 @@ export class JobTracing {
 }
 
 let loaded: Promise<JobTracing | null> | undefined;
+/** What `loaded` settled to, once it has: read without awaiting on every job. */
+let settled: JobTracing | null | undefined;
 
 /**
  * This process's job tracing, loaded on first use: null when `@opentelemetry/api` is not
  * installed (or cannot load), so tracing is off and costs nothing.
  */
 export function jobTracing(): Promise<JobTracing | null> {
-  loaded ??= loadJobTracing(() => import("@opentelemetry/api"));
+  loaded ??= loadJobTracing(() => import("@opentelemetry/api")).then((tracing) => (settled = tracing));
   return loaded;
+}
+
+/**
+ * This process's job tracing if it has been loaded already (undefined if not yet): the worker
+ * asks for every job it runs, and an `await` on a settled promise would still cost a turn of the
+ * microtask queue and a promise each time.
+ */
+export function loadedJobTracing(): JobTracing | null | undefined {
+  return settled;
 }
 
 /** Build job tracing from `load` (the API's import); null when it fails. */

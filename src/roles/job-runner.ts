@@ -22,7 +22,7 @@ import { recordCancelledClaim } from "../lifecycle/job-cancel.js";
 import { encodeProgress, encodeResult } from "./job-result.js";
 import { ProgressReporter } from "./progress-reporter.js";
 import { writeProgress } from "../models/job-progress.js";
-import { jobTracing } from "../tracing.js";
+import { jobTracing, loadedJobTracing } from "../tracing.js";
 
 /** How one claimed job ended, seen from the process that ran it. */
 export type RunOutcome = "finished" | "failed" | "released" | "cancelled" | "lost";
@@ -221,9 +221,10 @@ export class JobRunner {
   }
 
   /** Run the attempt inside its consumer span when OpenTelemetry is installed (see tracing.ts). */
-  private async traced<T>(job: JobRow, attempt: () => Promise<T>): Promise<T> {
-    const tracing = await jobTracing();
+  private traced<T>(job: JobRow, attempt: () => Promise<T>): Promise<T> {
+    const tracing = loadedJobTracing();
     if (tracing === null) return attempt();
+    if (tracing === undefined) return jobTracing().then(() => this.traced(job, attempt));
     return tracing.runAttempt(
       {
         jobId: Number(job.id),

@@ -9,14 +9,29 @@ export type LateEnd = { readonly ok: true } | { readonly ok: false; readonly err
  * `onLateEnd` hears how such a handler eventually ended. Resolves to what `work` returned.
  * Signals travel as getters, so without a timeout a signal nobody reads is never made.
  */
-export async function runWithTimeout(
+export function runWithTimeout(
   work: (signal: () => AbortSignal) => unknown,
   signal: () => AbortSignal,
   timeoutMs: number | null,
   timeoutError: () => Error,
   onLateEnd: (end: LateEnd) => void,
 ): Promise<unknown> {
-  if (timeoutMs === null) return await work(signal);
+  if (timeoutMs !== null) return runWithDeadline(work, signal, timeoutMs, timeoutError, onLateEnd);
+  // No deadline, the common case: the handler's own promise, with no async frame around it.
+  try {
+    return Promise.resolve(work(signal));
+  } catch (error) {
+    return Promise.reject(error);
+  }
+}
+
+async function runWithDeadline(
+  work: (signal: () => AbortSignal) => unknown,
+  signal: () => AbortSignal,
+  timeoutMs: number,
+  timeoutError: () => Error,
+  onLateEnd: (end: LateEnd) => void,
+): Promise<unknown> {
   const deadline = new AbortController();
   const combined = AbortSignal.any([signal(), deadline.signal]);
   const running = Promise.resolve().then(() => work(() => combined));

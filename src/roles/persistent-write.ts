@@ -14,23 +14,38 @@ const LONGEST_RETRY_MS = 5000;
  * write first fails and one line when it finally succeeds. Gives up (rethrowing the last error)
  * only once `giveUp` fires: the process has been told to stop and can wait no longer.
  */
-export async function persistently<T>(
+export function persistently<T>(
   write: () => Promise<T>,
   giveUp: AbortSignal,
   logger: Logger,
   fields: Record<string, unknown>,
 ): Promise<T> {
   const started = Date.now();
-  // The common case, a write that succeeds at once, allocates nothing for the retries.
+  // The common case, a write that succeeds at once, costs its own promise and nothing more.
+  let first: Promise<T>;
   try {
-    return await write();
+    first = write();
   } catch (error) {
+    first = Promise.reject(error);
+  }
+  return first.catch((error: unknown) => {
     if (giveUp.aborted) throw error;
     logger.warn("recording the job's outcome failed; retrying until it succeeds (the job stays claimed meanwhile)", {
       ...fields,
       error,
     });
-  }
+    return retry(write, giveUp, logger, fields, started);
+  });
+}
+
+/** The retries of {@link persistently}, after its first try failed at `started`. */
+async function retry<T>(
+  write: () => Promise<T>,
+  giveUp: AbortSignal,
+  logger: Logger,
+  fields: Record<string, unknown>,
+  started: number,
+): Promise<T> {
   const backoff = new Backoff(FIRST_RETRY_MS, LONGEST_RETRY_MS);
   await sleep(backoff.next(), giveUp);
   for (;;) {
