@@ -31,7 +31,7 @@ if (file.endsWith(".heapprofile")) {
 } else {
   unit = "ms";
   const nodes = new Map(profile.nodes.map((node) => [node.id, node]));
-  profile.samples.forEach((id, i) => add(nodes.get(id).callFrame, (profile.timeDeltas[i] ?? 0) / 1000));
+  for (const [i, id] of profile.samples.entries()) add(nodes.get(id).callFrame, (profile.timeDeltas[i] ?? 0) / 1000);
 }
 const total = [...costs.values()].reduce((sum, cost) => sum + cost, 0);
 console.log(`total ${total.toFixed(1)} ${unit}`);
