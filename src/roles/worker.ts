@@ -12,7 +12,7 @@ import { ProcessRowGoneError } from "../errors.js";
 import { sleep } from "../backoff.js";
 import { ClaimBuffer, defaultPrefetch } from "./claim-buffer.js";
 import { CancelWatch, CancelledSignal } from "./cancel-watch.js";
-import { JobAbort } from "./job-abort.js";
+import { RunningJobs } from "./running-jobs.js";
 
 /** How long a stopping worker waits past its timeout for the outcome writes of jobs that ran. */
 const WRITE_GRACE_MS = 3000;
@@ -53,36 +53,13 @@ export interface WorkerDependencies {
 export class Worker extends Poller {
   readonly selector: QueueSelector;
   private readonly runner: JobRunner;
-  /**
-   * Jobs claimed and not yet recorded; `settled` once the handler has ended (only the write is
-   * left), `putsBack` when that write puts the job back in line (its handler stopped for the shutdown).
-   */
-  private readonly inFlight = new Map<
-    number,
-    {
-      readonly job: JobRow;
-      readonly abort: JobAbort;
-      readonly done: Promise<void>;
-      settled: boolean;
-      putsBack: boolean;
-    }
-  >();
-  /**
-   * Jobs whose handler ended but whose outcome a stopping worker could not record, even on a last
-   * try: their claims must stay (see {@link unrecordedJobIds}).
-   */
-  private readonly unrecorded = new Set<number>();
+  /** Jobs started and not yet recorded (see RunningJobs: a slot frees before the write lands). */
+  private readonly inFlight: RunningJobs;
   /** Fired to cut a graceful stop's wait short (SIGQUIT during a graceful stop). */
   private readonly hurried = new AbortController();
   /** Claimed jobs that have not started: started from memory as slots free up. */
   private readonly buffer: ClaimBuffer;
   private lastClaimFilledCapacity = false;
-  /**
-   * Jobs whose handler has not ended. A slot frees up when the handler ends, not when its outcome
-   * is written: finished jobs then wait for their write beside the next ones running, so one finish
-   * batch can carry more jobs than there are slots.
-   */
-  private handlersRunning = 0;
   /** A poll failed: a claim may have committed without this process hearing of it. */
   private mayHoldUnknownClaims = false;
   private stopHearingOfJobs: (() => Promise<void>) | undefined;
@@ -104,6 +81,7 @@ export class Worker extends Poller {
       deps.preserveFinishedJobs,
       deps.logger,
     );
+    this.inFlight = new RunningJobs(this.runner, () => this.slotFreed(), deps.onError);
     this.cancels = new CancelWatch(
       deps.database,
       deps.processId,
@@ -119,7 +97,7 @@ export class Worker extends Poller {
 
   /** Ids of the jobs this worker is running now. */
   get runningJobIds(): number[] {
-    return [...this.inFlight.keys()];
+    return this.inFlight.ids();
   }
 
   /** Start polling, and wake early whenever jobs may have become ready (see JobsReadySignal). */
@@ -156,7 +134,7 @@ export class Worker extends Poller {
     }
     this.runner.claimed(jobs);
     let next = 0;
-    while (next < jobs.length && this.hasFreeSlot()) this.launch(jobs[next++]!);
+    while (next < jobs.length && this.hasFreeSlot()) this.inFlight.start(jobs[next++]!);
     this.buffer.add(jobs.slice(next));
     this.lastClaimFilledCapacity = jobs.length === wanted;
     return this.lastClaimFilledCapacity ? UNTIL_WOKEN : this.settings.pollingInterval;
@@ -167,7 +145,7 @@ export class Worker extends Poller {
    * the buffer has fallen to half its bound (so claims come in batches, not one per ended job).
    */
   private wantsMore(): boolean {
-    const free = this.settings.concurrency - this.handlersRunning;
+    const free = this.settings.concurrency - this.inFlight.handlersRunning;
     return (free > this.buffer.size || this.buffer.isLow) && this.claimRoom() > 0;
   }
 
@@ -180,13 +158,13 @@ export class Worker extends Poller {
    */
   private claimRoom(): number {
     const bound = this.settings.concurrency + this.buffer.bound;
-    const unended = this.handlersRunning + this.buffer.size;
+    const unended = this.inFlight.handlersRunning + this.buffer.size;
     return Math.min(bound - unended, 2 * bound - this.inFlight.size - this.buffer.size);
   }
 
   /** A handler may start: fewer than `concurrency` run (jobs waiting for their write do not count). */
   private hasFreeSlot(): boolean {
-    return this.handlersRunning < this.settings.concurrency;
+    return this.inFlight.handlersRunning < this.settings.concurrency;
   }
 
   /** Start buffered jobs in the free slots. */
@@ -194,7 +172,7 @@ export class Worker extends Poller {
     while (this.hasFreeSlot()) {
       const job = this.buffer.take();
       if (job === undefined) return;
-      this.launch(job);
+      this.inFlight.start(job);
     }
   }
 
@@ -231,47 +209,22 @@ export class Worker extends Poller {
     this.stopHearingOfJobs = undefined;
     await this.stopPolling();
     await this.cancels.stopPolling();
-    for (const { abort } of this.inFlight.values()) abort.abort(new ShutdownSignal());
+    this.inFlight.abortAll(() => new ShutdownSignal());
     // While the running jobs wind down, the ones that never started go back for other workers.
     const unstarted = await this.releaseBuffered();
-    const everything = Promise.allSettled([...this.inFlight.values()].map((entry) => entry.done));
-    const result = await Promise.race([everything.then(() => "done" as const), this.waitOrHurry(timeout)]);
+    const result = await Promise.race([this.inFlight.allDone().then(() => "done" as const), this.waitOrHurry(timeout)]);
     if (result === "done") return unstarted;
-    const stuck = [...this.inFlight].filter(([, entry]) => !entry.settled).map(([jobId]) => jobId);
+    const stuck = this.inFlight.unsettled().map((job) => Number(job.id));
     const released =
       stuck.length === 0 ? [] : await releaseClaims(this.deps.database, this.deps.policies, this.deps.processId, stuck);
-    this.runner.released(
-      [...this.inFlight.values()].map((entry) => entry.job),
-      released,
-      true,
-    );
+    this.runner.released(this.inFlight.all(), released, true);
     if (released.length > 0) {
       this.deps.logger.warn("shutdown timeout passed; jobs still running were put back in their queues", {
         jobIds: released,
         timeoutMs: timeout,
       });
     }
-    const writing = [...this.inFlight.values()].filter((entry) => entry.settled).map((entry) => entry.done);
-    if (writing.length > 0) {
-      const giveUp = new AbortController();
-      const written = await Promise.race([
-        Promise.allSettled(writing).then(() => true),
-        sleep(WRITE_GRACE_MS, giveUp.signal).then(() => false),
-      ]);
-      giveUp.abort();
-      if (!written) {
-        // Stop the backoff: each write still failing gets one last, immediate try. Wait for those
-        // tries, so the deregistration that follows knows which claims it must leave alone.
-        this.runner.stopRetrying();
-        await Promise.allSettled(writing);
-        if (this.unrecorded.size > 0)
-          this.deps.logger.error(
-            "gave up recording the outcome of jobs that ran; their claims are kept (not put back in line), " +
-              "and are recovered as a crash's would be (ProcessMissingError) once this process is gone",
-            { processId: this.deps.processId, jobIds: [...this.unrecorded] },
-          );
-      }
-    }
+    await this.inFlight.awaitWrites(WRITE_GRACE_MS, this.deps.logger, this.deps.processId);
     await this.runner.flushProgress();
     this.runner.stopRetrying();
     return [...unstarted, ...released];
@@ -303,7 +256,7 @@ export class Worker extends Poller {
    * put their claims back in line (that would run them again with no attempt counted).
    */
   unrecordedJobIds(): readonly number[] {
-    return [...this.unrecorded];
+    return this.inFlight.unrecordedJobIds();
   }
 
   /** Cut a graceful stop's wait for running jobs short: release them now (settled ones still get written). */
@@ -339,50 +292,11 @@ export class Worker extends Poller {
   /** Cancelled jobs: fire a running one's AbortSignal; a buffered one never starts. */
   private cancel(jobIds: readonly number[]): void {
     for (const jobId of jobIds) {
-      const running = this.inFlight.get(jobId);
-      if (running !== undefined) running.abort.abort(new CancelledSignal(jobId));
-      else {
+      if (!this.inFlight.abort(jobId, new CancelledSignal(jobId))) {
         const buffered = this.buffer.remove(jobId);
         if (buffered !== undefined) void this.runner.cancelUnstarted(buffered);
       }
     }
-  }
-
-  private launch(job: JobRow): void {
-    const jobId = Number(job.id);
-    const abort = new JobAbort();
-    const entry = { job, abort, done: Promise.resolve(), settled: false, putsBack: false };
-    let counted = true;
-    const handlerEnded = () => {
-      if (!counted) return;
-      counted = false;
-      this.handlersRunning--;
-    };
-    this.handlersRunning++;
-    entry.done = this.runner
-      .run(job, abort, (putsBack) => {
-        entry.settled = true;
-        entry.putsBack = putsBack;
-        handlerEnded();
-        // The slot is free while the outcome is written: start the next job (after this call
-        // returns, so the runner's write is queued first and one turn's jobs share a batch).
-        queueMicrotask(() => this.slotFreed());
-      })
-      .then(
-        () => undefined,
-        (error: unknown) => {
-          // The outcome write gave up (a stop can wait no longer). The claim of a job that ran
-          // must stay; one whose handler stopped for the shutdown may go back in line as it meant to.
-          if (entry.settled && !entry.putsBack) this.unrecorded.add(jobId);
-          this.deps.onError(error);
-        },
-      )
-      .finally(() => {
-        handlerEnded();
-        this.inFlight.delete(jobId);
-        this.slotFreed();
-      });
-    this.inFlight.set(jobId, entry);
   }
 
   /** A handler ended or an outcome was written: start buffered jobs, claim more when low. */
