@@ -188,6 +188,13 @@ describeEachDatabase("dashboard over HTTP", (env) => {
     const server = await startDashboardServer({ firm, host: "127.0.0.1", port: 0 });
     try {
       expect((await fetch(server.url)).status).toBe(200);
+      // A port in use: the error names the address.
+      const port = Number(new URL(server.url).port);
+      await expect(startDashboardServer({ firm, port })).rejects.toThrow(
+        new ConfigurationError(
+          `could not listen on 127.0.0.1:${port}: listen EADDRINUSE: address already in use 127.0.0.1:${port}`,
+        ),
+      );
     } finally {
       await server.close();
     }

@@ -1,6 +1,6 @@
 import { createServer } from "node:http";
-import type { AddressInfo } from "node:net";
 import { ConfigurationError } from "../errors.js";
+import { listenOn } from "../http-listen.js";
 import { createDashboard, isLoopback } from "./adapters.js";
 import type { DashboardOptions } from "./options.js";
 
@@ -43,22 +43,6 @@ export async function startDashboardServer(options: DashboardServerOptions): Pro
   }
   const dashboard = createDashboard(dashboardOptions);
   const server = createServer(dashboard.node);
-  await new Promise<void>((resolve, reject) => {
-    server.once("error", reject);
-    server.listen(port, host, () => {
-      server.off("error", reject);
-      resolve();
-    });
-  });
-  const address = server.address() as AddressInfo;
-  const shown = address.family === "IPv6" ? `[${address.address}]` : address.address;
-  return {
-    url: `http://${shown}:${address.port}${dashboardOptions.basePath ?? ""}/`,
-    server,
-    close: () =>
-      new Promise<void>((resolve, reject) => {
-        server.close((error) => (error ? reject(error) : resolve()));
-        server.closeAllConnections();
-      }),
-  };
+  const listening = await listenOn(server, port, host, `${dashboardOptions.basePath ?? ""}/`);
+  return { url: listening.url, server, close: listening.close };
 }

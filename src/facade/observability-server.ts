@@ -1,6 +1,6 @@
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
-import type { AddressInfo } from "node:net";
 import { ConfigurationError } from "../errors.js";
+import { listenOn, type ListeningServer } from "../http-listen.js";
 import type { FirmMetrics } from "./firm-metrics.js";
 import type { HealthChecks } from "./health-checks.js";
 
@@ -15,12 +15,8 @@ export interface ObservabilityServerOptions {
   readonly health?: HealthChecks;
 }
 
-/** A running observability server. */
-export interface ObservabilityServer {
-  /** e.g. `http://127.0.0.1:9464/`. */
-  readonly url: string;
-  close(): Promise<void>;
-}
+/** A running observability server: its `url` is e.g. `http://127.0.0.1:9464/`. */
+export type ObservabilityServer = ListeningServer;
 
 /**
  * Serve `/metrics` (the Prometheus text format) and the `/livez` and `/readyz` probes (JSON,
@@ -38,26 +34,7 @@ export async function startObservabilityServer(options: ObservabilityServerOptio
       response.end(`firm-queue: ${error instanceof Error ? error.message : String(error)}\n`);
     });
   });
-  await new Promise<void>((resolve, reject) => {
-    // A port in use or an address not on this host: say which, rather than a bare EADDRINUSE.
-    const refused = (error: Error) =>
-      reject(new ConfigurationError(`could not listen on ${host}:${port}: ${error.message}`, { cause: error }));
-    server.once("error", refused);
-    server.listen(port, host, () => {
-      server.off("error", refused);
-      resolve();
-    });
-  });
-  const address = server.address() as AddressInfo;
-  const shown = address.family === "IPv6" ? `[${address.address}]` : address.address;
-  return {
-    url: `http://${shown}:${address.port}/`,
-    close: () =>
-      new Promise<void>((resolve, reject) => {
-        server.close((error) => (error ? reject(error) : resolve()));
-        server.closeAllConnections();
-      }),
-  };
+  return listenOn(server, port, host);
 }
 
 async function answer(
