@@ -109,7 +109,7 @@ export class JobRunner {
     if (succeeded) {
       const recorded = await record(() => this.finished.finish(job));
       if (!recorded) return this.lost(fields);
-      this.logger.debug("job finished", { ...fields, ms });
+      // No log line of its own: `logJobOutcomes` adds one (facade/job-outcome-log.ts).
       if (run !== undefined && events.has("job.finished")) events.emit("job.finished", { ...run, durationMs: ms });
       return "finished";
     }
