@@ -29,7 +29,13 @@ export interface JobFailureEvent extends JobAttemptEvent {
   readonly error: unknown;
   /** Attempts the job's retry policy allows in total. */
   readonly maxAttempts: number;
+  /** How long the attempt ran; 0 when `recovered` (nobody saw it end). */
   readonly durationMs: number;
+  /**
+   * True when crash recovery failed the attempt: its process (`processId`) died or was pruned
+   * holding the claim, and this event fires in the process that recovered it.
+   */
+  readonly recovered?: boolean;
 }
 
 /**
@@ -54,7 +60,7 @@ export interface JobEventMap {
    * The attempt failed with an error the definition's `retry.abandonOn` matches: the job ends
    * without a retry and without a failed record (it is kept as finished).
    */
-  readonly "job.abandoned": JobAttemptEvent & { readonly error: unknown; readonly durationMs: number };
+  readonly "job.abandoned": JobAttemptEvent & Pick<JobFailureEvent, "error" | "durationMs" | "recovered">;
   /**
    * The job was enqueued while its concurrency key had no free slot and its definition drops
    * jobs on conflict (`onConflict: "drop"`): nothing of it is kept, and enqueue's result is

@@ -7,11 +7,20 @@ import type { JobCounter, MetricSamples } from "../metric-samples.js";
  * add numbers, so they cost the job next to nothing. Returns the function that stops counting.
  */
 export function countJobEvents(events: JobEvents, samples: MetricSamples): () => void {
-  /** An attempt that ended after `durationMs`: counted under `counter`, its run time observed. */
+  /**
+   * An attempt that ended after `durationMs`: counted under `counter`, its run time observed,
+   * unless crash recovery ended it (`recovered`: nobody saw how long it ran).
+   */
   const attemptEnded =
-    (counter: JobCounter) => (event: { readonly queue: string; readonly job: string; readonly durationMs: number }) => {
+    (counter: JobCounter) =>
+    (event: {
+      readonly queue: string;
+      readonly job: string;
+      readonly durationMs: number;
+      readonly recovered?: boolean;
+    }) => {
       samples.count(counter, event.queue, event.job);
-      samples.observe("runTime", event.queue, event.job, event.durationMs / 1000);
+      if (event.recovered !== true) samples.observe("runTime", event.queue, event.job, event.durationMs / 1000);
     };
   const stops = [
     events.on("job.enqueued", (event) => samples.count("enqueued", event.queue, event.job)),

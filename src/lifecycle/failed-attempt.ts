@@ -12,6 +12,7 @@ import { releaseSemaphoreAndPromote, slotHolderOf } from "./semaphore-release.js
 export interface FailedAttemptOutcome {
   readonly jobId: number;
   readonly name: string;
+  readonly queue: string;
   /** The attempt that failed: 1 for the first. Also the job's `attempts` count now. */
   readonly attempt: number;
   /** Attempts the job's retry policy allows in total. */
@@ -52,7 +53,14 @@ export async function recordFailedAttempt(
   const decision = decideAfterFailure(policy, attempt, error);
   const errorJson = JSON.stringify(describeError(error));
   const job = toDispatchable(row);
-  const outcome = { jobId, name: row.class_name, attempt, maxAttempts: policy.attempts, decision };
+  const outcome = {
+    jobId,
+    name: row.class_name,
+    queue: row.queue_name,
+    attempt,
+    maxAttempts: policy.attempts,
+    decision,
+  };
 
   // A timed-out handler still running keeps its slot until it ends (see releaseSlotOf).
   if (!options.keepSlot) await releaseSemaphoreAndPromote(trx, context, slotHolderOf(row), now);

@@ -2,7 +2,8 @@ import type { Database } from "../database/connection.js";
 import type { Db } from "../database/dialect.js";
 import { ProcessExitError, ProcessMissingError, ProcessPrunedError } from "../errors.js";
 import { removeClaim } from "../lifecycle/claimed-jobs.js";
-import { recordFailedAttempt } from "../lifecycle/failed-attempt.js";
+import { recordFailedAttempt, type FailedAttemptOutcome } from "../lifecycle/failed-attempt.js";
+import { emitFailure } from "../lifecycle/failure-events.js";
 import type { JobPolicies } from "../definitions/job-policies.js";
 import { dispatchContext } from "../lifecycle/dispatch-context.js";
 import { toProcessRow, type ProcessRow } from "../models/process.js";
@@ -11,6 +12,13 @@ import { toProcessRow, type ProcessRow } from "../models/process.js";
 export interface RecoveredProcess {
   readonly process: ProcessRow;
   readonly failedJobIds: readonly number[];
+}
+
+/** An attempt crash recovery failed: what the job's policy made of it, and whose claim it was. */
+interface RecoveredAttempt {
+  readonly outcome: FailedAttemptOutcome;
+  readonly processId: number | null;
+  readonly error: Error;
 }
 
 /**
@@ -23,22 +31,49 @@ async function failClaimsOf(
   trx: Db,
   processId: number | null,
   error: Error,
-): Promise<number[]> {
+): Promise<RecoveredAttempt[]> {
   const query = trx
     .selectFrom("firm_queue_claimed_executions")
     .select("job_id")
     .where("process_id", processId === null ? "is" : "=", processId);
   const rows = await database.dialect.withSkipLocked(query).execute();
-  const failed: number[] = [];
+  const failed: RecoveredAttempt[] = [];
   const now = database.clock.now();
   for (const row of rows) {
     const jobId = Number(row.job_id);
     if (!(await removeClaim(trx, jobId, processId))) continue;
-    await recordFailedAttempt(trx, jobId, error, now, dispatchContext(database, policies));
-    failed.push(jobId);
+    const outcome = await recordFailedAttempt(trx, jobId, error, now, dispatchContext(database, policies));
+    failed.push({ outcome, processId, error });
   }
   return failed;
 }
+
+/**
+ * Tell the job event listeners of this process what became of the attempts it failed, once their
+ * transaction has committed: `job.retrying`, `job.failed` or `job.abandoned` with `recovered`
+ * set (or `job.cancelled` for a job whose cancel was asked while it ran). A claim that belonged to
+ * no process (`processId` null) has no attempt to tell of.
+ */
+function tellRecovered(policies: JobPolicies, attempts: readonly RecoveredAttempt[]): void {
+  const { events } = policies;
+  for (const { outcome, processId, error } of attempts) {
+    if (processId === null) continue;
+    const attempt = {
+      jobId: outcome.jobId,
+      job: outcome.name,
+      queue: outcome.queue,
+      attempt: outcome.attempt,
+      processId,
+    };
+    if (outcome.cancelled) {
+      if (events.has("job.cancelled")) events.emit("job.cancelled", { ...attempt, started: true });
+      continue;
+    }
+    emitFailure(events, outcome, { ...attempt, error, durationMs: 0, recovered: true });
+  }
+}
+
+const jobIdsOf = (attempts: readonly RecoveredAttempt[]): number[] => attempts.map(({ outcome }) => outcome.jobId);
 
 /**
  * Remove every process whose last heartbeat is older than `thresholdMs` (except `keepId`, the
@@ -53,7 +88,9 @@ export async function pruneDeadProcesses(
   keepId: number | null,
   spareSupervised = false,
 ): Promise<RecoveredProcess[]> {
-  return database.claimTransaction(async (trx) => {
+  const attempts: RecoveredAttempt[] = [];
+  const recovered = await database.claimTransaction(async (trx) => {
+    attempts.length = 0;
     const cutoff = new Date(database.clock.now().getTime() - thresholdMs);
     let query = trx.selectFrom("firm_queue_processes").selectAll().where("last_heartbeat_at", "<", cutoff);
     if (keepId !== null) query = query.where("id", "<>", keepId);
@@ -63,12 +100,15 @@ export async function pruneDeadProcesses(
     const recovered: RecoveredProcess[] = [];
     for (const process of dead) {
       const error = new ProcessPrunedError(process.name, process.pid, process.lastHeartbeatAt, thresholdMs);
-      const failedJobIds = await failClaimsOf(database, policies, trx, process.id, error);
+      const failed = await failClaimsOf(database, policies, trx, process.id, error);
       await trx.deleteFrom("firm_queue_processes").where("id", "=", process.id).execute();
-      recovered.push({ process, failedJobIds });
+      attempts.push(...failed);
+      recovered.push({ process, failedJobIds: jobIdsOf(failed) });
     }
     return recovered;
   });
+  tellRecovered(policies, attempts);
+  return recovered;
 }
 
 /**
@@ -82,7 +122,9 @@ export async function reapExitedProcess(
   name: string,
   how: string,
 ): Promise<RecoveredProcess | null> {
-  return database.claimTransaction(async (trx) => {
+  let attempts: RecoveredAttempt[] = [];
+  const reaped = await database.claimTransaction(async (trx) => {
+    attempts = [];
     const query = trx
       .selectFrom("firm_queue_processes")
       .selectAll()
@@ -91,7 +133,7 @@ export async function reapExitedProcess(
     const row = await database.dialect.withSkipLocked(query).executeTakeFirst();
     if (!row) return null;
     const process = toProcessRow(row);
-    const failedJobIds = await failClaimsOf(
+    attempts = await failClaimsOf(
       database,
       policies,
       trx,
@@ -99,8 +141,10 @@ export async function reapExitedProcess(
       new ProcessExitError(process.name, process.pid, how),
     );
     await trx.deleteFrom("firm_queue_processes").where("id", "=", process.id).execute();
-    return { process, failedJobIds };
+    return { process, failedJobIds: jobIdsOf(attempts) };
   });
+  tellRecovered(policies, attempts);
+  return reaped;
 }
 
 /**
@@ -109,7 +153,9 @@ export async function reapExitedProcess(
  * Returns the failed job ids.
  */
 export async function failOrphanedClaims(database: Database, policies: JobPolicies): Promise<number[]> {
-  return database.claimTransaction(async (trx) => {
+  const attempts: RecoveredAttempt[] = [];
+  await database.claimTransaction(async (trx) => {
+    attempts.length = 0;
     const query = trx
       .selectFrom("firm_queue_claimed_executions as claim")
       .select(["claim.job_id", "claim.process_id"])
@@ -123,21 +169,16 @@ export async function failOrphanedClaims(database: Database, policies: JobPolici
         ),
       );
     const orphans = await database.dialect.withSkipLocked(query).execute();
-    const failed: number[] = [];
     const now = database.clock.now();
     for (const orphan of orphans) {
       const jobId = Number(orphan.job_id);
       const processId = orphan.process_id === null ? null : Number(orphan.process_id);
       if (!(await removeClaim(trx, jobId, processId))) continue;
-      await recordFailedAttempt(
-        trx,
-        jobId,
-        new ProcessMissingError(processId),
-        now,
-        dispatchContext(database, policies),
-      );
-      failed.push(jobId);
+      const error = new ProcessMissingError(processId);
+      const outcome = await recordFailedAttempt(trx, jobId, error, now, dispatchContext(database, policies));
+      attempts.push({ outcome, processId, error });
     }
-    return failed;
   });
+  tellRecovered(policies, attempts);
+  return jobIdsOf(attempts);
 }
