@@ -1,6 +1,6 @@
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import { ConfigurationError } from "../errors.js";
-import { listenOn, type ListeningServer } from "../http-listen.js";
+import { listenOn } from "../http-listen.js";
 import type { FirmMetrics } from "./firm-metrics.js";
 import type { HealthChecks } from "./health-checks.js";
 
@@ -15,8 +15,12 @@ export interface ObservabilityServerOptions {
   readonly health?: HealthChecks;
 }
 
-/** A running observability server: its `url` is e.g. `http://127.0.0.1:9464/`. */
-export type ObservabilityServer = ListeningServer;
+/** A running observability server. */
+export interface ObservabilityServer {
+  /** e.g. `http://127.0.0.1:9464/`. */
+  readonly url: string;
+  close(): Promise<void>;
+}
 
 /**
  * Serve `/metrics` (the Prometheus text format) and the `/livez` and `/readyz` probes (JSON,
