@@ -19,7 +19,7 @@ export interface ServerOptions {
   extraListenAddresses?: string[];
   /** Networks (CIDR, e.g. 10.231.7.0/24) whose clients may log in as the passwordless superuser. */
   clientNetworks?: string[];
-  /** PostgreSQL only: more server settings, as `-c name=value`. */
+  /** More server settings: PostgreSQL `-c name=value`, MariaDB `--name=value`. */
   settings?: Record<string, string>;
 }
 

@@ -26,7 +26,7 @@ export async function claimReadyOnMariadb(db: Db, claim: ReadyClaim): Promise<Re
     db,
     sql`SELECT id FROM firm_queue_processes WHERE id = ${claim.processId} LOCK IN SHARE MODE;
       INSERT INTO firm_queue_claimed_executions (job_id, process_id, created_at)
-        SELECT r.job_id, ${claim.processId}, ${claim.now} FROM firm_queue_ready_executions r
+        SELECT r.job_id, ${claim.processId}, ${claim.now} FROM firm_queue_ready_executions r ${claimIndex(claim)}
         WHERE EXISTS (SELECT 1 FROM firm_queue_processes WHERE id = ${claim.processId}) ${filters}
         ORDER BY r.priority, r.job_id LIMIT ${claim.limit}
         FOR UPDATE SKIP LOCKED;
@@ -43,6 +43,17 @@ export async function claimReadyOnMariadb(db: Db, claim: ReadyClaim): Promise<Re
   if (self.length > 0) return { jobs, processGone: false };
   const { rows } = await sql`SELECT 1 FROM firm_queue_ready_executions r WHERE 1 = 1 ${filters} LIMIT 1`.execute(db);
   return { jobs: [], processGone: rows.length > 0 };
+}
+
+/**
+ * Which index the claim walks. Claiming from every queue (or all but some), MariaDB's optimizer
+ * prefers to read the covering `(queue_name, priority, job_id)` index whole and sort it, which
+ * reads and locks every ready row in each claim (a 20,000-job backlog: 19,600 rows read for a
+ * 400-job claim, 12 ms against 3–6 ms): `(priority, job_id)` gives the claim order directly and
+ * stops at `limit`. One queue: `(queue_name, priority, job_id)` is chosen unprompted.
+ */
+function claimIndex(claim: ReadyClaim) {
+  return claim.queue === undefined ? sql`FORCE INDEX (index_firm_queue_poll_all)` : sql``;
 }
 
 /** The claim's scope over ready rows `r`: unpaused queues, one queue or all but some. */
