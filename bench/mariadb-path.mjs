@@ -123,7 +123,6 @@ async function runOnce(lib, round) {
   }
 }
 
-
 /** The server's global counters this run looks at. */
 async function serverCounters(connection) {
   const [rows] = await connection.query(
