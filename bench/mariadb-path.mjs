@@ -5,11 +5,13 @@
 // bench/durable-path.mjs): one in-process worker drains `jobs` no-op jobs on a throwaway MariaDB
 // with durable commits (innodb_flush_log_at_trx_commit=1, doublewrite on: what the peers bench
 // runs), and the run reports, besides its rate, what the server did for it per 1,000 jobs:
-// commits, redo-log fsyncs and writes, InnoDB rows read/inserted/updated/deleted, and CPU time of
-// the worker process and of the server. With several `--lib` builds each round runs every build
+// commits, InnoDB fsyncs and redo-log writes, the handler's row reads and writes (Handler_*:
+// key lookups, index steps, scan steps, rows written/updated/deleted), row-lock waits, and CPU
+// time of the worker process and of this server's mariadbd. With several `--lib` builds each round runs every build
 // once, alternating, on a fresh database of the same server. `--statements` turns
-// performance_schema on and prints the costliest statement digests (a block's own statements are
-// listed by themselves). `--cpu-prof dir` writes a V8 CPU profile of each drain there.
+// performance_schema on and prints the costliest statement digests (a claim's or finish's block
+// is one statement there: MariaDB does not report the statements inside an anonymous block).
+// `--cpu-prof dir` writes a V8 CPU profile of each drain there.
 import { mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { Session } from "node:inspector/promises";
 import { loadavg } from "node:os";
@@ -36,7 +38,7 @@ const libs = values.lib.split(",");
 
 const COUNTERS = [
   "Com_commit",
-  "Innodb_os_log_fsyncs",
+  "Innodb_data_fsyncs",
   "Innodb_log_writes",
   "Handler_read_key",
   "Handler_read_next",
@@ -51,8 +53,6 @@ const COUNTERS = [
 const settings = values.statements
   ? {
       performance_schema: "ON",
-      "performance-schema-consumer-events-statements-history-long": "ON",
-      "performance-schema-events-statements-history-long-size": "20000",
       "performance-schema-consumer-statements-digest": "ON",
     }
   : {};
@@ -82,7 +82,6 @@ async function runOnce(lib, round) {
     for (let i = 0; i < all.length; i += 1000) await noop.enqueueAll(all.slice(i, i + 1000));
     if (values.statements) {
       await stats.query("TRUNCATE performance_schema.events_statements_summary_by_digest");
-      await stats.query("TRUNCATE performance_schema.events_statements_history_long");
     }
     const profiler = values["cpu-prof"] ? await startProfiler() : undefined;
     const before = await serverCounters(stats);
@@ -103,7 +102,7 @@ async function runOnce(lib, round) {
     return {
       jobsPerSecond: Math.round(jobs / seconds),
       commitsPer1000: per1000("Com_commit"),
-      logFsyncsPer1000: per1000("Innodb_os_log_fsyncs"),
+      dataFsyncsPer1000: per1000("Innodb_data_fsyncs"),
       logWritesPer1000: per1000("Innodb_log_writes"),
       readKeyPer1000: per1000("Handler_read_key"),
       readNextPer1000: per1000("Handler_read_next"),
@@ -143,15 +142,6 @@ async function printStatements(connection, url) {
     [name],
   );
   print(rows);
-  // The statements inside the claim's and the finish's blocks, one by one (nested events).
-  const [nested] = await connection.query(
-    `SELECT COUNT(*) AS calls, SUM(TIMER_WAIT) / 1e9 AS ms, SUM(LOCK_TIME) / 1e9 AS lock_ms, SUM(ROWS_EXAMINED) AS examined,
-            LEFT(REGEXP_REPLACE(SQL_TEXT, '\\s+', ' '), 110) AS query
-     FROM performance_schema.events_statements_history_long WHERE NESTING_EVENT_ID IS NOT NULL
-     GROUP BY query ORDER BY ms DESC LIMIT 12`,
-  );
-  console.log("  nested:");
-  print(nested);
 }
 
 function print(rows) {
