@@ -56,7 +56,7 @@ const settings = values.statements
       "performance-schema-consumer-statements-digest": "ON",
     }
   : {};
-const server = await startMariadb({ durable: true, settings });
+const server = await startMariadb({ durable: true, mariadbOptions: settings });
 try {
   for (let round = 1; round <= Number(values.rounds); round++)
     for (const lib of libs) console.log(JSON.stringify({ round, lib, ...(await runOnce(lib, round)) }));

@@ -62,7 +62,7 @@ function serverOptions(dir, port, options) {
     "--character-set-server=utf8mb4",
     `--init-file=${join(dir, "root-over-tcp.sql")}`,
     // Benchmarks' extra server options (e.g. performance_schema), last so they win.
-    ...Object.entries(options?.settings ?? {}).map(([name, value]) => `--${name}=${value}`),
+    ...Object.entries(options?.mariadbOptions ?? {}).map(([name, value]) => `--${name}=${value}`),
   ];
 }
 

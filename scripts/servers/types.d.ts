@@ -19,8 +19,10 @@ export interface ServerOptions {
   extraListenAddresses?: string[];
   /** Networks (CIDR, e.g. 10.231.7.0/24) whose clients may log in as the passwordless superuser. */
   clientNetworks?: string[];
-  /** More server settings: PostgreSQL `-c name=value`, MariaDB `--name=value`. */
+  /** PostgreSQL only: more server settings, as `-c name=value`. */
   settings?: Record<string, string>;
+  /** MariaDB only: more server options, as `--name=value` (e.g. performance_schema for a benchmark). */
+  mariadbOptions?: Record<string, string>;
 }
 
 export interface RunningServer {
