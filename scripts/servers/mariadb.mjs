@@ -61,6 +61,8 @@ function serverOptions(dir, port, options) {
     "--max-connect-errors=1000000",
     "--character-set-server=utf8mb4",
     `--init-file=${join(dir, "root-over-tcp.sql")}`,
+    // Benchmarks' extra server options (e.g. performance_schema), last so they win.
+    ...Object.entries(options?.mariadbOptions ?? {}).map(([name, value]) => `--${name}=${value}`),
   ];
 }
 

@@ -21,6 +21,8 @@ export interface ServerOptions {
   clientNetworks?: string[];
   /** PostgreSQL only: more server settings, as `-c name=value`. */
   settings?: Record<string, string>;
+  /** MariaDB only: more server options, as `--name=value` (e.g. performance_schema for a benchmark). */
+  mariadbOptions?: Record<string, string>;
 }
 
 export interface RunningServer {

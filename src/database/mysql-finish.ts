@@ -8,19 +8,26 @@ import { inOneBlock } from "./mysql-block.js";
  * stale-worker guard: only those jobs are touched), their jobs marked finished (or deleted when
  * finished jobs are not kept, which removes the claims by cascade), and the claims deleted.
  * Returns the ids recorded. For jobs without a concurrency key only (see `finishClaimedJobs`).
+ *
+ * The claims are found through the unique `job_id` index, one lookup per job, never through
+ * `(process_id, job_id)`: a long-lived process's range there is mostly claims it has finished and
+ * deleted whose entries InnoDB's purge has not removed yet, and each of the three statements
+ * would walk them all (on a 20,000-job drain the block took three to five times longer by its
+ * tenth batch of 1,000).
  */
 export async function finishOnMariadb(db: Db, batch: FinishBatch): Promise<number[]> {
   const ids = sql.join(batch.jobIds.map((id) => sql`${id}`));
   const held = sql`c.process_id = ${batch.processId} AND c.job_id IN (${ids})`;
+  const claims = sql`firm_queue_claimed_executions c FORCE INDEX (index_firm_queue_claimed_executions_on_job_id)`;
   const outcome = batch.preserve
-    ? sql`UPDATE firm_queue_jobs j JOIN firm_queue_claimed_executions c ON c.job_id = j.id
+    ? sql`UPDATE firm_queue_jobs j JOIN ${claims} ON c.job_id = j.id
         SET j.finished_at = ${batch.now}, j.updated_at = ${batch.now}, j.attempts = j.attempts + 1 WHERE ${held}`
-    : sql`DELETE j FROM firm_queue_jobs j JOIN firm_queue_claimed_executions c ON c.job_id = j.id WHERE ${held}`;
+    : sql`DELETE j FROM firm_queue_jobs j JOIN ${claims} ON c.job_id = j.id WHERE ${held}`;
   const [recorded] = (await inOneBlock(
     db,
-    sql`SELECT c.job_id FROM firm_queue_claimed_executions c WHERE ${held} FOR UPDATE;
+    sql`SELECT c.job_id FROM ${claims} WHERE ${held} FOR UPDATE;
       ${outcome};
-      DELETE c FROM firm_queue_claimed_executions c WHERE ${held}`,
+      DELETE c FROM ${claims} WHERE ${held}`,
   )) as [{ job_id: number | string }[]];
   return recorded.map((row) => Number(row.job_id));
 }
