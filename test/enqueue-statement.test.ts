@@ -50,6 +50,37 @@ describeEachDatabase("enqueueing jobs due now", (env) => {
     );
   });
 
+  it("stores any argument value, queue name and job name as the path through a transaction does", async () => {
+    const firm = env.firm();
+    // Queue and job names with JSON escapes, array-literal syntax and a lone surrogate (which
+    // every database driver turns into U+FFFD on the way to UTF-8).
+    const queue = "q\"\\{x}NULL'é🚀\ud800";
+    const job = firm.defineJob('name"\\{}\udc00', async () => {});
+    const values: unknown[] = [
+      "plain string",
+      'a "quoted" \\ string\n',
+      42,
+      -1.5,
+      0,
+      true,
+      null,
+      [],
+      {},
+      [1, "two", null, [3]],
+      { lone: "\ud800", nul: "\u0000", nested: { deep: ["é🚀"] } },
+    ];
+    const bulk = await job.enqueueAll(values, { queue, priority: -3 });
+    // The same jobs through the general path (scheduled, so not the single ready statement).
+    const general = await job.enqueueAll(values, { queue, priority: -3, wait: "1h" });
+    for (const [index, value] of values.entries()) {
+      const [ready, scheduled] = [await firm.getJob(bulk[index]!.id), await firm.getJob(general[index]!.id)];
+      expect(ready).toMatchObject({ state: "ready", arguments: value, priority: -3 });
+      expect(scheduled).toMatchObject({ state: "scheduled", arguments: value, priority: -3 });
+      expect([ready?.queue, ready?.name]).toEqual([scheduled?.queue, scheduled?.name]);
+    }
+    expect((await firm.getJob(bulk[0]!.id))?.queue).not.toContain("\ud800");
+  });
+
   it("one job at a time gets ascending ids and runs", async () => {
     const firm = env.firm();
     const seen: unknown[] = [];
