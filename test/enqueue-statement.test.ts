@@ -1,4 +1,5 @@
 import { expect, it } from "vitest";
+import type { JobArguments } from "../src/index.js";
 import { describeEachDatabase } from "./support/harness.js";
 
 /** Arguments whose text needs quoting in SQL, in array literals or in JSON. */
@@ -56,7 +57,7 @@ describeEachDatabase("enqueueing jobs due now", (env) => {
     // every database driver turns into U+FFFD on the way to UTF-8).
     const queue = "q\"\\{x}NULL'é🚀\ud800";
     const job = firm.defineJob('name"\\{}\udc00', async () => {});
-    const values: unknown[] = [
+    const values: JobArguments[] = [
       "plain string",
       'a "quoted" \\ string\n',
       42,
