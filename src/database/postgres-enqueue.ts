@@ -2,54 +2,72 @@ import { sql } from "kysely";
 import type { Db, ReadyEnqueue } from "./dialect.js";
 
 /**
+ * Separates the jobs' arguments in one text parameter. JSON text as `JSON.stringify` writes it
+ * never holds a raw control character (they are escaped as `\u001e`), so this one cannot occur
+ * inside an argument.
+ */
+const SEPARATOR = "\u001e";
+
+/**
  * PostgreSQL's enqueue of jobs that are due now and have no concurrency key, in one statement
  * whatever their number: the jobs are inserted, and their ready rows are inserted from what that
  * INSERT returned. Returns the new ids in input order (one statement's identity values ascend in
  * row order, as `insertJobs` relies on).
  *
- * The columns travel as JSON arrays, zipped back into rows by `ROWS FROM … WITH ORDINALITY`. That
- * is cheaper on this side than `text[]` parameters, which the driver escapes element by element:
- * the arguments are JSON text already and are joined as they are, and the other columns are
- * encoded by `JSON.stringify` in one native call each. The arguments are read back as `json`,
- * whose text is the element exactly as sent; the others as text (`json_array_elements_text`
- * undoes the JSON escapes). The ids come back as one array, not one row each.
+ * Built to be cheap on both sides for a batch of a thousand: the arguments travel as one text,
+ * joined by a separator they cannot contain and split by `string_to_array` (where a `text[]`
+ * parameter would be escaped element by element by the driver and parsed again by the server);
+ * a queue, job name, priority or trace context shared by every job (the usual `enqueueAll`)
+ * travels once, and only one that varies travels as a JSON array, one element per job. The ids
+ * come back as one array rather than one row each.
  */
 export async function enqueueReadyInOneStatement(db: Db, batch: ReadyEnqueue): Promise<number[]> {
-  const { jobs } = batch;
-  const count = jobs.length;
-  const queues = new Array<string>(count);
-  const names = new Array<string>(count);
-  const priorities = new Array<number>(count);
-  const traces = new Array<string | null>(count);
-  let args = "[";
-  for (let index = 0; index < count; index++) {
-    const job = jobs[index]!;
-    queues[index] = job.queueName;
-    names[index] = job.className;
-    priorities[index] = job.priority;
-    traces[index] = job.traceContext ?? null;
-    args += index === 0 ? job.arguments : `,${job.arguments}`;
-  }
-  args += "]";
+  const { jobs, now } = batch;
+  if (jobs.length === 0) return [];
+  let args = jobs[0]!.arguments;
+  for (let index = 1; index < jobs.length; index++) args += SEPARATOR + jobs[index]!.arguments;
+  const queue = column(jobs, (job) => job.queueName, textArray);
+  const name = column(jobs, (job) => job.className, textArray);
+  const priority = column(jobs, (job) => job.priority, JSON.stringify);
+  const trace = column(jobs, (job) => job.traceContext ?? null, textArray);
+  // ROWS FROM pads the shorter lists with NULLs: an empty list leaves the one value to COALESCE.
   const { rows } = await sql<{ ids: string | null }>`
     WITH inserted AS (
       INSERT INTO firm_queue_jobs (queue_name, class_name, arguments, priority, scheduled_at, trace_context, created_at, updated_at)
-      SELECT t.q, t.c, t.a::text, t.p::int, ${batch.now}::timestamptz, t.tc, ${batch.now}::timestamptz, ${batch.now}::timestamptz
+      SELECT COALESCE(t.q, ${queue[0]}::text), COALESCE(t.c, ${name[0]}::text), t.a,
+        COALESCE(t.p::int, ${priority[0]}::int), ${now}::timestamptz, COALESCE(t.tc, ${trace[0]}::text),
+        ${now}::timestamptz, ${now}::timestamptz
       FROM ROWS FROM (
-        json_array_elements_text(${textArray(queues)}::json),
-        json_array_elements_text(${textArray(names)}::json),
-        json_array_elements(${args}::json),
-        json_array_elements_text(${JSON.stringify(priorities)}::json),
-        json_array_elements_text(${textArray(traces)}::json)
-      ) WITH ORDINALITY AS t(q, c, a, p, tc, n)
+        unnest(string_to_array(${args}::text, ${SEPARATOR}::text)),
+        json_array_elements_text(${queue[1]}::json),
+        json_array_elements_text(${name[1]}::json),
+        json_array_elements_text(${priority[1]}::json),
+        json_array_elements_text(${trace[1]}::json)
+      ) WITH ORDINALITY AS t(a, q, c, p, tc, n)
       ORDER BY t.n
       RETURNING id, queue_name, priority
     ), ready AS (
       INSERT INTO firm_queue_ready_executions (job_id, queue_name, priority, created_at)
-      SELECT id, queue_name, priority, ${batch.now}::timestamptz FROM inserted
+      SELECT id, queue_name, priority, ${now}::timestamptz FROM inserted
     )
     SELECT array_agg(id ORDER BY id)::text AS ids FROM inserted`.execute(db);
   return parseIdArray(rows[0]?.ids ?? null);
+}
+
+/**
+ * One column of the batch: `[value, "[]"]` when every job has the same value, else
+ * `[null, list]` with every job's value in a JSON array.
+ */
+function column<T>(
+  jobs: ReadyEnqueue["jobs"],
+  read: (job: ReadyEnqueue["jobs"][number]) => T,
+  list: (values: T[]) => string,
+): [T | null, string] {
+  const value = read(jobs[0]!);
+  for (let index = 1; index < jobs.length; index++) {
+    if (read(jobs[index]!) !== value) return [null, list(jobs.map(read))];
+  }
+  return [value, "[]"];
 }
 
 /** A lone UTF-16 surrogate: half of a pair, with the other half missing. */
