@@ -1,6 +1,6 @@
 // node bench/bulk-enqueue.mjs [--database postgres|sqlite|mysql] [--batches 50] [--size 1000]
 //                             [--rounds 3] [--lib a/dist/index.js,b/dist/index.js] [--graphile]
-//                             [--statements] [--explain] [--url server-url]
+//                             [--statements] [--explain] [--what-if "SQL"] [--url server-url]
 //
 // Bulk enqueue alone: `batches` calls of `enqueueAll` with `size` jobs each, on a fresh database
 // of one throwaway server with durable commits (PostgreSQL: fsync and synchronous_commit on;
@@ -9,7 +9,8 @@
 // ratios come from neighbouring runs. Per run: jobs/s, and CPU per 1,000 jobs of this process and
 // (PostgreSQL) of the server's processes. `--statements` prints pg_stat_statements' execution and
 // planning time per 1,000 jobs; `--explain` loads auto_explain and prints the plan (ANALYZE,
-// BUFFERS, WAL, triggers) of the last bulk statement of the first run. Run it under
+// BUFFERS, WAL, triggers) of the last bulk statement of the first run. `--what-if SQL` adds a run
+// of each build with SQL run after migrating (a schema experiment, e.g. an index dropped). Run it under
 // `node --cpu-prof` for where this process's time goes.
 import { readdirSync, readFileSync } from "node:fs";
 import { loadavg } from "node:os";
@@ -31,6 +32,7 @@ const { values } = parseArgs({
     graphile: { type: "boolean", default: false },
     statements: { type: "boolean", default: false },
     explain: { type: "boolean", default: false },
+    "what-if": { type: "string" },
     url: { type: "string" },
   },
 });
@@ -66,7 +68,12 @@ if (!values.url && dialect === "postgres") server = await startPostgres({ durabl
 if (!values.url && dialect === "mysql") server = await startMariadb({ durable: true });
 const adminUrl = values.url ?? server?.url;
 
-const runs = [...values.lib.split(","), ...(values.graphile ? ["graphile-worker"] : [])];
+const builds = values.lib.split(",");
+const whatIf = values["what-if"];
+const runs = [
+  ...builds.flatMap((lib) => (whatIf ? [lib, `${lib}+what-if`] : [lib])),
+  ...(values.graphile ? ["graphile-worker"] : []),
+];
 try {
   for (let round = 1; round <= Number(values.rounds); round++) {
     for (const lib of runs) {
@@ -84,7 +91,11 @@ async function runOnce(lib) {
   const database = await benchDatabase(dialect, adminUrl);
   const stats = postgres ? new pg.Client({ connectionString: database.url }) : undefined;
   await stats?.connect();
-  const target = lib === "graphile-worker" ? await openGraphile(database.url) : await openFirmQueue(lib, database.url);
+  const target =
+    lib === "graphile-worker"
+      ? await openGraphile(database.url)
+      : await openFirmQueue(lib.replace(/\+what-if$/, ""), database.url);
+  if (lib.endsWith("+what-if")) await stats.query(whatIf);
   try {
     let next = 0;
     const batch = () => Array.from({ length: size }, () => ({ i: next++ }));
