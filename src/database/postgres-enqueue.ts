@@ -30,20 +30,11 @@ export async function enqueueReadyInOneStatement(db: Db, batch: ReadyEnqueue): P
   const name = column(jobs, (job) => job.className, textArray);
   const priority = column(jobs, (job) => job.priority, JSON.stringify);
   const trace = column(jobs, (job) => job.traceContext ?? null, textArray);
-  // ROWS FROM pads the shorter lists with NULLs: an empty list leaves the one value to COALESCE.
   const { rows } = await sql<{ ids: string | null }>`
     WITH inserted AS (
       INSERT INTO firm_queue_jobs (queue_name, class_name, arguments, priority, scheduled_at, trace_context, created_at, updated_at)
-      SELECT COALESCE(t.q, ${queue[0]}::text), COALESCE(t.c, ${name[0]}::text), t.a,
-        COALESCE(t.p::int, ${priority[0]}::int), ${now}::timestamptz, COALESCE(t.tc, ${trace[0]}::text),
-        ${now}::timestamptz, ${now}::timestamptz
-      FROM ROWS FROM (
-        unnest(string_to_array(${args}::text, ${SEPARATOR}::text)),
-        json_array_elements_text(${queue[1]}::json),
-        json_array_elements_text(${name[1]}::json),
-        json_array_elements_text(${priority[1]}::json),
-        json_array_elements_text(${trace[1]}::json)
-      ) WITH ORDINALITY AS t(a, q, c, p, tc, n)
+      SELECT t.q, t.c, t.a, t.p, ${now}::timestamptz, t.tc, ${now}::timestamptz, ${now}::timestamptz
+      FROM (${rowsOf(args, queue, name, priority, trace)}) AS t
       ORDER BY t.n
       RETURNING id, queue_name, priority
     ), ready AS (
@@ -54,6 +45,37 @@ export async function enqueueReadyInOneStatement(db: Db, batch: ReadyEnqueue): P
   return parseIdArray(rows[0]?.ids ?? null);
 }
 
+type Column<T> = [T | null, string];
+
+/**
+ * The batch's rows `(a, q, c, p, tc, n)`, `n` their place in the batch: the arguments split
+ * apart, and each other column's one value, or (ROWS FROM padding the shorter lists with NULLs)
+ * its list where it has one.
+ */
+function rowsOf(
+  args: string,
+  queue: Column<string>,
+  name: Column<string>,
+  priority: Column<number>,
+  trace: Column<string | null>,
+) {
+  const split = sql`unnest(string_to_array(${args}::text, ${SEPARATOR}::text))`;
+  if ([queue, name, priority, trace].every(([, list]) => list === "[]")) {
+    // The usual batch, and every single job: one list, nothing else to zip.
+    return sql`SELECT t.a, ${queue[0]}::text AS q, ${name[0]}::text AS c, ${priority[0]}::int AS p,
+      ${trace[0]}::text AS tc, t.n FROM ${split} WITH ORDINALITY AS t(a, n)`;
+  }
+  return sql`SELECT t.a, COALESCE(t.q, ${queue[0]}::text) AS q, COALESCE(t.c, ${name[0]}::text) AS c,
+      COALESCE(t.p::int, ${priority[0]}::int) AS p, COALESCE(t.tc, ${trace[0]}::text) AS tc, t.n
+    FROM ROWS FROM (
+      ${split},
+      json_array_elements_text(${queue[1]}::json),
+      json_array_elements_text(${name[1]}::json),
+      json_array_elements_text(${priority[1]}::json),
+      json_array_elements_text(${trace[1]}::json)
+    ) WITH ORDINALITY AS t(a, q, c, p, tc, n)`;
+}
+
 /**
  * One column of the batch: `[value, "[]"]` when every job has the same value, else
  * `[null, list]` with every job's value in a JSON array.
@@ -62,7 +84,7 @@ function column<T>(
   jobs: ReadyEnqueue["jobs"],
   read: (job: ReadyEnqueue["jobs"][number]) => T,
   list: (values: T[]) => string,
-): [T | null, string] {
+): Column<T> {
   const value = read(jobs[0]!);
   for (let index = 1; index < jobs.length; index++) {
     if (read(jobs[index]!) !== value) return [null, list(jobs.map(read))];
