@@ -163,7 +163,7 @@ function printLastPlan(logFile) {
   const plans = entries.filter((entry) => /Insert on \S*firm_queue_jobs|Insert on \S*jobs\b/.test(entry));
   // The parameters' values (a thousand of each) are cut: the plan is what is wanted.
   const plan = (plans.at(-1) ?? "(no plan logged)").replace(
-    /'\{[^']{200,}'/g,
+    /'[{[][^']{200,}'/g,
     (literal) => `${literal.slice(0, 60)}…'`,
   );
   console.log(plan);
