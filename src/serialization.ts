@@ -25,9 +25,9 @@ const PLAIN_DEPTH = 64;
  * Whether `JSON.stringify(value)` writes exactly what encoding it would: only strings, booleans,
  * finite numbers, null, arrays and plain objects without the tag key or symbol keys, no deeper
  * than {@link PLAIN_DEPTH}. Anything else takes the full encoding, which tags Dates and bigints,
- * and names the path of what it refuses. (A getter is read here and again by `JSON.stringify`, as
- * the full encoding reads it and its copy is written: one that returns a different kind of value
- * each time is not supported either way.)
+ * and names the path of what it refuses. (A getter is read twice, here and by `JSON.stringify`,
+ * where the full encoding reads it once: arguments are data, and a getter whose value changes
+ * between reads is written as its second read.)
  */
 function isPlainJson(value: unknown, depth: number): boolean {
   switch (typeof value) {
