@@ -12,8 +12,53 @@ type Tagged = { [TAG]: "date" | "bigint" | "object"; v: unknown };
 
 /** Encode job arguments as JSON text, or throw {@link SerializationError} naming the bad path. */
 export function serializeArguments(jobName: string, value: unknown): string {
-  const encoded = encode(value === undefined ? null : value, "arguments", jobName, new Set());
-  return JSON.stringify(encoded);
+  const input = value === undefined ? null : value;
+  // Plain JSON, the usual arguments, is written as it is: no copy to make, for each job of a batch.
+  if (isPlainJson(input, 0)) return JSON.stringify(input);
+  return JSON.stringify(encode(input, "arguments", jobName, new Set()));
+}
+
+/** Nesting beyond which {@link isPlainJson} gives up (a cycle would nest forever). */
+const PLAIN_DEPTH = 64;
+
+/**
+ * Whether `JSON.stringify(value)` writes exactly what encoding it would: only strings, booleans,
+ * finite numbers, null, arrays and plain objects without the tag key or symbol keys, no deeper
+ * than {@link PLAIN_DEPTH}. Anything else takes the full encoding, which tags Dates and bigints,
+ * and names the path of what it refuses. (A getter is read twice, here and by `JSON.stringify`,
+ * where the full encoding reads it once: arguments are data, and a getter whose value changes
+ * between reads is written as its second read.)
+ */
+function isPlainJson(value: unknown, depth: number): boolean {
+  switch (typeof value) {
+    case "string":
+    case "boolean":
+      return true;
+    case "number":
+      return Number.isFinite(value);
+    case "object":
+      break;
+    default:
+      return false;
+  }
+  if (value === null) return true;
+  if (depth >= PLAIN_DEPTH) return false;
+  const prototype = Object.getPrototypeOf(value);
+  if (prototype === Array.prototype) {
+    const array = value as unknown[];
+    // A hole reads as undefined: the full encoding decides what it means.
+    for (let index = 0; index < array.length; index++) if (!isPlainJson(array[index], depth + 1)) return false;
+    return true;
+  }
+  if (prototype !== Object.prototype && prototype !== null) return false;
+  if (Object.hasOwn(value, TAG) || Object.getOwnPropertySymbols(value).length > 0) return false;
+  for (const key in value) {
+    if (!Object.hasOwn(value, key)) continue;
+    const item = (value as Record<string, unknown>)[key];
+    // An absent optional property is dropped by both.
+    if (item !== undefined && !isPlainJson(item, depth + 1)) return false;
+  }
+  return true;
 }
 
 /** Decode JSON text written by {@link serializeArguments}. */

@@ -1,4 +1,8 @@
 import { expect, it } from "vitest";
+import { type JobArguments, silentLogger } from "../src/index.js";
+import { enqueueJobs } from "../src/lifecycle/enqueue.js";
+import { JobPolicies } from "../src/definitions/job-policies.js";
+import { JobRegistry } from "../src/definitions/job-registry.js";
 import { describeEachDatabase } from "./support/harness.js";
 
 /** Arguments whose text needs quoting in SQL, in array literals or in JSON. */
@@ -48,6 +52,69 @@ describeEachDatabase("enqueueing jobs due now", (env) => {
         .sort((a, b) => a - b)
         .map((id) => [id, ids.indexOf(id) < 30 ? "default" : "other", ids.indexOf(id) < 30 ? 0 : 7]),
     );
+  });
+
+  it("stores any argument value, queue name and job name as the general path does", async () => {
+    const firm = env.firm();
+    // Queue and job names with JSON escapes, array-literal syntax and a lone surrogate (which
+    // every database driver turns into U+FFFD on the way to UTF-8).
+    const queue = "q\"\\{x}NULL'é🚀\ud800";
+    const job = firm.defineJob('name"\\{}\udc00', async () => {});
+    const values: JobArguments[] = [
+      "plain string",
+      'a "quoted" \\ string\n',
+      "\u001e",
+      42,
+      -1.5,
+      0,
+      true,
+      null,
+      [],
+      {},
+      [1, "two", null, [3]],
+      { lone: "\ud800", nul: "\u0000", separator: "a\u001eb", nested: { deep: ["é🚀"] } },
+    ];
+    // Every job's own queue and priority (each column sent per job), and one queue for all.
+    const own = (index: number) => ({ queue: index % 2 === 0 ? queue : `${queue}-${index}`, priority: index - 3 });
+    const batches = [{ each: values.map((_, index) => own(index)) }, { queue, priority: -3, each: undefined }];
+    for (const { each, ...shared } of batches) {
+      const ready = await job.enqueueAll(values, { ...shared, each });
+      // The same jobs through the general path (scheduled, so not the single ready statement).
+      const scheduled = await job.enqueueAll(values, { ...shared, wait: "1h", each });
+      for (const [index, value] of values.entries()) {
+        const [now, later] = [await firm.getJob(ready[index]!.id), await firm.getJob(scheduled[index]!.id)];
+        expect(now).toMatchObject({ state: "ready", arguments: value });
+        expect(later).toMatchObject({ state: "scheduled", arguments: value });
+        expect([now?.queue, now?.name, now?.priority]).toEqual([later?.queue, later?.name, later?.priority]);
+        expect(now?.priority).toBe(each ? index - 3 : -3);
+        expect(now?.queue).not.toContain("\ud800");
+      }
+    }
+  });
+
+  it("a batch of several job names keeps each job's own name, queue and priority", async () => {
+    const firm = env.firm();
+    const definitions = [
+      firm.defineJob("mixed-a", async () => {}, { queue: "qa", priority: 1 }),
+      firm.defineJob('mixed-b"\udc00', async () => {}, { queue: "qb\ud800", priority: -2 }),
+    ];
+    const database = await firm.database();
+    const policies = new JobPolicies(new JobRegistry(), silentLogger);
+    const requests = [0, 1, 2, 3, 4].map((n) => {
+      const definition = definitions[n % 3 === 0 ? 0 : 1]!;
+      return { name: definition.name, args: { n }, defaults: definition.options };
+    });
+    const ready = await enqueueJobs(database, policies, requests);
+    const scheduled = await enqueueJobs(
+      database,
+      policies,
+      requests.map((request) => ({ ...request, options: { wait: "1h" } })),
+    );
+    for (const [n, request] of requests.entries()) {
+      const [now, later] = [await firm.getJob(ready[n]!.id!), await firm.getJob(scheduled[n]!.id!)];
+      expect(now).toMatchObject({ state: "ready", arguments: { n }, priority: request.defaults.priority });
+      expect([now?.queue, now?.name, now?.priority]).toEqual([later?.queue, later?.name, later?.priority]);
+    }
   });
 
   it("one job at a time gets ascending ids and runs", async () => {

@@ -19,6 +19,36 @@ describe("job argument serialization", () => {
     expect(roundTrip(42)).toBe(42);
   });
 
+  it("writes plain JSON as JSON.stringify does, and everything else the long way, at any depth", () => {
+    const nested = (depth: number, leaf: unknown): unknown => (depth === 0 ? leaf : { d: [nested(depth - 1, leaf)] });
+    const bare = Object.create(null) as Record<string, unknown>;
+    bare.x = 1;
+    const withProto = JSON.parse('{"__proto__": {"polluted": true}, "a": 1}') as unknown;
+    for (const value of [
+      { a: 1, b: [true, null, "x"], c: { e: -0.5 } },
+      nested(20, 1),
+      nested(40, "x"),
+      bare,
+      withProto,
+    ]) {
+      expect(serializeArguments("job", value)).toBe(JSON.stringify(value));
+      expect(roundTrip(value)).toEqual(JSON.parse(JSON.stringify(value)));
+    }
+    expect(Object.getPrototypeOf(roundTrip(withProto))).toBe(Object.prototype);
+    // Deeper than the plain check goes, holes, a tag key or a Date deep down: tagged or refused as before.
+    expect(roundTrip(nested(100, 1))).toEqual(nested(100, 1));
+    const holey: number[] = [];
+    holey[0] = 1;
+    holey[2] = 3;
+    expect(serializeArguments("job", holey)).toBe("[1,null,3]");
+    expect(roundTrip(nested(30, { $firm: "date", v: "x" }))).toEqual(nested(30, { $firm: "date", v: "x" }));
+    expect(roundTrip(nested(30, new Date(5)))).toEqual(nested(30, new Date(5)));
+    expect(roundTrip(nested(30, 7n))).toEqual(nested(30, 7n));
+    expect(() => serializeArguments("job", nested(30, Number.NaN))).toThrow(/arguments(\.d\[0\]){30} is NaN/);
+    expect(() => serializeArguments("job", { toJSON: () => "x" })).toThrow("arguments.toJSON is a function");
+    expect(serializeArguments("job", { list: class List extends Array {}.from([1, 2]) })).toBe('{"list":[1,2]}');
+  });
+
   it("round-trips Date and bigint, at any depth", () => {
     const when = new Date("2026-03-29T01:30:00.123Z");
     const value = { when, big: 2n ** 70n, list: [new Date(0), -5n] };

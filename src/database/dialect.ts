@@ -34,6 +34,7 @@ export interface ReadyEnqueue {
   readonly jobs: readonly {
     readonly queueName: string;
     readonly className: string;
+    /** JSON text as `serializeArguments` writes it (no raw control characters: PostgreSQL's statement relies on it). */
     readonly arguments: string;
     readonly priority: number;
     /** JSON text of the enqueue's trace context (migration 006); absent: none. */
