@@ -48,6 +48,34 @@ describeEachDatabase("migrations", (env) => {
     }
   });
 
+  it("the jobs' indexes on active_job_id and job_key hold only the rows where those are set (MariaDB: the whole table)", async () => {
+    const firm = env.firm();
+    const unique = firm.defineJob("keyed", async (_args: { n: number }) => {}, {
+      unique: { key: (args) => `k${args.n}` },
+    });
+    await firm.defineJob("plain", async () => {}).enqueue(null);
+    await unique.enqueue({ n: 1 });
+    const { db } = await firm.database();
+    const definition = async (index: string): Promise<string> => {
+      const query =
+        env.dialect === "sqlite"
+          ? sql<{ text: string }>`SELECT sql AS text FROM sqlite_master WHERE type = 'index' AND name = ${index}`
+          : env.dialect === "postgres"
+            ? sql<{ text: string }>`SELECT indexdef AS text FROM pg_indexes WHERE indexname = ${index}`
+            : sql<{ text: string }>`SELECT GROUP_CONCAT(column_name) AS text FROM information_schema.statistics
+                WHERE table_schema = DATABASE() AND index_name = ${index}`;
+      return ((await query.execute(db)).rows[0]?.text ?? "").replace(/\s+/g, " ");
+    };
+    for (const column of ["active_job_id", "job_key"]) {
+      const text = await definition(`index_firm_queue_jobs_on_${column}`);
+      if (env.dialect === "mysql") expect(text).toBe(column);
+      else expect(text).toMatch(new RegExp(`WHERE \\(?${column} IS NOT NULL\\)?`));
+    }
+    // The key still finds its job.
+    const keyed = await db.selectFrom("firm_queue_jobs").select("class_name").where("job_key", "=", "k1").execute();
+    expect(keyed).toEqual([{ class_name: "keyed" }]);
+  });
+
   it("deleting a job cascades to its executions", async () => {
     const firm = env.firm();
     const job = firm.defineJob("cascade", async () => {});

@@ -7,6 +7,7 @@ import { addJobsTraceContext } from "./006-add-jobs-trace-context.js";
 import { addJobKeys } from "./007-job-keys.js";
 import { addJobsCancelledAt } from "./008-add-jobs-cancelled-at.js";
 import { addJobsResultAndProgress } from "./009-add-jobs-result-and-progress.js";
+import { partialJobIndexes } from "./010-partial-job-indexes.js";
 import type { Migration } from "./table-spec.js";
 
 /** Every migration, oldest first. Append only: a released migration is never edited. */
@@ -20,4 +21,5 @@ export const MIGRATIONS: readonly Migration[] = [
   addJobKeys,
   addJobsCancelledAt,
   addJobsResultAndProgress,
+  partialJobIndexes,
 ];
