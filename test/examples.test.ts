@@ -1,17 +1,9 @@
 import { afterEach, expect, it } from "vitest";
 import { countRows, describeEachDatabase, waitFor } from "./support/harness.js";
-import { spawnCli, spawnNode, type Spawned } from "./support/processes.js";
+import { spawnCli, spawnNode, stopProcesses, type Spawned } from "./support/processes.js";
 
 /** Processes a test started: stopped (TERM, then KILL) after it, whatever happened. */
 const running: Spawned[] = [];
-afterEach(async () => {
-  for (const process of running.splice(0)) {
-    if (process.child.exitCode === null && process.child.signalCode === null) process.child.kill("SIGTERM");
-    const killer = setTimeout(() => process.child.kill("SIGKILL"), 10_000);
-    await process.finished.catch(() => undefined);
-    clearTimeout(killer);
-  }
-});
 
 function started(spawned: Spawned): Spawned {
   running.push(spawned);
@@ -47,6 +39,9 @@ async function order(
 }
 
 describeEachDatabase("framework examples", (env) => {
+  // Before the harness empties the tables (see stopProcesses).
+  afterEach(() => stopProcesses(running));
+
   /** The app's own row for the order: confirmed once its job ran. */
   const confirmedCount = async (orderId: string) => {
     const db = await env.db();

@@ -4,15 +4,17 @@ import { runCli, type Spawned } from "./support/processes.js";
 import { PROCESS_CONFIG, startSupervisor, waitForProcesses } from "./support/supervised.js";
 
 let running: Spawned | undefined;
-afterEach(async () => {
-  if (running && running.child.exitCode === null && running.child.signalCode === null) {
-    running.child.kill("SIGTERM");
-    await running.finished;
-  }
-  running = undefined;
-});
 
 describeEachDatabase("firm-queue check --live", (env) => {
+  // Before the harness empties the tables (see stopProcesses in support/processes.ts).
+  afterEach(async () => {
+    if (running && running.child.exitCode === null && running.child.signalCode === null) {
+      running.child.kill("SIGTERM");
+      await running.finished;
+    }
+    running = undefined;
+  });
+
   const check = (...args: string[]) =>
     runCli(["check", "--live", "--config", PROCESS_CONFIG, ...args], { FIRM_QUEUE_DATABASE_URL: env.url });
 

@@ -9,13 +9,6 @@ import { parseScrape, type Scrape } from "./support/prometheus-text.js";
 import { waitForProcesses, waitWhile } from "./support/supervised.js";
 
 let running: Spawned | undefined;
-afterEach(async () => {
-  if (running && running.child.exitCode === null) {
-    running.child.kill("SIGTERM");
-    await running.finished;
-  }
-  running = undefined;
-});
 
 /** A port nobody listens on right now. */
 async function freePort(): Promise<number> {
@@ -27,6 +20,15 @@ async function freePort(): Promise<number> {
 }
 
 describeEachDatabase("metrics of a fork-mode supervisor", (env) => {
+  // Before the harness empties the tables (see stopProcesses in support/processes.ts).
+  afterEach(async () => {
+    if (running && running.child.exitCode === null) {
+      running.child.kill("SIGTERM");
+      await running.finished;
+    }
+    running = undefined;
+  });
+
   it("serves the sum of its two workers' counters and histograms on one port", async () => {
     const port = await freePort();
     const jobLog = join(mkdtempSync(join(tmpdir(), "firm-queue-metrics-")), "jobs.log");

@@ -3,20 +3,11 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, expect, it } from "vitest";
 import { countRows, describeEachDatabase, waitFor } from "./support/harness.js";
-import { spawnCli, spawnNode, type Spawned } from "./support/processes.js";
+import { spawnCli, spawnNode, stopProcesses, type Spawned } from "./support/processes.js";
 
 /** Processes and temp dirs a test started: stopped and removed after it, whatever happened. */
 const running: Spawned[] = [];
 const dirs: string[] = [];
-afterEach(async () => {
-  for (const process of running.splice(0)) {
-    if (process.child.exitCode === null && process.child.signalCode === null) process.child.kill("SIGTERM");
-    const killer = setTimeout(() => process.child.kill("SIGKILL"), 10_000);
-    await process.finished.catch(() => undefined);
-    clearTimeout(killer);
-  }
-  for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
-});
 
 function started(spawned: Spawned): Spawned {
   running.push(spawned);
@@ -33,6 +24,12 @@ async function post(base: string, body: unknown): Promise<{ status: number; body
 }
 
 describeEachDatabase("split web/worker example (examples/split-app)", (env) => {
+  // Before the harness empties the tables (see stopProcesses).
+  afterEach(async () => {
+    await stopProcesses(running);
+    for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
+  });
+
   it("the web process enqueues from the declarations only, refuses invalid arguments, and a CLI worker runs the job", async () => {
     const dir = mkdtempSync(join(tmpdir(), "firm-split-app-"));
     dirs.push(dir);

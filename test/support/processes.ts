@@ -56,3 +56,18 @@ export function spawnNode(
 export function runCli(args: readonly string[], env: Record<string, string | undefined> = {}): Promise<Finished> {
   return spawnCli(args, env).finished;
 }
+
+/**
+ * Stop every process in `running` (TERM, then KILL after 10 s) and empty the list. Call it from
+ * an `afterEach` registered inside `describeEachDatabase`'s body: after-hooks run in reverse, so it
+ * then runs before the harness empties the tables, and no worker is still writing while they are
+ * emptied (a worker recording its job while the jobs are deleted can deadlock with the cascade).
+ */
+export async function stopProcesses(running: Spawned[]): Promise<void> {
+  for (const process of running.splice(0)) {
+    if (process.child.exitCode === null && process.child.signalCode === null) process.child.kill("SIGTERM");
+    const killer = setTimeout(() => process.child.kill("SIGKILL"), 10_000);
+    await process.finished.catch(() => undefined);
+    clearTimeout(killer);
+  }
+}
