@@ -99,11 +99,17 @@ describeEachDatabase(
       let rowsLocked = 0;
       const stalled = await stallAClaim(env, async (db) => {
         // Stalled: the claim's transaction has sat in its insert for a second (without the holder
-        // it takes milliseconds). InnoDB reports it as waiting for a lock, or, while it checks the
-        // holder's uncommitted claim of the same job, sometimes as running.
+        // it takes milliseconds). InnoDB reports it as waiting for a lock (only the insert can
+        // wait: the locking read skips what is locked), or, while it checks the holder's
+        // uncommitted claim of the same job, sometimes as running that insert. Inside the claim's
+        // block the statement INNODB_TRX shows lags behind (an earlier statement of the block,
+        // for as long as the stall lasts), so the connection's own current statement
+        // (PROCESSLIST.INFO) is read too; any of the three signs will do.
         const { rows } = await sql<{ locked: number }>`SELECT t.trx_rows_locked AS locked
           FROM information_schema.INNODB_TRX t JOIN information_schema.PROCESSLIST p ON p.ID = t.trx_mysql_thread_id
-          WHERE p.DB = DATABASE() AND t.trx_query LIKE 'INSERT INTO firm_queue_claimed_executions%'
+          WHERE p.DB = DATABASE()
+            AND (t.trx_state = 'LOCK WAIT' OR t.trx_query LIKE '%INSERT INTO firm_queue_claimed_executions%'
+              OR p.INFO LIKE '%INSERT INTO firm_queue_claimed_executions%')
             AND t.trx_started < NOW() - INTERVAL 1 SECOND`.execute(db);
         if (rows.length === 0) return false;
         rowsLocked = Number(rows[0]!.locked);
