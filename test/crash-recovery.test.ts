@@ -1,39 +1,13 @@
 import { expect, it } from "vitest";
 import { silentLogger } from "../src/index.js";
 import { describeEachDatabase, countRows, waitFor, enqueued } from "./support/harness.js";
+import { claimForProcess, insertForeignProcess } from "./support/foreign-claims.js";
 import type { ProcessInfo } from "../src/processes/hooks.js";
 
 describeEachDatabase("crash recovery (in-process supervisor)", (env) => {
-  /** A process row, as another (dead or alive) host would have left it. */
-  async function insertProcess(kind: string, heartbeatAgoMs: number): Promise<number> {
-    const db = await env.db();
-    const at = new Date(Date.now() - heartbeatAgoMs);
-    const row = await db
-      .insertInto("firm_queue_processes")
-      .values({
-        kind,
-        name: `elsewhere-${Math.random()}`,
-        pid: 999_999,
-        hostname: "other-host",
-        supervisor_id: null,
-        metadata: null,
-        last_heartbeat_at: at,
-        created_at: at,
-      })
-      .returning("id")
-      .executeTakeFirstOrThrow();
-    return Number(row.id);
-  }
-
-  /** Move a ready job to claimed by `processId`, as a worker there would have. */
-  async function claimFor(jobId: number, processId: number): Promise<void> {
-    const db = await env.db();
-    await db.deleteFrom("firm_queue_ready_executions").where("job_id", "=", jobId).execute();
-    await db
-      .insertInto("firm_queue_claimed_executions")
-      .values({ job_id: jobId, process_id: processId, created_at: new Date() })
-      .execute();
-  }
+  const insertProcess = async (kind: string, heartbeatAgoMs: number) =>
+    insertForeignProcess(await env.db(), heartbeatAgoMs, kind);
+  const claimFor = async (jobId: number, processId: number) => claimForProcess(await env.db(), jobId, processId);
 
   it("prunes processes past the alive threshold and fails their claims with ProcessPrunedError; live ones are kept", async () => {
     const firm = env.firm();

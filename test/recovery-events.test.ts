@@ -2,6 +2,7 @@ import { expect, it } from "vitest";
 import { ProcessMissingError, ProcessPrunedError, type JobEventMap, type JobEventName } from "../src/index.js";
 import type { FirmQueue } from "../src/firm-queue.js";
 import { describeEachDatabase, enqueued, waitFor } from "./support/harness.js";
+import { claimForProcess, insertForeignProcess } from "./support/foreign-claims.js";
 import { parseScrape } from "./support/prometheus-text.js";
 
 /*
@@ -10,35 +11,8 @@ import { parseScrape } from "./support/prometheus-text.js";
  * marked `recovered`, with no run time observed.
  */
 describeEachDatabase("job events from crash recovery", (env) => {
-  /** A process row another host left behind, its last heartbeat `heartbeatAgoMs` ago. */
-  async function insertProcess(heartbeatAgoMs: number): Promise<number> {
-    const at = new Date(Date.now() - heartbeatAgoMs);
-    const row = await (await env.db())
-      .insertInto("firm_queue_processes")
-      .values({
-        kind: "Worker",
-        name: `gone-${Math.random()}`,
-        pid: 999_999,
-        hostname: "other-host",
-        supervisor_id: null,
-        metadata: null,
-        last_heartbeat_at: at,
-        created_at: at,
-      })
-      .returning("id")
-      .executeTakeFirstOrThrow();
-    return Number(row.id);
-  }
-
-  /** Move a ready job to claimed by `processId`, as a worker there would have. */
-  async function claimFor(jobId: number, processId: number): Promise<void> {
-    const db = await env.db();
-    await db.deleteFrom("firm_queue_ready_executions").where("job_id", "=", jobId).execute();
-    await db
-      .insertInto("firm_queue_claimed_executions")
-      .values({ job_id: jobId, process_id: processId, created_at: new Date() })
-      .execute();
-  }
+  const insertProcess = async (heartbeatAgoMs: number) => insertForeignProcess(await env.db(), heartbeatAgoMs);
+  const claimFor = async (jobId: number, processId: number) => claimForProcess(await env.db(), jobId, processId);
 
   /** Every event of these names `firm` tells, in order. */
   function record<Name extends JobEventName>(firm: FirmQueue, names: readonly Name[]) {
