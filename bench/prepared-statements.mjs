@@ -2,12 +2,14 @@
 //
 // What sending the worker's statements named (prepared once per connection) saves on PostgreSQL,
 // one job at a time, as an idle worker meets them: each job is enqueued alone, claimed alone and
-// recorded finished alone, and each of the three statements' round trips is timed. Two instances
+// recorded finished alone, and each of the three statements' round trips is timed. Three instances
 // take turns on the same throwaway server and database: firm-queue opened on the URL (its own
-// pool, which names these statements) and firm-queue handed a pg.Pool (an application's pool,
-// on which every statement goes unnamed). Prints the median round trip of each statement per
-// instance, and their ratio, per round.
+// pool, which names these statements), firm-queue handed an application's pg.Pool (whose
+// checked-out clients name them too) and firm-queue handed a Kysely instance (whose driver takes
+// only a text and parameters, so every statement goes unnamed). Prints the median round trip of
+// each statement per instance, and each one's ratio to the first, per round.
 import { parseArgs } from "node:util";
+import { Kysely, PostgresDialect } from "kysely";
 import pg from "pg";
 import { startPostgres } from "../scripts/servers/postgres.mjs";
 import { FirmQueue, silentLogger } from "../dist/index.js";
@@ -30,10 +32,14 @@ const jobs = Number(values.jobs);
 const server = await startPostgres({ durable: values.durable });
 const database = await benchDatabase("postgres", server.url);
 const appPool = new pg.Pool({ connectionString: database.url, max: 2 });
+const appKysely = new Kysely({
+  dialect: new PostgresDialect({ pool: new pg.Pool({ connectionString: database.url, max: 2 }) }),
+});
 try {
   const instances = {
     "own pool (named)": new FirmQueue({ databaseUrl: database.url, logger: silentLogger, poolSize: 2 }),
-    "pg.Pool handed in (unnamed)": new FirmQueue({ database: appPool, logger: silentLogger }),
+    "pg.Pool handed in (named)": new FirmQueue({ database: appPool, logger: silentLogger }),
+    "Kysely handed in (unnamed)": new FirmQueue({ database: appKysely, logger: silentLogger }),
   };
   await instances["own pool (named)"].migrate();
   const policies = new JobPolicies(new JobRegistry(), silentLogger);
@@ -59,16 +65,22 @@ try {
       }
       medians[label] = Object.fromEntries(Object.entries(times).map(([what, list]) => [what, median(list)]));
     }
-    const [named, unnamed] = Object.values(medians);
-    console.log(`round ${round} (median round trip, ms, ${jobs} jobs each):`);
+    const [reference, ...others] = Object.entries(medians);
+    console.log(`round ${round} (median round trip, ms, ${jobs} jobs each; ratio to ${reference[0]}):`);
     for (const what of ["enqueue", "claim", "finish"])
       console.log(
-        `  ${what.padEnd(7)} named ${named[what].toFixed(3)}  unnamed ${unnamed[what].toFixed(3)}  unnamed/named ${(unnamed[what] / named[what]).toFixed(2)}×`,
+        `  ${what.padEnd(7)} ${reference[0]} ${reference[1][what].toFixed(3)}${others
+          .map(
+            ([label, times]) =>
+              `  ${label} ${times[what].toFixed(3)} (${(times[what] / reference[1][what]).toFixed(2)}×)`,
+          )
+          .join("")}`,
       );
   }
   await Promise.all(Object.values(instances).map((firm) => firm.close()));
 } finally {
   await appPool.end();
+  await appKysely.destroy();
   await database.cleanup();
   await server.stop();
 }

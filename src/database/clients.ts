@@ -3,10 +3,11 @@ import type { SqlConnection, SqlSource } from "./bridge.js";
 import { normalizeResult, returnsRows } from "./client-results.js";
 import type { KyselyHandle } from "./handle.js";
 import { importDriver } from "./driver-import.js";
+import { sendNamedWhenPrepared, type PgStatement, type StatementNaming } from "./postgres-prepared.js";
 
 /** What firm-queue calls on a node-postgres client or pool client. */
 interface PgClientLike {
-  query(config: { text: string; values: unknown[]; types?: unknown }): Promise<unknown>;
+  query(config: PgStatement & { types?: unknown }): Promise<unknown>;
   release?(error?: unknown): void;
 }
 
@@ -25,12 +26,27 @@ async function int8AsNumber(): Promise<unknown> {
   };
 }
 
-/** A node-postgres client (inside the application's BEGIN, or checked out of a pool). */
-export async function pgConnection(client: PgClientLike, release?: () => void): Promise<SqlConnection> {
+/**
+ * A node-postgres client: inside the application's BEGIN, or checked out of a pool (`pooled`,
+ * with its `release` and the pool's {@link StatementNaming}). Only a pooled client, which runs
+ * firm-queue's statements in autocommit, sends the worker's hot statements named
+ * (postgres-prepared.ts): in the application's transaction a statement a pooler had lost would
+ * abort that transaction.
+ */
+export async function pgConnection(
+  client: PgClientLike,
+  pooled?: { release: () => void; naming: StatementNaming },
+): Promise<SqlConnection> {
   const types = await int8AsNumber();
+  const send = (statement: PgStatement) => client.query({ ...statement, types });
   return {
-    query: async (text, values) => normalizeResult(await client.query({ text, values: [...values], types })),
-    ...(release ? { release } : {}),
+    query: async (text, values) =>
+      normalizeResult(
+        await (pooled
+          ? sendNamedWhenPrepared(send, text, [...values], pooled.naming)
+          : send({ text, values: [...values] })),
+      ),
+    ...(pooled ? { release: pooled.release } : {}),
   };
 }
 
@@ -48,14 +64,16 @@ interface Listenable {
  */
 export function pgPoolSource(pool: { connect(): Promise<unknown> }): SqlSource {
   const ignore = (): void => undefined;
+  const naming: StatementNaming = { on: true };
   return {
     async acquire() {
       const client = (await pool.connect()) as PgClientLike & Listenable;
       client.on?.("error", ignore);
-      return pgConnection(client, () => {
+      const release = () => {
         client.removeListener?.("error", ignore);
         client.release?.();
-      });
+      };
+      return pgConnection(client, { release, naming });
     },
   };
 }

@@ -1,14 +1,7 @@
 import type { PostgresPool, PostgresPoolClient } from "kysely";
 import type pg from "pg";
 import { DatabaseTimeoutError } from "../errors.js";
-import { preparedStatementName } from "./postgres-prepared.js";
-
-/**
- * invalid_sql_statement_name, duplicate_prepared_statement: what a named statement meets when the
- * server connection under the client changes between calls (a transaction pooler such as
- * PgBouncer), so the statement is missing where it was parsed, or already there where it was not.
- */
-const LOST_STATEMENT_CODES = new Set(["26000", "42P05"]);
+import { sendNamedWhenPrepared, type StatementNaming } from "./postgres-prepared.js";
 
 /**
  * node-postgres' pool, with every statement bounded by `queryTimeout` (when not null). pg's own
@@ -18,7 +11,7 @@ const LOST_STATEMENT_CODES = new Set(["26000", "42P05"]);
  * statements (postgres-prepared.ts) until a server connection shows it cannot keep them.
  */
 export function guardedPool(pool: pg.Pool, queryTimeout: number | null): PostgresPool {
-  const naming = { on: true };
+  const naming: StatementNaming = { on: true };
   return {
     async connect(): Promise<PostgresPoolClient> {
       const client = await pool.connect();
@@ -26,7 +19,8 @@ export function guardedPool(pool: pg.Pool, queryTimeout: number | null): Postgre
       return {
         query: ((text: unknown, parameters?: readonly unknown[]) => {
           if (typeof text !== "string") return client.query(text as string, parameters as unknown[]);
-          const sent = send(client, text, parameters as unknown[], naming);
+          const values = (parameters ?? []) as unknown[];
+          const sent = sendNamedWhenPrepared((statement) => client.query(statement), text, values, naming);
           if (queryTimeout === null) return sent;
           return withTimeout(sent, queryTimeout, () => {
             lost = new DatabaseTimeoutError(queryTimeout);
@@ -41,29 +35,6 @@ export function guardedPool(pool: pg.Pool, queryTimeout: number | null): Postgre
     },
     end: () => pool.end(),
   };
-}
-
-/**
- * Send `text` named when it is one of the prepared statements and naming is still on, else
- * unnamed. A named statement that fails because the server connection lost it or had it already
- * (a transaction pooler) did not run: naming goes off for the whole pool, and the statement is
- * sent again unnamed. These statements run in autocommit, so no transaction is left aborted.
- */
-async function send(
-  client: pg.PoolClient,
-  text: string,
-  values: unknown[] | undefined,
-  naming: { on: boolean },
-): Promise<pg.QueryResult> {
-  const name = naming.on ? preparedStatementName(text) : undefined;
-  if (name === undefined) return client.query(text, values);
-  try {
-    return await client.query({ name, text, values: values ?? [] });
-  } catch (error) {
-    if (!LOST_STATEMENT_CODES.has((error as { code?: string })?.code ?? "")) throw error;
-    naming.on = false;
-    return client.query(text, values);
-  }
 }
 
 /** Settle as `work` does, or reject with `onTimeout()`'s error after `ms`. */

@@ -36,3 +36,47 @@ export function preparedStatementName(text: string): string | undefined {
 function nameFor(text: string): string {
   return `firm_queue_${createHash("sha256").update(text).digest("hex").slice(0, 24)}`;
 }
+
+/**
+ * invalid_sql_statement_name, duplicate_prepared_statement: what a named statement meets when the
+ * server connection under the client changes between calls (a transaction pooler such as
+ * PgBouncer), so the statement is missing where it was parsed, or already there where it was not.
+ */
+const LOST_STATEMENT_CODES = new Set(["26000", "42P05"]);
+
+/** One pool's choice: named statements until a server connection shows it cannot keep them. */
+export interface StatementNaming {
+  on: boolean;
+}
+
+/** A statement as node-postgres takes it; `name` makes it a named (prepared) one. */
+export interface PgStatement {
+  name?: string;
+  text: string;
+  values: unknown[];
+}
+
+/**
+ * Send `text` through `query` named when it is one of the prepared statements and the pool's
+ * naming is still on, else unnamed. A named statement that fails because the server connection
+ * lost it or had it already (a transaction pooler) did not run: naming goes off for the whole
+ * pool, and the statement is sent again unnamed. Only connections running in autocommit may come
+ * here (a pool's checked-out clients, never an application's open transaction), so no transaction
+ * is left aborted by the failed attempt.
+ */
+export async function sendNamedWhenPrepared<R>(
+  query: (statement: PgStatement) => Promise<R>,
+  text: string,
+  values: unknown[],
+  naming: StatementNaming,
+): Promise<R> {
+  const name = naming.on ? preparedStatementName(text) : undefined;
+  if (name === undefined) return query({ text, values });
+  try {
+    return await query({ name, text, values });
+  } catch (error) {
+    if (!LOST_STATEMENT_CODES.has((error as { code?: string })?.code ?? "")) throw error;
+    naming.on = false;
+    return query({ text, values });
+  }
+}

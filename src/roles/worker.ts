@@ -5,7 +5,6 @@ import type { JobRegistry } from "../definitions/job-registry.js";
 import { JobRunner, ShutdownSignal } from "./job-runner.js";
 import type { Logger } from "../logger.js";
 import { claimedJobIds, releaseClaims } from "../lifecycle/claimed-jobs.js";
-import type { JobRow } from "../models/job.js";
 import { QueueSelector } from "./queue-selector.js";
 import { Poller, UNTIL_WOKEN } from "../processes/poller.js";
 import { ProcessRowGoneError } from "../errors.js";
