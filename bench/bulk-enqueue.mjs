@@ -12,15 +12,16 @@
 // BUFFERS, WAL, triggers) of the last bulk statement of the first run. `--what-if SQL` adds a run
 // of each build with SQL run after migrating (a schema experiment, e.g. an index dropped). Run it under
 // `node --cpu-prof` for where this process's time goes.
-import { readdirSync, readFileSync } from "node:fs";
+import { readFileSync } from "node:fs";
 import { loadavg } from "node:os";
-import { resolve } from "node:path";
-import { pathToFileURL } from "node:url";
 import { parseArgs } from "node:util";
 import pg from "pg";
 import { startMariadb } from "../scripts/servers/mariadb.mjs";
 import { startPostgres } from "../scripts/servers/postgres.mjs";
 import { benchDatabase } from "./databases.mjs";
+import { importBuild } from "./noop-backlog.mjs";
+import { printCostliestStatements, resetStatementStatistics, STATEMENT_STATISTICS } from "./pg-statements.mjs";
+import { serverCpuMs } from "./server-cpu.mjs";
 
 const { values } = parseArgs({
   options: {
@@ -44,13 +45,7 @@ const WARM_UP_BATCHES = 3;
 const postgres = dialect === "postgres";
 
 const settings = {
-  ...(values.statements
-    ? {
-        shared_preload_libraries: "pg_stat_statements",
-        "pg_stat_statements.track_utility": "off",
-        "pg_stat_statements.track_planning": "on",
-      }
-    : {}),
+  ...(values.statements ? STATEMENT_STATISTICS : {}),
   ...(values.explain
     ? {
         session_preload_libraries: "auto_explain",
@@ -100,10 +95,7 @@ async function runOnce(lib) {
     let next = 0;
     const batch = () => Array.from({ length: size }, () => ({ i: next++ }));
     for (let i = 0; i < WARM_UP_BATCHES; i++) await target.enqueueAll(batch());
-    if (values.statements && postgres) {
-      await stats.query("CREATE EXTENSION IF NOT EXISTS pg_stat_statements");
-      await stats.query("SELECT pg_stat_statements_reset()");
-    }
+    if (values.statements && postgres) await resetStatementStatistics(stats);
     // The payloads are made before the clock starts: only the library's work is timed.
     const payloads = Array.from({ length: batches }, batch);
     const serverBefore = postgresCpuMs();
@@ -113,7 +105,7 @@ async function runOnce(lib) {
     const seconds = (performance.now() - started) / 1000;
     const cpu = process.cpuUsage(cpuBefore);
     const serverCpu = postgresCpuMs() - serverBefore;
-    if (values.statements && postgres) await printStatements(stats);
+    if (values.statements && postgres) await printCostliestStatements(stats, jobs, { limit: 4 });
     return {
       jobsPerSecond: Math.round(jobs / seconds),
       nodeCpuMsPer1000: Number(((cpu.user + cpu.system) / jobs).toFixed(1)),
@@ -127,7 +119,7 @@ async function runOnce(lib) {
 }
 
 async function openFirmQueue(lib, url) {
-  const { FirmQueue, silentLogger } = await import(lib === "firm-queue" ? lib : pathToFileURL(resolve(lib)).href);
+  const { FirmQueue, silentLogger } = await importBuild(lib);
   const firm = new FirmQueue({ databaseUrl: url, logger: silentLogger, poolSize: 4 });
   await firm.migrate();
   const job = firm.defineJob("bench", async () => {}, { queue: "bench" });
@@ -144,19 +136,6 @@ async function openGraphile(url) {
   };
 }
 
-/** The run's costliest statements, per 1,000 jobs. */
-async function printStatements(client) {
-  const { rows } = await client.query(
-    `SELECT calls, rows, total_exec_time AS ms, total_plan_time AS plan_ms, wal_bytes, left(regexp_replace(query, '\\s+', ' ', 'g'), 100) AS query
-     FROM pg_stat_statements WHERE dbid = (SELECT oid FROM pg_database WHERE datname = current_database())
-     ORDER BY total_exec_time DESC LIMIT 4`,
-  );
-  for (const row of rows)
-    console.log(
-      `  ${((Number(row.ms) * 1000) / jobs).toFixed(1).padStart(6)} ms/1000 jobs (+${((Number(row.plan_ms) * 1000) / jobs).toFixed(2)} planning)  ${String(row.calls).padStart(5)} calls  ${String(row.rows).padStart(7)} rows  ${String(Math.round(Number(row.wal_bytes) / jobs)).padStart(5)} WAL B/job  ${row.query}`,
-    );
-}
-
 /** The last plan auto_explain logged for a statement that inserted jobs. */
 function printLastPlan(logFile) {
   const entries = readFileSync(logFile, "utf8").split(/\n(?=\S.*LOG: {2}duration:)/);
@@ -169,26 +148,7 @@ function printLastPlan(logFile) {
   console.log(plan);
 }
 
-/**
- * CPU time (user + system, ms) of this run's PostgreSQL server: its postmaster (found by its port
- * on its command line) and the processes it started. Other servers on the machine are not counted.
- */
+/** CPU time (ms) of this run's PostgreSQL server; 0 for MariaDB, SQLite or a server given by URL. */
 function postgresCpuMs() {
-  if (!postgres || !server) return 0;
-  const port = new URL(server.url).port;
-  const processes = [];
-  for (const pid of readdirSync("/proc").filter((name) => /^\d+$/.test(name))) {
-    try {
-      const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
-      const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-      const ticks = Number(fields[11]) + Number(fields[12]); // utime, stime in 10 ms ticks
-      processes.push({ pid, ppid: fields[1], ticks, cmdline: readFileSync(`/proc/${pid}/cmdline`, "utf8") });
-    } catch {
-      // the process ended while we looked
-    }
-  }
-  const postmaster = processes.find((p) => p.cmdline.includes(`\0-p\0${port}\0`));
-  if (!postmaster) return 0;
-  const ours = processes.filter((p) => p.pid === postmaster.pid || p.ppid === postmaster.pid);
-  return ours.reduce((sum, p) => sum + p.ticks * 10, 0);
+  return postgres && server ? serverCpuMs(server.url) : 0;
 }

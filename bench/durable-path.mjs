@@ -9,13 +9,14 @@
 // `--lib` builds (e.g. a copy of the branch point and this checkout), each round runs every
 // build once, alternating, on a fresh database of the same server, so they share its state.
 // `--backlog N` enqueues N jobs but measures the first `jobs` of them (a big backlog's rate).
-import { readdirSync, readFileSync } from "node:fs";
+import { loadavg } from "node:os";
 import { parseArgs } from "node:util";
-import { pathToFileURL } from "node:url";
-import { resolve } from "node:path";
 import pg from "pg";
 import { startPostgres } from "../scripts/servers/postgres.mjs";
 import { benchDatabase } from "./databases.mjs";
+import { enqueueNoopBacklog, importBuild } from "./noop-backlog.mjs";
+import { printCostliestStatements, resetStatementStatistics, STATEMENT_STATISTICS } from "./pg-statements.mjs";
+import { serverCpuMs } from "./server-cpu.mjs";
 
 const { values } = parseArgs({
   options: {
@@ -38,13 +39,7 @@ const prefetch = values.prefetch === undefined ? {} : { prefetch: Number(values.
 
 // --statements: pg_stat_statements on the throwaway server, and each run prints its statements'
 // time, rows and WAL (a statement's plan and execution only: commit flushes are not in it).
-const settings = values.statements
-  ? {
-      shared_preload_libraries: "pg_stat_statements",
-      "pg_stat_statements.track_utility": "off",
-      "pg_stat_statements.track_planning": "on",
-    }
-  : {};
+const settings = values.statements ? STATEMENT_STATISTICS : {};
 const server = values.url ? undefined : await startPostgres({ durable: true, settings });
 const adminUrl = values.url ?? server.url;
 try {
@@ -57,7 +52,7 @@ try {
 
 /** One drain with build `lib` on a fresh database. */
 async function runOnce(lib) {
-  const { FirmQueue, silentLogger } = await import(lib === "firm-queue" ? lib : pathToFileURL(resolve(lib)).href);
+  const { FirmQueue, silentLogger } = await importBuild(lib);
   const database = await benchDatabase("postgres", adminUrl);
   const stats = new pg.Client({ connectionString: database.url });
   await stats.connect();
@@ -66,21 +61,11 @@ async function runOnce(lib) {
     await firm.migrate();
     // --what-if "SQL": a schema change to try (e.g. an index dropped), run after the migrations.
     if (values["what-if"]) await stats.query(values["what-if"]);
-    let done = 0;
-    let reached;
-    const finished = new Promise((resolve) => (reached = resolve));
-    const noop = firm.defineJob("noop", async () => {
-      if (++done === jobs) reached();
-    });
-    const all = Array.from({ length: backlog }, (_, i) => ({ i }));
-    for (let i = 0; i < all.length; i += 1000) await noop.enqueueAll(all.slice(i, i + 1000));
+    const { finished } = await enqueueNoopBacklog(firm, { jobs, backlog });
     await stats.query("CHECKPOINT");
-    if (values.statements) {
-      await stats.query("CREATE EXTENSION IF NOT EXISTS pg_stat_statements");
-      await stats.query("SELECT pg_stat_statements_reset()");
-    }
+    if (values.statements) await resetStatementStatistics(stats);
     const before = await serverCounters(stats);
-    const serverCpuBefore = postgresCpuMs();
+    const serverCpuBefore = serverCpuMs(adminUrl);
     const nodeCpuBefore = process.cpuUsage();
     const started = performance.now();
     const supervisor = await firm.start({
@@ -90,13 +75,13 @@ async function runOnce(lib) {
     await finished;
     const seconds = (performance.now() - started) / 1000;
     const nodeCpu = process.cpuUsage(nodeCpuBefore);
-    const serverCpu = postgresCpuMs() - serverCpuBefore;
+    const serverCpu = serverCpuMs(adminUrl) - serverCpuBefore;
     await supervisor.stop();
     await firm.close();
     // Each backend reports its statistics at most once a second, and at exit: closed, then read.
     await new Promise((resolve) => setTimeout(resolve, 1500));
     const after = await serverCounters(stats);
-    if (values.statements) await printStatements(stats);
+    if (values.statements) await printCostliestStatements(stats, jobs);
     const per1000 = (name) => Math.round(((after[name] - before[name]) * 1000) / jobs);
     return {
       jobsPerSecond: Math.round(jobs / seconds),
@@ -108,43 +93,12 @@ async function runOnce(lib) {
       nodeCpuMsPer1000: Math.round((nodeCpu.user + nodeCpu.system) / jobs),
       nodeSystemCpuMsPer1000: Math.round(nodeCpu.system / jobs),
       serverCpuMsPer1000: Math.round((serverCpu * 1000) / jobs),
-      load: (await import("node:os")).loadavg()[0].toFixed(2),
+      load: loadavg()[0].toFixed(2),
     };
   } finally {
     await stats.end();
     await database.cleanup();
   }
-}
-
-/** The run's costliest statements in this database, per 1,000 jobs. */
-async function printStatements(client) {
-  const { rows } = await client.query(
-    `SELECT calls, rows, total_exec_time AS ms, total_plan_time AS plan_ms, wal_bytes, left(regexp_replace(query, '\\s+', ' ', 'g'), 90) AS query
-     FROM pg_stat_statements WHERE dbid = (SELECT oid FROM pg_database WHERE datname = current_database())
-     ORDER BY total_exec_time DESC LIMIT 8`,
-  );
-  for (const row of rows)
-    console.log(
-      `  ${String(Math.round((Number(row.ms) * 1000) / jobs)).padStart(5)} ms/1000 jobs (+${String(Math.round((Number(row.plan_ms) * 1000) / jobs)).padStart(3)} planning)  ${String(row.calls).padStart(6)} calls  ${String(row.rows).padStart(7)} rows  ${String(Math.round(Number(row.wal_bytes) / jobs)).padStart(5)} WAL B/job  ${row.query}`,
-    );
-}
-
-/** CPU time (user + system, ms) of every process named postgres on this machine, alive now. */
-function postgresCpuMs() {
-  const tick = 10; // ms per clock tick (USER_HZ 100 on Linux)
-  let total = 0;
-  for (const pid of readdirSync("/proc").filter((name) => /^\d+$/.test(name))) {
-    try {
-      const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
-      const close = stat.lastIndexOf(")");
-      if (!stat.slice(stat.indexOf("(") + 1, close).startsWith("postgres")) continue;
-      const fields = stat.slice(close + 2).split(" ");
-      total += (Number(fields[11]) + Number(fields[12])) * tick;
-    } catch {
-      // gone meanwhile
-    }
-  }
-  return total;
 }
 
 /** The server's counters this run looks at (statistics are flushed first so they are current). */

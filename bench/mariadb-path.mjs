@@ -12,15 +12,16 @@
 // performance_schema on and prints the costliest statement digests (a claim's or finish's block
 // is one statement there: MariaDB does not report the statements inside an anonymous block).
 // `--cpu-prof dir` writes a V8 CPU profile of each drain there.
-import { mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { mkdirSync, writeFileSync } from "node:fs";
 import { Session } from "node:inspector/promises";
 import { loadavg } from "node:os";
-import { join, resolve } from "node:path";
-import { pathToFileURL } from "node:url";
+import { join } from "node:path";
 import { parseArgs } from "node:util";
 import mysql from "mysql2/promise";
 import { startMariadb } from "../scripts/servers/mariadb.mjs";
 import { benchDatabase } from "./databases.mjs";
+import { enqueueNoopBacklog, importBuild } from "./noop-backlog.mjs";
+import { serverCpuMs } from "./server-cpu.mjs";
 
 const { values } = parseArgs({
   options: {
@@ -66,33 +67,26 @@ try {
 
 /** One drain with build `lib` on a fresh database. */
 async function runOnce(lib, round) {
-  const { FirmQueue, silentLogger } = await import(lib === "firm-queue" ? lib : pathToFileURL(resolve(lib)).href);
+  const { FirmQueue, silentLogger } = await importBuild(lib);
   const database = await benchDatabase("mysql", server.url);
   const stats = await mysql.createConnection(database.url);
   try {
     const firm = new FirmQueue({ databaseUrl: database.url, logger: silentLogger, poolSize: concurrency + 2 });
     await firm.migrate();
-    let done = 0;
-    let reached;
-    const finished = new Promise((resolve) => (reached = resolve));
-    const noop = firm.defineJob("noop", async () => {
-      if (++done === jobs) reached();
-    });
-    const all = Array.from({ length: jobs }, (_, i) => ({ i }));
-    for (let i = 0; i < all.length; i += 1000) await noop.enqueueAll(all.slice(i, i + 1000));
+    const { finished } = await enqueueNoopBacklog(firm, { jobs });
     if (values.statements) {
       await stats.query("TRUNCATE performance_schema.events_statements_summary_by_digest");
     }
     const profiler = values["cpu-prof"] ? await startProfiler() : undefined;
     const before = await serverCounters(stats);
-    const serverCpuBefore = mariadbCpuMs();
+    const serverCpuBefore = serverCpuMs(server.url);
     const nodeCpuBefore = process.cpuUsage();
     const started = performance.now();
     const supervisor = await firm.start({ workers: [{ concurrency, pollingInterval: 10 }], dispatchers: [] });
     await finished;
     const seconds = (performance.now() - started) / 1000;
     const nodeCpu = process.cpuUsage(nodeCpuBefore);
-    const serverCpu = mariadbCpuMs() - serverCpuBefore;
+    const serverCpu = serverCpuMs(server.url) - serverCpuBefore;
     const after = await serverCounters(stats);
     if (profiler) await profiler.stop(join(values["cpu-prof"], `round${round}-${libs.indexOf(lib)}.cpuprofile`));
     await supervisor.stop();
@@ -149,26 +143,6 @@ function print(rows) {
     console.log(
       `  ${String(Math.round((Number(row.ms) * 1000) / jobs)).padStart(5)} ms/1000 jobs (lock ${String(Math.round((Number(row.lock_ms) * 1000) / jobs)).padStart(4)})  ${String(row.calls).padStart(6)} calls  ${String(row.examined).padStart(8)} examined  ${row.query}`,
     );
-}
-
-/** CPU time (user + system, ms) of this run's mariadbd (the one listening on its port). */
-function mariadbCpuMs() {
-  const portOption = `--port=${new URL(server.url).port}`;
-  const tick = 10; // ms per clock tick (USER_HZ 100 on Linux)
-  let total = 0;
-  for (const pid of readdirSync("/proc").filter((name) => /^\d+$/.test(name))) {
-    try {
-      const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
-      const close = stat.lastIndexOf(")");
-      if (!stat.slice(stat.indexOf("(") + 1, close).startsWith("mariadbd")) continue;
-      if (!readFileSync(`/proc/${pid}/cmdline`, "utf8").split("\0").includes(portOption)) continue;
-      const fields = stat.slice(close + 2).split(" ");
-      total += (Number(fields[11]) + Number(fields[12])) * tick;
-    } catch {
-      // gone meanwhile
-    }
-  }
-  return total;
 }
 
 /** Start V8's profiler on this process; stop(file) writes the profile. */
