@@ -1,7 +1,6 @@
 // A throwaway Redis for the BullMQ comparison: random loopback port, temp dir, no persistence.
 // Started through the same launcher as the test suite's servers, so it never outlives us.
-import { connect } from "node:net";
-import { findExecutable, launch, pathDirs } from "../../scripts/servers/common.mjs";
+import { findExecutable, launch, pathDirs, probeTcp } from "../../scripts/servers/common.mjs";
 
 /** The redis-server binary, or null when Redis is not installed. */
 export function redisServerBinary() {
@@ -41,15 +40,5 @@ export async function startRedis() {
 
 /** True once the server answers PING on a fresh connection. @param {number} port */
 function answersPing(port) {
-  return new Promise((resolve) => {
-    const socket = connect({ port, host: "127.0.0.1" });
-    const done = (/** @type {boolean} */ ready) => {
-      socket.destroy();
-      resolve(ready);
-    };
-    socket.setTimeout(1000, () => done(false));
-    socket.once("error", () => done(false));
-    socket.once("connect", () => socket.write("PING\r\n"));
-    socket.once("data", (data) => done(data.toString("latin1").startsWith("+PONG")));
-  });
+  return probeTcp(port, { greeting: "PING\r\n", ready: (data) => data.toString("latin1").startsWith("+PONG") });
 }

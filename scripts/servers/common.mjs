@@ -15,7 +15,7 @@ import {
   realpathSync,
 } from "node:fs";
 import { rm } from "node:fs/promises";
-import { createServer } from "node:net";
+import { connect, createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { delimiter, dirname, join } from "node:path";
 
@@ -367,4 +367,28 @@ function once(fn) {
   /** @type {Promise<T> | undefined} */
   let promise;
   return () => (promise ??= fn());
+}
+
+/**
+ * Readiness by a fresh TCP connection to 127.0.0.1:`port`: resolves with `ready(first data)`, or
+ * true on connect when no `ready` is given; false on an error or a second's silence.
+ * @param {number} port
+ * @param {{ greeting?: string, ready?: (data: Buffer) => boolean }} [probe] greeting: sent on connect
+ * @returns {Promise<boolean>}
+ */
+export function probeTcp(port, probe = {}) {
+  return new Promise((resolve) => {
+    const socket = connect({ port, host: "127.0.0.1" });
+    const done = (/** @type {boolean} */ ready) => {
+      socket.destroy();
+      resolve(ready);
+    };
+    socket.setTimeout(1000, () => done(false));
+    socket.once("error", () => done(false));
+    socket.once("connect", () => {
+      if (probe.greeting !== undefined) socket.write(probe.greeting);
+      if (!probe.ready) done(true);
+    });
+    if (probe.ready) socket.once("data", (data) => done(probe.ready(data)));
+  });
 }

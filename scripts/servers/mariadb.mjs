@@ -2,9 +2,8 @@
 // a temp dir, random loopback port, passwordless root, durability traded for speed.
 
 import { writeFileSync } from "node:fs";
-import { connect } from "node:net";
 import { dirname, join } from "node:path";
-import { canRunAs, findExecutable, launch, pathDirs } from "./common.mjs";
+import { canRunAs, findExecutable, launch, pathDirs, probeTcp } from "./common.mjs";
 
 /** @typedef {import("./types.js").ServerOptions} ServerOptions */
 /** @typedef {import("./types.js").RunningServer} RunningServer */
@@ -138,15 +137,6 @@ export async function startMariadb(options) {
  * @returns {Promise<boolean>}
  */
 function greets(port) {
-  return new Promise((resolve) => {
-    const socket = connect({ port, host: "127.0.0.1" });
-    const done = (/** @type {boolean} */ ready) => {
-      socket.destroy();
-      resolve(ready);
-    };
-    socket.setTimeout(1000, () => done(false));
-    socket.once("error", () => done(false));
-    // Packet: 3-byte length, 1-byte sequence, then the payload's first byte.
-    socket.once("data", (data) => done(data.length > 4 && data[4] === 10));
-  });
+  // Packet: 3-byte length, 1-byte sequence, then the payload's first byte.
+  return probeTcp(port, { ready: (data) => data.length > 4 && data[4] === 10 });
 }

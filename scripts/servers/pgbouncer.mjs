@@ -4,9 +4,8 @@
 // connection, so anything that relies on session state shows up as a failure.
 
 import { writeFileSync } from "node:fs";
-import { connect } from "node:net";
 import { join } from "node:path";
-import { findExecutable, launch, pathDirs } from "./common.mjs";
+import { findExecutable, launch, pathDirs, probeTcp } from "./common.mjs";
 
 /** @typedef {import("./types.js").RunningServer} RunningServer */
 
@@ -57,17 +56,7 @@ export async function startPgbouncer(options) {
         );
         return [join(dir, "pgbouncer.ini")];
       },
-      isReady: (port) =>
-        new Promise((resolve) => {
-          const socket = connect({ port, host: "127.0.0.1" });
-          const done = (/** @type {boolean} */ ready) => {
-            socket.destroy();
-            resolve(ready);
-          };
-          socket.setTimeout(1000, () => done(false));
-          socket.once("error", () => done(false));
-          socket.once("connect", () => done(true));
-        }),
+      isReady: (port) => probeTcp(port),
       // SIGINT: "safe shutdown", waits for transactions; the tests' are short.
       shutdownSignal: "SIGTERM",
       url: (port) => `postgres://postgres@127.0.0.1:${port}/`,
