@@ -125,4 +125,58 @@ describeEachDatabase("faults while claiming", (env) => {
       await fault.remove();
     }
   });
+
+  it("a claim the worker gave up on that commits later, after its polls work again, still goes back in line and runs", async () => {
+    const db = await env.db();
+    const fault = await installFault(db, env.dialect, {
+      table: "firm_queue_claimed_executions",
+      event: "INSERT",
+      when: jobInQueue("NEW", "a"),
+    });
+    try {
+      await fault.on();
+      const firm = env.firm();
+      const ran: string[] = [];
+      firm.defineJob("record", async (queue: string) => void ran.push(queue));
+      let errors = 0;
+      firm.addHooks({ onError: () => void errors++ });
+      const supervisor = await firm.start({ workers: [{ queues: "*", pollingInterval: 50 }], dispatchers: [] });
+      try {
+        const worker = Number(
+          (
+            await db
+              .selectFrom("firm_queue_processes")
+              .select("id")
+              .where("kind", "=", "Worker")
+              .executeTakeFirstOrThrow()
+          ).id,
+        );
+        // The poll fails, then works again: the worker has looked for claims it does not know
+        // and found none, and has run the job it could not claim before.
+        const first = await enqueued(firm.enqueue("record", "a", { queue: "a" }));
+        await waitFor(() => errors > 0, 10_000, "a failed poll");
+        await fault.off();
+        await waitFor(async () => (await firm.getJob(first))?.state === "finished", 10_000, "the first job to finish");
+        // Only now does a statement the worker gave up on commit on the server (a dropped
+        // connection's claim that was waiting for a lock): a claim of this worker for a job it
+        // does not run.
+        const late = await enqueued(firm.enqueue("record", "b", { queue: "b", wait: "1h" }));
+        await db.deleteFrom("firm_queue_scheduled_executions").where("job_id", "=", late).execute();
+        await db
+          .insertInto("firm_queue_claimed_executions")
+          .values({ job_id: late, process_id: worker, created_at: new Date() })
+          .execute();
+        await waitFor(
+          async () => (await firm.getJob(late))?.state === "finished",
+          10_000,
+          "the late-claimed job to finish",
+        );
+        expect(ran.sort()).toEqual(["a", "b"]);
+      } finally {
+        await supervisor.stop();
+      }
+    } finally {
+      await fault.remove();
+    }
+  });
 });

@@ -12,6 +12,7 @@ import { sleep } from "../backoff.js";
 import { ClaimBuffer, defaultPrefetch } from "./claim-buffer.js";
 import { CancelWatch, CancelledSignal } from "./cancel-watch.js";
 import { RunningJobs } from "./running-jobs.js";
+import { StrayClaimChecks } from "./stray-claims.js";
 
 /** How long a stopping worker waits past its timeout for the outcome writes of jobs that ran. */
 const WRITE_GRACE_MS = 3000;
@@ -59,8 +60,10 @@ export class Worker extends Poller {
   /** Claimed jobs that have not started: started from memory as slots free up. */
   private readonly buffer: ClaimBuffer;
   private lastClaimFilledCapacity = false;
-  /** A poll failed: a claim may have committed without this process hearing of it. */
-  private mayHoldUnknownClaims = false;
+  /** When to look for claims of this process it does not know of (after a failed poll). */
+  private readonly strayClaims = new StrayClaimChecks();
+  /** Buffered jobs cancelled before they started, while their cancellation is being written. */
+  private readonly cancelling = new Set<number>();
   private stopHearingOfJobs: (() => Promise<void>) | undefined;
   /** Hears of cancelled jobs among this worker's claims. */
   private readonly cancels: CancelWatch;
@@ -116,7 +119,12 @@ export class Worker extends Poller {
   }
 
   protected async poll(): Promise<number> {
-    if (this.mayHoldUnknownClaims) await this.releaseUnknownClaims();
+    if (this.strayClaims.due) await this.releaseStrayClaims();
+    return this.strayClaims.cap(await this.claimAndStart());
+  }
+
+  /** Start buffered jobs, claim more when there is room, start what fits; returns the sleep before the next poll. */
+  private async claimAndStart(): Promise<number> {
     this.startBuffered();
     if (!this.wantsMore()) return UNTIL_WOKEN;
     const wanted = this.claimRoom();
@@ -189,7 +197,7 @@ export class Worker extends Poller {
       this.buffer.drain();
       return UNTIL_WOKEN;
     }
-    this.mayHoldUnknownClaims = true;
+    this.strayClaims.pollFailed();
     if (!repeated) this.deps.onError(error);
     return this.settings.pollingInterval;
   }
@@ -269,23 +277,24 @@ export class Worker extends Poller {
   }
 
   /**
-   * After a failed poll, put back in line any claim this process holds but is not running: a
-   * connection lost during COMMIT leaves the claim written while the worker saw only an error.
-   * Safe because only this poller claims for this process, and every job it knows of is in flight
-   * or in its buffer.
+   * Put back in line any claim this process holds for a job this worker neither runs, nor holds in
+   * its buffer, nor is recording cancelled: what a failed poll can leave behind, a claim whose
+   * COMMIT landed while the worker saw only an error, or a claim statement it gave up on that the
+   * server finished later (see {@link StrayClaimChecks} for when this runs). Safe because only
+   * this poller claims for this process, and every job it knows of is in one of those three sets.
    */
-  private async releaseUnknownClaims(): Promise<void> {
-    const unknown = (await claimedJobIds(this.deps.database.db, this.deps.processId)).filter(
-      (jobId) => !this.inFlight.has(jobId) && !this.buffer.has(jobId),
+  private async releaseStrayClaims(): Promise<void> {
+    const stray = (await claimedJobIds(this.deps.database.db, this.deps.processId)).filter(
+      (jobId) => !this.inFlight.has(jobId) && !this.buffer.has(jobId) && !this.cancelling.has(jobId),
     );
-    if (unknown.length > 0) {
-      const released = await releaseClaims(this.deps.database, this.deps.policies, this.deps.processId, unknown);
+    if (stray.length > 0) {
+      const released = await releaseClaims(this.deps.database, this.deps.policies, this.deps.processId, stray);
       this.deps.logger.warn(
-        "claims this worker did not know it held (a claim's answer was lost) were put back in line",
+        "claims this worker did not know it held (a claim's answer was lost, or it committed after the worker gave up on it) were put back in line",
         { processId: this.deps.processId, jobIds: released },
       );
     }
-    this.mayHoldUnknownClaims = false;
+    this.strayClaims.checked();
   }
 
   /** Cancelled jobs: fire a running one's AbortSignal; a buffered one never starts. */
@@ -293,7 +302,9 @@ export class Worker extends Poller {
     for (const jobId of jobIds) {
       if (!this.inFlight.abort(jobId, new CancelledSignal(jobId))) {
         const buffered = this.buffer.remove(jobId);
-        if (buffered !== undefined) void this.runner.cancelUnstarted(buffered);
+        if (buffered === undefined) continue;
+        this.cancelling.add(jobId);
+        void this.runner.cancelUnstarted(buffered).finally(() => this.cancelling.delete(jobId));
       }
     }
   }
