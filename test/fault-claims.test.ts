@@ -1,4 +1,5 @@
 import { expect, it } from "vitest";
+import type { FirmQueue } from "../src/index.js";
 import { describeEachDatabase, enqueued, waitFor } from "./support/harness.js";
 import { installFault, jobInQueue } from "./support/faults.js";
 
@@ -74,7 +75,21 @@ describeEachDatabase("faults while claiming", (env) => {
     }
   });
 
-  it("after a failed poll, a claim the worker holds without knowing (its answer was lost) goes back in line and runs", async () => {
+  /**
+   * A worker polling every 50 ms whose claims of jobs in queue "a" fail while `fault` is on (it
+   * starts on). `body` gets the run log, the count of errors reported, and `strayClaim()`, which
+   * leaves what a claim the worker never heard of leaves: a claim of its process for a new job of
+   * queue "b" that it does not run.
+   */
+  async function withFailingClaims(
+    body: (setup: {
+      firm: FirmQueue;
+      fault: { off(): Promise<void> };
+      ran: string[];
+      errors: () => number;
+      strayClaim: () => Promise<number>;
+    }) => Promise<void>,
+  ): Promise<void> {
     const db = await env.db();
     const fault = await installFault(db, env.dialect, {
       table: "firm_queue_claimed_executions",
@@ -99,84 +114,59 @@ describeEachDatabase("faults while claiming", (env) => {
               .executeTakeFirstOrThrow()
           ).id,
         );
-        // What a claim whose COMMIT landed but whose answer was lost leaves behind (the poll saw
-        // only an error): a claim of this worker for a job it does not run.
-        const lost = await enqueued(firm.enqueue("record", "b", { queue: "b", wait: "1h" }));
-        await db.deleteFrom("firm_queue_scheduled_executions").where("job_id", "=", lost).execute();
-        await db
-          .insertInto("firm_queue_claimed_executions")
-          .values({ job_id: lost, process_id: worker, created_at: new Date() })
-          .execute();
-        // Then its poll fails.
-        const first = await enqueued(firm.enqueue("record", "a", { queue: "a" }));
-        await waitFor(() => errors > 0, 10_000, "a failed poll");
-        await fault.off();
-        await waitFor(
-          async () =>
-            (await firm.getJob(first))?.state === "finished" && (await firm.getJob(lost))?.state === "finished",
-          10_000,
-          "both jobs to finish",
-        );
-        expect(ran.sort()).toEqual(["a", "b"]);
+        const strayClaim = async () => {
+          const id = await enqueued(firm.enqueue("record", "b", { queue: "b", wait: "1h" }));
+          await db.deleteFrom("firm_queue_scheduled_executions").where("job_id", "=", id).execute();
+          await db
+            .insertInto("firm_queue_claimed_executions")
+            .values({ job_id: id, process_id: worker, created_at: new Date() })
+            .execute();
+          return id;
+        };
+        await body({ firm, fault, ran, errors: () => errors, strayClaim });
       } finally {
         await supervisor.stop();
       }
     } finally {
       await fault.remove();
     }
+  }
+
+  it("after a failed poll, a claim the worker holds without knowing (its answer was lost) goes back in line and runs", async () => {
+    await withFailingClaims(async ({ firm, fault, ran, errors, strayClaim }) => {
+      // What a claim whose COMMIT landed but whose answer was lost leaves behind (the poll saw
+      // only an error).
+      const lost = await strayClaim();
+      // Then its poll fails.
+      const first = await enqueued(firm.enqueue("record", "a", { queue: "a" }));
+      await waitFor(() => errors() > 0, 10_000, "a failed poll");
+      await fault.off();
+      await waitFor(
+        async () => (await firm.getJob(first))?.state === "finished" && (await firm.getJob(lost))?.state === "finished",
+        10_000,
+        "both jobs to finish",
+      );
+      expect(ran.sort()).toEqual(["a", "b"]);
+    });
   });
 
   it("a claim the worker gave up on that commits later, after its polls work again, still goes back in line and runs", async () => {
-    const db = await env.db();
-    const fault = await installFault(db, env.dialect, {
-      table: "firm_queue_claimed_executions",
-      event: "INSERT",
-      when: jobInQueue("NEW", "a"),
+    await withFailingClaims(async ({ firm, fault, ran, errors, strayClaim }) => {
+      // The poll fails, then works again: the worker has looked for claims it does not know
+      // and found none, and has run the job it could not claim before.
+      const first = await enqueued(firm.enqueue("record", "a", { queue: "a" }));
+      await waitFor(() => errors() > 0, 10_000, "a failed poll");
+      await fault.off();
+      await waitFor(async () => (await firm.getJob(first))?.state === "finished", 10_000, "the first job to finish");
+      // Only now does a claim statement the worker gave up on commit on the server (a dropped
+      // connection's claim that was waiting for a lock).
+      const late = await strayClaim();
+      await waitFor(
+        async () => (await firm.getJob(late))?.state === "finished",
+        10_000,
+        "the late-claimed job to finish",
+      );
+      expect(ran.sort()).toEqual(["a", "b"]);
     });
-    try {
-      await fault.on();
-      const firm = env.firm();
-      const ran: string[] = [];
-      firm.defineJob("record", async (queue: string) => void ran.push(queue));
-      let errors = 0;
-      firm.addHooks({ onError: () => void errors++ });
-      const supervisor = await firm.start({ workers: [{ queues: "*", pollingInterval: 50 }], dispatchers: [] });
-      try {
-        const worker = Number(
-          (
-            await db
-              .selectFrom("firm_queue_processes")
-              .select("id")
-              .where("kind", "=", "Worker")
-              .executeTakeFirstOrThrow()
-          ).id,
-        );
-        // The poll fails, then works again: the worker has looked for claims it does not know
-        // and found none, and has run the job it could not claim before.
-        const first = await enqueued(firm.enqueue("record", "a", { queue: "a" }));
-        await waitFor(() => errors > 0, 10_000, "a failed poll");
-        await fault.off();
-        await waitFor(async () => (await firm.getJob(first))?.state === "finished", 10_000, "the first job to finish");
-        // Only now does a statement the worker gave up on commit on the server (a dropped
-        // connection's claim that was waiting for a lock): a claim of this worker for a job it
-        // does not run.
-        const late = await enqueued(firm.enqueue("record", "b", { queue: "b", wait: "1h" }));
-        await db.deleteFrom("firm_queue_scheduled_executions").where("job_id", "=", late).execute();
-        await db
-          .insertInto("firm_queue_claimed_executions")
-          .values({ job_id: late, process_id: worker, created_at: new Date() })
-          .execute();
-        await waitFor(
-          async () => (await firm.getJob(late))?.state === "finished",
-          10_000,
-          "the late-claimed job to finish",
-        );
-        expect(ran.sort()).toEqual(["a", "b"]);
-      } finally {
-        await supervisor.stop();
-      }
-    } finally {
-      await fault.remove();
-    }
   });
 });
