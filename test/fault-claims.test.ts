@@ -4,42 +4,115 @@ import { describeEachDatabase, enqueued, waitFor } from "./support/harness.js";
 import { installFault, jobInQueue } from "./support/faults.js";
 
 describeEachDatabase("faults while claiming", (env) => {
-  it("a claim that fails on a later queue does not strand what the earlier queues claimed", async () => {
+  /**
+   * A worker on `queues`, polling every `pollingInterval` ms, whose claims of jobs in
+   * `failingQueue` fail while `fault` is on (it starts on). `beforeStart` enqueues what must be
+   * there at the worker's first poll. `body` gets the run log (each job records its argument), the
+   * count of errors reported, and `strayClaim(queue)`, which leaves what a claim the worker never
+   * heard of leaves: a claim of its process for a new job of `queue` that it does not run.
+   */
+  async function withFailingClaims<T>(
+    setup: {
+      failingQueue: string;
+      queues: string | string[];
+      pollingInterval: number;
+      beforeStart?: (firm: FirmQueue) => Promise<T>;
+    },
+    body: (context: {
+      firm: FirmQueue;
+      fault: { off(): Promise<void> };
+      ran: string[];
+      errors: () => number;
+      enqueuedBefore: T | undefined;
+      strayClaim: (queue: string) => Promise<number>;
+    }) => Promise<void>,
+  ): Promise<void> {
     const db = await env.db();
     const fault = await installFault(db, env.dialect, {
       table: "firm_queue_claimed_executions",
       event: "INSERT",
-      when: jobInQueue("NEW", "q2"),
+      when: jobInQueue("NEW", setup.failingQueue),
     });
     try {
       await fault.on();
       const firm = env.firm();
       const ran: string[] = [];
-      firm.defineJob("record", async (queue: string) => void ran.push(queue));
-      const first = await enqueued(firm.enqueue("record", "q1", { queue: "q1" }));
-      const second = await enqueued(firm.enqueue("record", "q2", { queue: "q2" }));
+      firm.defineJob("record", async (what: string) => void ran.push(what));
+      const enqueuedBefore = await setup.beforeStart?.(firm);
       let errors = 0;
       firm.addHooks({ onError: () => void errors++ });
       const supervisor = await firm.start({
-        workers: [{ queues: ["q1", "q2"], pollingInterval: 50 }],
+        workers: [{ queues: setup.queues, pollingInterval: setup.pollingInterval }],
         dispatchers: [],
       });
       try {
-        await waitFor(() => errors > 0, 10_000, "the claim on q2 to fail");
-        await fault.off();
-        await waitFor(
-          async () =>
-            (await firm.getJob(first))?.state === "finished" && (await firm.getJob(second))?.state === "finished",
-          10_000,
-          "both jobs to finish",
+        const worker = Number(
+          (
+            await db
+              .selectFrom("firm_queue_processes")
+              .select("id")
+              .where("kind", "=", "Worker")
+              .executeTakeFirstOrThrow()
+          ).id,
         );
-        expect(ran.sort()).toEqual(["q1", "q2"]);
+        const strayClaim = async (queue: string) => {
+          const id = await enqueued(firm.enqueue("record", `stray in ${queue}`, { queue, wait: "1h" }));
+          await db.deleteFrom("firm_queue_scheduled_executions").where("job_id", "=", id).execute();
+          await db
+            .insertInto("firm_queue_claimed_executions")
+            .values({ job_id: id, process_id: worker, created_at: new Date() })
+            .execute();
+          return id;
+        };
+        await body({ firm, fault, ran, errors: () => errors, enqueuedBefore, strayClaim });
       } finally {
         await supervisor.stop();
       }
     } finally {
       await fault.remove();
     }
+  }
+
+  const finished =
+    (firm: FirmQueue, ...ids: number[]) =>
+    async () =>
+      (await Promise.all(ids.map((id) => firm.getJob(id)))).every((job) => job?.state === "finished");
+
+  /** One job in each of q1 and q2 before the worker starts, so its first poll claims q1's and fails on q2. */
+  const oneJobInEachQueue = async (firm: FirmQueue) => [
+    await enqueued(firm.enqueue("record", "q1", { queue: "q1" })),
+    await enqueued(firm.enqueue("record", "q2", { queue: "q2" })),
+  ];
+
+  it("a claim that fails on a later queue does not strand what the earlier queues claimed", async () => {
+    await withFailingClaims(
+      { failingQueue: "q2", queues: ["q1", "q2"], pollingInterval: 50, beforeStart: oneJobInEachQueue },
+      async ({ firm, fault, ran, errors, enqueuedBefore }) => {
+        await waitFor(() => errors() > 0, 10_000, "the claim on q2 to fail");
+        await fault.off();
+        await waitFor(finished(firm, ...enqueuedBefore!), 10_000, "both jobs to finish");
+        expect(ran.sort()).toEqual(["q1", "q2"]);
+      },
+    );
+  });
+
+  it("a claim that fails on a later queue after an earlier queue's claim worked is looked for too, in case it committed", async () => {
+    // Polls 2 s apart, so that the fault is off before the next regular poll, which then works:
+    // only a look for claims the worker does not know of, due since the failure, finds the one
+    // left below.
+    await withFailingClaims(
+      { failingQueue: "q2", queues: ["q1", "q2"], pollingInterval: 2000, beforeStart: oneJobInEachQueue },
+      async ({ firm, fault, ran, errors, enqueuedBefore, strayClaim }) => {
+        await waitFor(() => errors() > 0, 10_000, "the claim on q2 to fail");
+        await waitFor(finished(firm, enqueuedBefore![0]!), 10_000, "q1's job to finish");
+        // What the failed claim on q2 leaves if it committed after all (in q1 here, which the
+        // worker may run once that claim is given back).
+        const stray = await strayClaim("q1");
+        await fault.off();
+        await waitFor(finished(firm, stray), 10_000, "the stray claim's job to finish");
+        expect(ran).toContain("stray in q1");
+      },
+    );
   });
 
   it("a worker whose row was pruned while it lives claims nothing more, and is replaced by a registered one", async () => {
@@ -75,98 +148,39 @@ describeEachDatabase("faults while claiming", (env) => {
     }
   });
 
-  /**
-   * A worker polling every 50 ms whose claims of jobs in queue "a" fail while `fault` is on (it
-   * starts on). `body` gets the run log, the count of errors reported, and `strayClaim()`, which
-   * leaves what a claim the worker never heard of leaves: a claim of its process for a new job of
-   * queue "b" that it does not run.
-   */
-  async function withFailingClaims(
-    body: (setup: {
-      firm: FirmQueue;
-      fault: { off(): Promise<void> };
-      ran: string[];
-      errors: () => number;
-      strayClaim: () => Promise<number>;
-    }) => Promise<void>,
-  ): Promise<void> {
-    const db = await env.db();
-    const fault = await installFault(db, env.dialect, {
-      table: "firm_queue_claimed_executions",
-      event: "INSERT",
-      when: jobInQueue("NEW", "a"),
-    });
-    try {
-      await fault.on();
-      const firm = env.firm();
-      const ran: string[] = [];
-      firm.defineJob("record", async (queue: string) => void ran.push(queue));
-      let errors = 0;
-      firm.addHooks({ onError: () => void errors++ });
-      const supervisor = await firm.start({ workers: [{ queues: "*", pollingInterval: 50 }], dispatchers: [] });
-      try {
-        const worker = Number(
-          (
-            await db
-              .selectFrom("firm_queue_processes")
-              .select("id")
-              .where("kind", "=", "Worker")
-              .executeTakeFirstOrThrow()
-          ).id,
-        );
-        const strayClaim = async () => {
-          const id = await enqueued(firm.enqueue("record", "b", { queue: "b", wait: "1h" }));
-          await db.deleteFrom("firm_queue_scheduled_executions").where("job_id", "=", id).execute();
-          await db
-            .insertInto("firm_queue_claimed_executions")
-            .values({ job_id: id, process_id: worker, created_at: new Date() })
-            .execute();
-          return id;
-        };
-        await body({ firm, fault, ran, errors: () => errors, strayClaim });
-      } finally {
-        await supervisor.stop();
-      }
-    } finally {
-      await fault.remove();
-    }
-  }
-
   it("after a failed poll, a claim the worker holds without knowing (its answer was lost) goes back in line and runs", async () => {
-    await withFailingClaims(async ({ firm, fault, ran, errors, strayClaim }) => {
-      // What a claim whose COMMIT landed but whose answer was lost leaves behind (the poll saw
-      // only an error).
-      const lost = await strayClaim();
-      // Then its poll fails.
-      const first = await enqueued(firm.enqueue("record", "a", { queue: "a" }));
-      await waitFor(() => errors() > 0, 10_000, "a failed poll");
-      await fault.off();
-      await waitFor(
-        async () => (await firm.getJob(first))?.state === "finished" && (await firm.getJob(lost))?.state === "finished",
-        10_000,
-        "both jobs to finish",
-      );
-      expect(ran.sort()).toEqual(["a", "b"]);
-    });
+    await withFailingClaims(
+      { failingQueue: "a", queues: "*", pollingInterval: 50 },
+      async ({ firm, fault, ran, errors, strayClaim }) => {
+        // What a claim whose COMMIT landed but whose answer was lost leaves behind (the poll saw
+        // only an error).
+        const lost = await strayClaim("b");
+        // Then its poll fails.
+        const first = await enqueued(firm.enqueue("record", "a", { queue: "a" }));
+        await waitFor(() => errors() > 0, 10_000, "a failed poll");
+        await fault.off();
+        await waitFor(finished(firm, first, lost), 10_000, "both jobs to finish");
+        expect(ran.sort()).toEqual(["a", "stray in b"]);
+      },
+    );
   });
 
   it("a claim the worker gave up on that commits later, after its polls work again, still goes back in line and runs", async () => {
-    await withFailingClaims(async ({ firm, fault, ran, errors, strayClaim }) => {
-      // The poll fails, then works again: the worker has looked for claims it does not know
-      // and found none, and has run the job it could not claim before.
-      const first = await enqueued(firm.enqueue("record", "a", { queue: "a" }));
-      await waitFor(() => errors() > 0, 10_000, "a failed poll");
-      await fault.off();
-      await waitFor(async () => (await firm.getJob(first))?.state === "finished", 10_000, "the first job to finish");
-      // Only now does a claim statement the worker gave up on commit on the server (a dropped
-      // connection's claim that was waiting for a lock).
-      const late = await strayClaim();
-      await waitFor(
-        async () => (await firm.getJob(late))?.state === "finished",
-        10_000,
-        "the late-claimed job to finish",
-      );
-      expect(ran.sort()).toEqual(["a", "b"]);
-    });
+    await withFailingClaims(
+      { failingQueue: "a", queues: "*", pollingInterval: 50 },
+      async ({ firm, fault, ran, errors, strayClaim }) => {
+        // The poll fails, then works again: the worker has looked for claims it does not know
+        // and found none, and has run the job it could not claim before.
+        const first = await enqueued(firm.enqueue("record", "a", { queue: "a" }));
+        await waitFor(() => errors() > 0, 10_000, "a failed poll");
+        await fault.off();
+        await waitFor(finished(firm, first), 10_000, "the first job to finish");
+        // Only now does a claim statement the worker gave up on commit on the server (a dropped
+        // connection's claim that was waiting for a lock).
+        const late = await strayClaim("b");
+        await waitFor(finished(firm, late), 10_000, "the late-claimed job to finish");
+        expect(ran.sort()).toEqual(["a", "stray in b"]);
+      },
+    );
   });
 });

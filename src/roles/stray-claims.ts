@@ -11,9 +11,10 @@ export const STRAY_CLAIM_CHECK_MS = 1_000;
 
 /**
  * When a worker should look for stray claims: claims of its process for jobs it neither runs nor
- * holds in its buffer. Only a failed poll can leave them (a claim committed whose answer was
- * lost, or one that commits after the worker gave up on it), so they are looked for at the next
- * poll after a failure and then every {@link STRAY_CLAIM_CHECK_MS} until
+ * holds in its buffer. Only a failed claim can leave them (a claim committed whose answer was
+ * lost, or one that commits after the worker gave up on it), whether it failed the whole poll or
+ * only a later queue's part of it, so they are looked for at the next poll after such a failure
+ * and then every {@link STRAY_CLAIM_CHECK_MS} until
  * {@link STRAY_CLAIM_WINDOW_MS} have passed since the last failure; a worker whose polls do not
  * fail never looks.
  */
@@ -23,7 +24,7 @@ export class StrayClaimChecks {
 
   constructor(private readonly now: () => number = Date.now) {}
 
-  /** A poll failed: look at the next poll, and for a window after. */
+  /** A claim failed: look at the next poll, and for a window after. */
   pollFailed(): void {
     this.until = this.now() + STRAY_CLAIM_WINDOW_MS;
     this.next = 0;

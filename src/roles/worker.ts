@@ -128,7 +128,11 @@ export class Worker extends Poller {
     this.startBuffered();
     if (!this.wantsMore()) return UNTIL_WOKEN;
     const wanted = this.claimRoom();
-    const jobs = await claimJobs(this.deps.database, this.selector, wanted, this.deps.processId, this.deps.onError);
+    const jobs = await claimJobs(this.deps.database, this.selector, wanted, this.deps.processId, (laterError) => {
+      // An earlier queue's claim worked, a later one's failed: it may have committed all the same.
+      this.strayClaims.pollFailed();
+      this.deps.onError(laterError);
+    });
     if (!this.isRunning) {
       // Stopped while claiming: hand the jobs straight back instead of starting them.
       await releaseClaims(
