@@ -62,8 +62,6 @@ export class Worker extends Poller {
   private lastClaimFilledCapacity = false;
   /** When to look for claims of this process it does not know of (after a failed poll). */
   private readonly strayClaims = new StrayClaimChecks();
-  /** Buffered jobs cancelled before they started, while their cancellation is being written. */
-  private readonly cancelling = new Set<number>();
   private stopHearingOfJobs: (() => Promise<void>) | undefined;
   /** Hears of cancelled jobs among this worker's claims. */
   private readonly cancels: CancelWatch;
@@ -281,15 +279,18 @@ export class Worker extends Poller {
   }
 
   /**
-   * Put back in line any claim this process holds for a job this worker neither runs, nor holds in
-   * its buffer, nor is recording cancelled: what a failed poll can leave behind, a claim whose
-   * COMMIT landed while the worker saw only an error, or a claim statement it gave up on that the
-   * server finished later (see {@link StrayClaimChecks} for when this runs). Safe because only
-   * this poller claims for this process, and every job it knows of is in one of those three sets.
+   * Put back in line any claim this process holds for a job this worker neither runs nor holds in
+   * its buffer: what a failed claim can leave behind, a claim whose COMMIT landed while the worker
+   * saw only an error, or a claim statement it gave up on that the server finished later (see
+   * {@link StrayClaimChecks} for when this runs). Safe because only this poller claims for this
+   * process, and every job it knows of is in one of those two sets. A buffered job whose
+   * cancellation is being written is in neither: releasing it ends it cancelled all the same
+   * (releaseClaims does not put a job whose cancel was requested back in line), and the claim it
+   * holds while that write's transaction runs is skipped as locked.
    */
   private async releaseStrayClaims(): Promise<void> {
     const stray = (await claimedJobIds(this.deps.database.db, this.deps.processId)).filter(
-      (jobId) => !this.inFlight.has(jobId) && !this.buffer.has(jobId) && !this.cancelling.has(jobId),
+      (jobId) => !this.inFlight.has(jobId) && !this.buffer.has(jobId),
     );
     if (stray.length > 0) {
       const released = await releaseClaims(this.deps.database, this.deps.policies, this.deps.processId, stray);
@@ -306,9 +307,7 @@ export class Worker extends Poller {
     for (const jobId of jobIds) {
       if (!this.inFlight.abort(jobId, new CancelledSignal(jobId))) {
         const buffered = this.buffer.remove(jobId);
-        if (buffered === undefined) continue;
-        this.cancelling.add(jobId);
-        void this.runner.cancelUnstarted(buffered).finally(() => this.cancelling.delete(jobId));
+        if (buffered !== undefined) void this.runner.cancelUnstarted(buffered);
       }
     }
   }
