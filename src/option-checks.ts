@@ -91,3 +91,8 @@ export function checkBoolean(value: unknown, what: string): boolean {
 export function wholeNumberArgument(text: string, what: string): number {
   return positiveInteger(/^\s*\d+\s*$/.test(text) ? Number(text) : text, what);
 }
+
+/** A command-line or environment value that must be a whole number of at least 0. */
+export function countOrZeroArgument(text: string, what: string): number {
+  return nonNegativeInteger(/^\s*\d+\s*$/.test(text) ? Number(text) : text, what);
+}

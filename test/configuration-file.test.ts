@@ -66,6 +66,17 @@ describe("configuration file, environment and flags", () => {
     expect(fromFlags.jobs).toEqual([resolve(ROOT, "x.ts")]);
   });
 
+  it("--prefetch and FIRM_QUEUE_PREFETCH set every worker's prefetch, 0 included", async () => {
+    const prefetches = async (flags: { prefetch?: string }, env: Record<string, string>) =>
+      (await resolveCliConfig({ config: FULL, ...flags }, env, ROOT)).start.workers.map((worker) => worker.prefetch);
+    expect(await prefetches({}, { FIRM_QUEUE_PREFETCH: "0" })).toEqual([0, 0]);
+    expect(await prefetches({ prefetch: "8" }, { FIRM_QUEUE_PREFETCH: "0" })).toEqual([8, 8]);
+    await expect(prefetches({ prefetch: "-1" }, {})).rejects.toThrow("--prefetch must be a whole number of at least 0");
+    await expect(prefetches({}, { FIRM_QUEUE_PREFETCH: "many" })).rejects.toThrow(
+      "FIRM_QUEUE_PREFETCH must be a whole number of at least 0",
+    );
+  });
+
   it("logFormat must be text or json", async () => {
     const dir = mkdtempSync(join(tmpdir(), "firm-queue-logformat-"));
     const file = join(dir, "firm-queue.config.mjs");
@@ -144,7 +155,9 @@ describe("firm-queue check", () => {
     expect(result.code, result.stderr).toBe(0);
     expect(result.stdout).toContain("mode:         fork");
     expect(result.stdout).toContain("jobs:         record, sleep");
-    expect(result.stdout).toContain("worker 1:     queues=* concurrency=3 processes=1 pollingInterval=50ms");
+    expect(result.stdout).toContain(
+      "worker 1:     queues=* concurrency=3 processes=1 pollingInterval=50ms prefetch=60",
+    );
     expect(result.stdout).toContain("Configuration OK.");
   });
 

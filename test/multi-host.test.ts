@@ -253,7 +253,11 @@ describe
   }, 120_000);
   it("three hosts share a backlog: every job runs once, on every host, within each host's connection budget", async () => {
     const concurrency = 4;
-    const hosts = [0, 1, 2].map((index) => cluster.startHost(index, hostArgs(concurrency), hostEnv));
+    // Each host holds at most its slots and as many again claimed ahead, so a 150-job backlog
+    // reaches all three. With the default prefetch (20 × concurrency) one claim may take 84 jobs,
+    // and two hosts took the whole backlog between them in a CI run on MariaDB.
+    const args = [...hostArgs(concurrency), "--prefetch", String(concurrency)];
+    const hosts = [0, 1, 2].map((index) => cluster.startHost(index, args, hostEnv));
     try {
       await Promise.all(hosts.map(started));
       const ids: (number | null)[] = [];

@@ -4,7 +4,7 @@ import type { ResolvedStartOptions } from "../supervisor/settings.js";
 import { parseDatabaseUrl } from "../database/url.js";
 import { toMilliseconds } from "../duration.js";
 import { ConfigurationError } from "../errors.js";
-import { rejectUnknownKeys, wholeNumberArgument } from "../option-checks.js";
+import { countOrZeroArgument, rejectUnknownKeys, wholeNumberArgument } from "../option-checks.js";
 import { isLogLevel, type LogLevel } from "../logger.js";
 import { findConfigFile, loadConfigFile } from "./config-file.js";
 import { checkTablePrefix } from "../database/table-prefix.js";
@@ -43,6 +43,7 @@ export interface CliFlags {
   readonly concurrency?: string;
   readonly processes?: string;
   readonly pollingInterval?: string;
+  readonly prefetch?: string;
   readonly shutdownTimeout?: string;
   readonly processHeartbeatInterval?: string;
   readonly processAliveThreshold?: string;
@@ -159,6 +160,12 @@ const OVERRIDES: readonly Override[] = [
     flagName: "--polling-interval",
     env: "FIRM_QUEUE_POLLING_INTERVAL",
     apply: setWorkers("pollingInterval", duration),
+  },
+  {
+    flag: "prefetch",
+    flagName: "--prefetch",
+    env: "FIRM_QUEUE_PREFETCH",
+    apply: setWorkers("prefetch", countOrZeroArgument),
   },
 ];
 

@@ -184,6 +184,12 @@ function addStartOptions(command: Command): Command {
     .addOption(new Option("--processes <n>", "processes per worker (default 1)"))
     .addOption(new Option("--polling-interval <duration>", "worker sleep when the queues are empty, e.g. 100ms, 1s"))
     .addOption(
+      new Option(
+        "--prefetch <n>",
+        "jobs each worker claims ahead of its free slots when there is a backlog; 0 claims only for free slots (default 20 × concurrency, at most 500)",
+      ),
+    )
+    .addOption(
       new Option("--shutdown-timeout <duration>", "how long a graceful stop waits for running jobs (default 5s)"),
     )
     .addOption(

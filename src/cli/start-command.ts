@@ -8,6 +8,7 @@ import type { StopOptions, Supervisor } from "../supervisor/supervisor.js";
 import { resolveCliConfig, type CliConfig, type CliFlags } from "./config.js";
 import { describeConnections } from "./connections.js";
 import { startObservability, type ObservabilityFlags } from "./observability-flags.js";
+import { defaultPrefetch } from "../roles/claim-buffer.js";
 
 /**
  * `firm-queue start`: resolve the configuration, load the job modules, start the supervisor and
@@ -97,7 +98,8 @@ function summarize(
     ...start.workers.map(
       (worker, index) =>
         `worker ${index + 1}:     queues=${[worker.queues].flat().join(",")} concurrency=${worker.concurrency} ` +
-        `processes=${worker.processes} pollingInterval=${worker.pollingInterval}ms`,
+        `processes=${worker.processes} pollingInterval=${worker.pollingInterval}ms ` +
+        `prefetch=${worker.prefetch ?? defaultPrefetch(worker.concurrency)}`,
     ),
     ...start.dispatchers.map(
       (dispatcher, index) =>
