@@ -19,7 +19,7 @@ describe("when a worker looks for claims it does not know of", () => {
   it("at the next poll after a failure, then every check interval, until the window after the last failure closes", () => {
     const time = clock();
     const checks = new StrayClaimChecks(time.now);
-    checks.pollFailed();
+    checks.claimFailed();
     expect(checks.due).toBe(true);
     checks.checked();
     expect(checks.due).toBe(false);
@@ -31,7 +31,7 @@ describe("when a worker looks for claims it does not know of", () => {
     checks.checked();
     // Another failure within the window extends it from then.
     time.advance(STRAY_CLAIM_WINDOW_MS / 2);
-    checks.pollFailed();
+    checks.claimFailed();
     time.advance(STRAY_CLAIM_WINDOW_MS - 1);
     expect(checks.due).toBe(true);
     checks.checked();

@@ -1,5 +1,5 @@
 /**
- * How long after a failed poll a claim this worker sent may still commit on the server. A claim
+ * How long after a failed claim a claim this worker sent may still commit on the server. A claim
  * statement the worker gave up on (its connection dropped or timed out) is not necessarily dead
  * there: the server runs it to its end, waiting for a lock if need be (MariaDB's default lock
  * wait is 50 s), and its claims then belong to this live process without the worker knowing.
@@ -25,7 +25,7 @@ export class StrayClaimChecks {
   constructor(private readonly now: () => number = Date.now) {}
 
   /** A claim failed: look at the next poll, and for a window after. */
-  pollFailed(): void {
+  claimFailed(): void {
     this.until = this.now() + STRAY_CLAIM_WINDOW_MS;
     this.next = 0;
   }

@@ -60,7 +60,7 @@ export class Worker extends Poller {
   /** Claimed jobs that have not started: started from memory as slots free up. */
   private readonly buffer: ClaimBuffer;
   private lastClaimFilledCapacity = false;
-  /** When to look for claims of this process it does not know of (after a failed poll). */
+  /** When to look for claims of this process it does not know of (after a failed claim). */
   private readonly strayClaims = new StrayClaimChecks();
   private stopHearingOfJobs: (() => Promise<void>) | undefined;
   /** Hears of cancelled jobs among this worker's claims. */
@@ -128,7 +128,7 @@ export class Worker extends Poller {
     const wanted = this.claimRoom();
     const jobs = await claimJobs(this.deps.database, this.selector, wanted, this.deps.processId, (laterError) => {
       // An earlier queue's claim worked, a later one's failed: it may have committed all the same.
-      this.strayClaims.pollFailed();
+      this.strayClaims.claimFailed();
       this.deps.onError(laterError);
     });
     if (!this.isRunning) {
@@ -199,7 +199,7 @@ export class Worker extends Poller {
       this.buffer.drain();
       return UNTIL_WOKEN;
     }
-    this.strayClaims.pollFailed();
+    this.strayClaims.claimFailed();
     if (!repeated) this.deps.onError(error);
     return this.settings.pollingInterval;
   }
