@@ -89,10 +89,15 @@ export function checkBoolean(value: unknown, what: string): boolean {
  * the flag.
  */
 export function wholeNumberArgument(text: string, what: string): number {
-  return positiveInteger(/^\s*\d+\s*$/.test(text) ? Number(text) : text, what);
+  return positiveInteger(digitsAsNumber(text), what);
 }
 
 /** A command-line or environment value that must be a whole number of at least 0. */
 export function countOrZeroArgument(text: string, what: string): number {
-  return nonNegativeInteger(/^\s*\d+\s*$/.test(text) ? Number(text) : text, what);
+  return nonNegativeInteger(digitsAsNumber(text), what);
+}
+
+/** The number a text of digits spells; any other text as it is, for the check to name. */
+function digitsAsNumber(text: string): number | string {
+  return /^\s*\d+\s*$/.test(text) ? Number(text) : text;
 }

@@ -13,17 +13,26 @@ interface PgClientLike {
 
 const INT8_OID = 20;
 
+/** The parsers of {@link int8AsNumber}, made once per process (a failed import is tried again). */
+let int8Types: Promise<unknown> | undefined;
+
 /**
  * Type parsers for firm-queue's queries on a client it did not configure: BIGINT ids and counts
  * as numbers (as on firm-queue's own pools), everything else as the driver's defaults. Passed
  * per query, so the application's own queries keep their settings.
  */
-async function int8AsNumber(): Promise<unknown> {
-  const { default: pg } = await importDriver("pg", "PostgreSQL databases", () => import("pg"));
-  return {
-    getTypeParser: (oid: number, format?: "text" | "binary") =>
-      oid === INT8_OID ? Number : pg.types.getTypeParser(oid, format as "text"),
-  };
+function int8AsNumber(): Promise<unknown> {
+  int8Types ??= importDriver("pg", "PostgreSQL databases", () => import("pg")).then(
+    ({ default: pg }) => ({
+      getTypeParser: (oid: number, format?: "text" | "binary") =>
+        oid === INT8_OID ? Number : pg.types.getTypeParser(oid, format as "text"),
+    }),
+    (error: unknown) => {
+      int8Types = undefined;
+      throw error;
+    },
+  );
+  return int8Types;
 }
 
 /**

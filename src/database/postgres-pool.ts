@@ -1,7 +1,7 @@
 import type { PostgresPool, PostgresPoolClient } from "kysely";
 import type pg from "pg";
 import { DatabaseTimeoutError } from "../errors.js";
-import { sendNamedWhenPrepared, type StatementNaming } from "./postgres-prepared.js";
+import { sendNamedWhenPrepared, type PgStatement, type StatementNaming } from "./postgres-prepared.js";
 
 /**
  * node-postgres' pool, with every statement bounded by `queryTimeout` (when not null). pg's own
@@ -15,12 +15,13 @@ export function guardedPool(pool: pg.Pool, queryTimeout: number | null): Postgre
   return {
     async connect(): Promise<PostgresPoolClient> {
       const client = await pool.connect();
+      const query = (statement: PgStatement) => client.query(statement);
       let lost: Error | undefined;
       return {
         query: ((text: unknown, parameters?: readonly unknown[]) => {
           if (typeof text !== "string") return client.query(text as string, parameters as unknown[]);
           const values = (parameters ?? []) as unknown[];
-          const sent = sendNamedWhenPrepared((statement) => client.query(statement), text, values, naming);
+          const sent = sendNamedWhenPrepared(query, text, values, naming);
           if (queryTimeout === null) return sent;
           return withTimeout(sent, queryTimeout, () => {
             lost = new DatabaseTimeoutError(queryTimeout);

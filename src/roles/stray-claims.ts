@@ -14,9 +14,8 @@ export const STRAY_CLAIM_CHECK_MS = 1_000;
  * holds in its buffer. Only a failed claim can leave them (a claim committed whose answer was
  * lost, or one that commits after the worker gave up on it), whether it failed the whole poll or
  * only a later queue's part of it, so they are looked for at the next poll after such a failure
- * and then every {@link STRAY_CLAIM_CHECK_MS} until
- * {@link STRAY_CLAIM_WINDOW_MS} have passed since the last failure; a worker whose polls do not
- * fail never looks.
+ * and then every {@link STRAY_CLAIM_CHECK_MS} until {@link STRAY_CLAIM_WINDOW_MS} have passed
+ * since the last failure; a worker whose claims do not fail never looks.
  */
 export class StrayClaimChecks {
   private until = 0;
