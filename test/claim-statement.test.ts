@@ -8,6 +8,9 @@ import { ProcessRowGoneError } from "../src/errors.js";
 import { JobPolicies } from "../src/definitions/job-policies.js";
 import { JobRegistry } from "../src/definitions/job-registry.js";
 import { silentLogger } from "../src/index.js";
+import { CLAIMED_JOB_COLUMNS } from "../src/database/claimed-job.js";
+import { claimReadyExecutions } from "../src/models/ready-execution.js";
+import { toDate } from "../src/database/schema.js";
 
 /*
  * The claim and finish paths as a worker runs them: whichever way the database does them (one
@@ -53,6 +56,34 @@ describeEachDatabase("claim and finish statements", (env) => {
     expect((outcome as Awaited<typeof claim>).map((row) => Number(row.id))).toEqual(ids.slice(1));
     const left = await (await env.db()).selectFrom("firm_queue_ready_executions").select("job_id").execute();
     expect(left.map((row) => Number(row.job_id))).toEqual([ids[0]]);
+  });
+
+  it("a claim reads back the columns running a job needs, and no others, its own statement and the portable one alike", async () => {
+    const firm = env.firm();
+    const job = firm.defineJob("columns", async () => {}, { queue: "columns" });
+    const before = Date.now();
+    const [first, second] = (await job.enqueueAll([{ n: 1 }, { n: 2 }], { priority: 3 })).map(
+      (result) => result.id,
+    ) as number[];
+    const database = await firm.database();
+    const processId = await registerProcess(database.db, { kind: "Worker", name: "columns" }, new Date());
+    const [ownStatement] = await claimJobs(database, new QueueSelector("*"), 1, processId);
+    const [portable] = await database.claimTransaction((trx) =>
+      claimReadyExecutions(trx, database.dialect, { exclude: [] }, 1, processId, new Date()),
+    );
+    for (const [row, id, n] of [
+      [ownStatement!, first, 1],
+      [portable!, second, 2],
+    ] as const) {
+      // PostgreSQL's statement hands its rows on as the driver made them, with the claim's two counts.
+      const columns = Object.keys(row).filter((key) => key !== "picked_count" && key !== "alive");
+      expect(columns.sort()).toEqual([...CLAIMED_JOB_COLUMNS].sort());
+      expect(row).toMatchObject({ queue_name: "columns", class_name: "columns", priority: 3, attempts: 0 });
+      expect(Number(row.id)).toBe(id);
+      expect(JSON.parse(row.arguments!)).toEqual({ n });
+      for (const at of [row.created_at, row.scheduled_at!])
+        expect(Math.abs(toDate(at).getTime() - before)).toBeLessThan(60_000);
+    }
   });
 
   it("claims nothing, and says so, when the claiming process's row is gone", async () => {

@@ -1,5 +1,6 @@
-import type { InsertQueryBuilder, Kysely, Selectable, SelectQueryBuilder } from "kysely";
-import type { JobsTable, Schema } from "./schema.js";
+import type { InsertQueryBuilder, Kysely, SelectQueryBuilder } from "kysely";
+import type { ClaimedJob } from "./claimed-job.js";
+import type { Schema } from "./schema.js";
 
 /** The databases firm-queue runs on. MariaDB is spoken to as `mysql`. */
 export type DialectName = "sqlite" | "postgres" | "mysql";
@@ -25,7 +26,7 @@ export interface ReadyClaim {
 
 /** The jobs a claim took, in claim order; `processGone` when jobs were ready but the process row is not there. */
 export interface ReadyClaimResult {
-  readonly jobs: Selectable<JobsTable>[];
+  readonly jobs: ClaimedJob[];
   readonly processGone: boolean;
 }
 

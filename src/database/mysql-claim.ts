@@ -1,6 +1,6 @@
-import { sql, type Selectable } from "kysely";
+import { sql } from "kysely";
+import { type ClaimedJob, claimedJobColumns } from "./claimed-job.js";
 import type { Db, ReadyClaim, ReadyClaimResult } from "./dialect.js";
-import type { JobsTable } from "./schema.js";
 import { inOneBlock } from "./mysql-block.js";
 
 /**
@@ -33,17 +33,17 @@ export async function claimReadyOnMariadb(db: Db, claim: ReadyClaim): Promise<Re
         FOR UPDATE SKIP LOCKED) picked;
       INSERT INTO firm_queue_claimed_executions (job_id, process_id, created_at)
         SELECT t.job_id, ${claim.processId}, ${claim.now} FROM ${claimed};
-      SELECT j.* FROM ${claimed} STRAIGHT_JOIN firm_queue_jobs j ON j.id = t.job_id;
+      SELECT ${claimedJobColumns("j")} FROM ${claimed} STRAIGHT_JOIN firm_queue_jobs j ON j.id = t.job_id;
       DELETE r FROM ${claimed} STRAIGHT_JOIN firm_queue_ready_executions r ON r.job_id = t.job_id;
       SET @claimed_job_ids = NULL`,
-  )) as [unknown[], Selectable<JobsTable>[]];
+  )) as [unknown[], ClaimedJob[]];
   if (self.length > 0) return { jobs: jobs.sort(inClaimOrder), processGone: false };
   const { rows } = await sql`SELECT 1 FROM firm_queue_ready_executions r WHERE 1 = 1 ${filters} LIMIT 1`.execute(db);
   return { jobs: [], processGone: rows.length > 0 };
 }
 
 /** (priority, job id), the order claims take ready rows in. */
-function inClaimOrder(a: Selectable<JobsTable>, b: Selectable<JobsTable>): number {
+function inClaimOrder(a: ClaimedJob, b: ClaimedJob): number {
   return a.priority - b.priority || Number(a.id) - Number(b.id);
 }
 

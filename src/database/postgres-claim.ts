@@ -1,9 +1,9 @@
-import { type RawBuilder, sql, type Selectable } from "kysely";
+import { type RawBuilder, sql } from "kysely";
+import type { ClaimedJob } from "./claimed-job.js";
 import type { Db, ReadyClaim, ReadyClaimResult } from "./dialect.js";
 import { executePrepared } from "./postgres-prepared.js";
-import type { JobsTable } from "./schema.js";
 
-type ClaimRow = Selectable<JobsTable> & { readonly picked_count: number | string; readonly alive: number | string };
+type ClaimRow = ClaimedJob & { readonly picked_count: number | string; readonly alive: number | string };
 
 /**
  * PostgreSQL's claim in one statement (one round trip, one commit, in autocommit):
@@ -14,7 +14,8 @@ type ClaimRow = Selectable<JobsTable> & { readonly picked_count: number | string
  * - `gone` deletes the picked ready rows, and only if `self` found the row; `claimed` records the
  *   claims from what `gone` returned.
  * The outer SELECT always yields a row, so the caller learns "rows were there but the process row
- * is gone" (picked_count > 0, alive = 0) as well as which jobs it claimed.
+ * is gone" (picked_count > 0, alive = 0) as well as which jobs it claimed, with the columns of
+ * `CLAIMED_JOB_COLUMNS` only.
  *
  * The picked rows reach the DELETE, and the claims the jobs table, as arrays (`= ANY(ARRAY(…))`)
  * rather than as joins: the planner cannot tell how few rows a CTE holds, and with a join it
@@ -49,10 +50,8 @@ export async function claimReadyInOneStatement(db: Db, claim: ReadyClaim): Promi
       RETURNING job_id
     )
     SELECT s.picked_count, s.alive, j.id, j.queue_name, j.class_name, j.arguments, j.priority, j.attempts,
-      j.active_job_id, j.concurrency_key, j.last_error, j.semaphore_id, j.trace_context, j.job_key, j.result,
-      j.progress, ${iso(sql`j.scheduled_at`)} AS scheduled_at, ${iso(sql`j.finished_at`)} AS finished_at,
-      ${iso(sql`j.created_at`)} AS created_at, ${iso(sql`j.updated_at`)} AS updated_at,
-      ${iso(sql`j.cancelled_at`)} AS cancelled_at
+      j.concurrency_key, j.semaphore_id, j.job_key, j.trace_context,
+      ${iso(sql`j.scheduled_at`)} AS scheduled_at, ${iso(sql`j.created_at`)} AS created_at
     FROM (SELECT (SELECT count(*) FROM picked) AS picked_count, (SELECT count(*) FROM self) AS alive) s
     LEFT JOIN firm_queue_jobs j ON j.id = ANY(ARRAY(SELECT job_id FROM claimed))
     ORDER BY j.priority, j.id`,
@@ -62,7 +61,7 @@ export async function claimReadyInOneStatement(db: Db, claim: ReadyClaim): Promi
   if (Number(first.alive) === 0) return { jobs: [], processGone: true };
   // The rows go out as they came: copying each one without the two counts would cost an object
   // per job, and nobody reads the counts on a job.
-  const jobs: Selectable<JobsTable>[] = [];
+  const jobs: ClaimedJob[] = [];
   for (const row of rows) if (row.id !== null) jobs.push(row);
   return { jobs, processGone: false };
 }

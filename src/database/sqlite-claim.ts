@@ -1,6 +1,6 @@
-import { sql, type Selectable } from "kysely";
+import { sql } from "kysely";
+import { type ClaimedJob, claimedJobColumns } from "./claimed-job.js";
 import type { Db, ReadyClaim, ReadyClaimResult } from "./dialect.js";
-import type { JobsTable } from "./schema.js";
 
 /** Thrown inside the claim transaction to roll it back when the claiming process's row is gone. */
 class ProcessRowMissing extends Error {}
@@ -40,10 +40,9 @@ export async function claimReadyOnSqlite(
       const ids = JSON.stringify(taken.map((row) => row.job_id));
       await sql`INSERT INTO firm_queue_claimed_executions (job_id, process_id, created_at)
         SELECT value, ${claim.processId}, ${claim.now} FROM json_each(${ids})`.execute(trx);
-      const { rows } = await sql<Selectable<JobsTable>>`
-        SELECT * FROM firm_queue_jobs WHERE id IN (SELECT value FROM json_each(${ids})) ORDER BY priority, id`.execute(
-        trx,
-      );
+      const { rows } = await sql<ClaimedJob>`
+        SELECT ${claimedJobColumns("j")} FROM firm_queue_jobs j
+        WHERE j.id IN (SELECT value FROM json_each(${ids})) ORDER BY j.priority, j.id`.execute(trx);
       return rows;
     });
     return { jobs, processGone: false };

@@ -5,6 +5,7 @@ import { dispatchContext } from "./dispatch-context.js";
 import { recordFailedAttempt, type FailedAttemptOutcome } from "./failed-attempt.js";
 import { dispatchStoredJobsNow } from "./job-dispatch.js";
 import { JobMoves } from "./job-moves.js";
+import type { ClaimedJob } from "../database/claimed-job.js";
 import { markJobsFinished, type JobRow } from "../models/job.js";
 import { releaseJobKeys } from "../models/job-key.js";
 import { writeResults } from "../models/job-progress.js";
@@ -185,7 +186,10 @@ export async function releaseKeptSlot(
 }
 
 /** What recording a successful attempt needs of a job. */
-export type FinishedJob = Pick<JobRow, "id" | "class_name" | "concurrency_key" | "semaphore_id" | "job_key" | "result">;
+export type FinishedJob = Pick<
+  ClaimedJob,
+  "id" | "class_name" | "concurrency_key" | "semaphore_id" | "job_key" | "result"
+>;
 
 /** A finish with nothing to hand on or store: no concurrency slot, no unique key, no result. */
 function isPlainFinish(job: FinishedJob): boolean {

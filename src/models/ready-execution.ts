@@ -1,7 +1,7 @@
 import { sql } from "kysely";
 import { ProcessRowGoneError } from "../errors.js";
 import type { Db, Dialect } from "../database/dialect.js";
-import type { JobRow } from "./job.js";
+import { type ClaimedJob, CLAIMED_JOB_COLUMNS } from "../database/claimed-job.js";
 
 /**
  * One claim query's scope: a single queue, or every queue except some. Paused queues are always
@@ -32,7 +32,7 @@ export async function insertReadyExecutions(trx: Db, jobs: readonly ReadyJob[], 
  * Claim up to `limit` ready jobs of one target for `processId`, in (priority, job id) order, inside
  * the caller's claim transaction: select the ready rows with their jobs (skipping rows other
  * claimers hold), record the claims, delete the ready rows. Paused queues are never claimed. Returns the claimed
- * jobs' rows, in claim order: reading them in the same SELECT saves a round trip per claim.
+ * jobs (the columns running them reads), in claim order: reading them in the same SELECT saves a round trip per claim.
  */
 export async function claimReadyExecutions(
   trx: Db,
@@ -41,11 +41,11 @@ export async function claimReadyExecutions(
   limit: number,
   processId: number,
   now: Date,
-): Promise<JobRow[]> {
+): Promise<ClaimedJob[]> {
   let query = trx
     .selectFrom("firm_queue_ready_executions as r")
     .innerJoin("firm_queue_jobs as j", "j.id", "r.job_id")
-    .selectAll("j")
+    .select(CLAIMED_JOB_COLUMNS.map((column) => `j.${column}` as const))
     .where("r.queue_name", "not in", trx.selectFrom("firm_queue_pauses").select("queue_name"))
     .orderBy("r.priority")
     .orderBy("r.job_id")

@@ -1,4 +1,4 @@
-import type { JobRow } from "../models/job.js";
+import type { ClaimedJob } from "../database/claimed-job.js";
 
 /** Most jobs a worker holds claimed ahead by default, whatever its concurrency. */
 const MAX_DEFAULT_PREFETCH = 500;
@@ -20,7 +20,7 @@ export function defaultPrefetch(concurrency: number): number {
  * holding them here lets one claim transaction serve many jobs when there is a backlog.
  */
 export class ClaimBuffer {
-  private jobs: JobRow[] = [];
+  private jobs: ClaimedJob[] = [];
   private head = 0;
 
   constructor(readonly bound: number) {}
@@ -41,7 +41,7 @@ export class ClaimBuffer {
   }
 
   /** Hold `jobs` after those already held (the caller claims no more than {@link room}). */
-  add(jobs: readonly JobRow[]): void {
+  add(jobs: readonly ClaimedJob[]): void {
     if (this.head > 0) {
       this.jobs = this.jobs.slice(this.head);
       this.head = 0;
@@ -50,10 +50,10 @@ export class ClaimBuffer {
   }
 
   /** The oldest job held, removed; undefined when empty. */
-  take(): JobRow | undefined {
+  take(): ClaimedJob | undefined {
     if (this.head >= this.jobs.length) return undefined;
     const job = this.jobs[this.head]!;
-    this.jobs[this.head++] = undefined as unknown as JobRow;
+    this.jobs[this.head++] = undefined as unknown as ClaimedJob;
     return job;
   }
 
@@ -64,14 +64,14 @@ export class ClaimBuffer {
   }
 
   /** Remove job `jobId` (a cancelled one); returns it, or undefined when it was not held. */
-  remove(jobId: number): JobRow | undefined {
+  remove(jobId: number): ClaimedJob | undefined {
     const index = this.jobs.findIndex((job, at) => at >= this.head && job !== undefined && Number(job.id) === jobId);
     if (index < 0) return undefined;
     return this.jobs.splice(index, 1)[0];
   }
 
   /** Remove and return every job held. */
-  drain(): JobRow[] {
+  drain(): ClaimedJob[] {
     const held = this.jobs.slice(this.head);
     this.jobs = [];
     this.head = 0;

@@ -1,5 +1,5 @@
 import type { Database } from "../database/connection.js";
-import type { JobRow } from "../models/job.js";
+import type { ClaimedJob } from "../database/claimed-job.js";
 import type { QueueSelector } from "./queue-selector.js";
 import { claimReadyExecutions, type ClaimTarget } from "../models/ready-execution.js";
 import { ProcessRowGoneError } from "../errors.js";
@@ -22,8 +22,8 @@ export async function claimJobs(
   limit: number,
   processId: number,
   onLaterError: (error: unknown) => void = () => undefined,
-): Promise<JobRow[]> {
-  const claimed: JobRow[] = [];
+): Promise<ClaimedJob[]> {
+  const claimed: ClaimedJob[] = [];
   for (const target of await selector.targets(database.db)) {
     const remaining = limit - claimed.length;
     if (remaining <= 0) break;
@@ -47,7 +47,7 @@ async function claimTarget(
   target: ClaimTarget,
   limit: number,
   processId: number,
-): Promise<JobRow[]> {
+): Promise<ClaimedJob[]> {
   const { claimReady } = database.dialect;
   if (claimReady === undefined) {
     return database.claimTransaction((trx) =>

@@ -1,10 +1,10 @@
-import type { JobRow } from "../models/job.js";
+import type { ClaimedJob } from "../database/claimed-job.js";
 
 /** Writes a batch of finished jobs; returns the ids it recorded (the others had lost their claim). */
-export type RecordFinished = (jobs: readonly JobRow[]) => Promise<Set<number>>;
+export type RecordFinished = (jobs: readonly ClaimedJob[]) => Promise<Set<number>>;
 
 interface Waiting {
-  readonly job: JobRow;
+  readonly job: ClaimedJob;
   readonly resolve: (recorded: boolean) => void;
   readonly reject: (error: unknown) => void;
 }
@@ -27,7 +27,7 @@ export class FinishBatcher {
   constructor(private readonly record: RecordFinished) {}
 
   /** Record `job` as finished; resolves to false when its claim had been taken away. */
-  finish(job: JobRow): Promise<boolean> {
+  finish(job: ClaimedJob): Promise<boolean> {
     return new Promise((resolve, reject) => {
       this.waiting.push({ job, resolve, reject });
       this.writing ??= new Promise<void>((turnEnded) => setImmediate(turnEnded)).then(() => this.writeAll());

@@ -2,7 +2,7 @@ import { toDate } from "../database/schema.js";
 import type { JobContext } from "../definitions/job-definition.js";
 import type { Logger } from "../logger.js";
 import { bindLogger } from "../logger-adapter.js";
-import type { JobRow } from "../models/job.js";
+import type { ClaimedJob } from "../database/claimed-job.js";
 
 /**
  * The context a handler gets for one attempt of `job`. `enqueuedAt`, `logger` and `signal` are
@@ -12,7 +12,7 @@ import type { JobRow } from "../models/job.js";
  * spreading the context (`{ ...context }`) still copies them.
  */
 export function jobContext(
-  job: JobRow,
+  job: ClaimedJob,
   logger: Logger,
   progress: (value: unknown) => void,
   signal: () => AbortSignal,

@@ -1,7 +1,7 @@
 import type { JobAttemptEvent } from "../job-events.js";
-import type { JobRow } from "../models/job.js";
+import type { ClaimedJob } from "../database/claimed-job.js";
 
 /** The fields of a job event about the attempt `processId` is about to make of a claimed job. */
-export function attemptOf(job: JobRow, processId: number): JobAttemptEvent {
+export function attemptOf(job: ClaimedJob, processId: number): JobAttemptEvent {
   return { jobId: Number(job.id), job: job.class_name, queue: job.queue_name, attempt: job.attempts + 1, processId };
 }

@@ -8,7 +8,7 @@ import type { Logger } from "../logger.js";
 import { FinishBatcher } from "./finish-batcher.js";
 import { failClaimedJob, finishClaimedJobs, releaseClaims, releaseKeptSlot } from "../lifecycle/claimed-jobs.js";
 import type { FailedAttemptOutcome } from "../lifecycle/failed-attempt.js";
-import type { JobRow } from "../models/job.js";
+import type { ClaimedJob } from "../database/claimed-job.js";
 import { runWithTimeout } from "./job-timeout.js";
 import { LateHandler } from "./late-handler.js";
 import { JobAbort } from "./job-abort.js";
@@ -67,7 +67,11 @@ export class JobRunner {
    * itself has ended, before that, and whether the outcome to record is putting the job back in
    * line (a handler stopped by the shutdown) rather than one that counts its run.
    */
-  async run(job: JobRow, abort: JobAbort | AbortSignal, onSettled?: (putsBack: boolean) => void): Promise<RunOutcome> {
+  async run(
+    job: ClaimedJob,
+    abort: JobAbort | AbortSignal,
+    onSettled?: (putsBack: boolean) => void,
+  ): Promise<RunOutcome> {
     const signal = abort instanceof JobAbort ? abort : new JobAbort(abort);
     const jobId = Number(job.id);
     const fields = { jobId, job: job.class_name, queue: job.queue_name, attempt: job.attempts + 1 };
@@ -143,7 +147,7 @@ export class JobRunner {
   }
 
   /** Tell the `job.released` listeners of claimed jobs a stopping worker put back in line (`released`: their ids). */
-  released(jobs: Iterable<JobRow>, released: readonly number[], started: boolean): void {
+  released(jobs: Iterable<ClaimedJob>, released: readonly number[], started: boolean): void {
     const { events } = this.policies;
     if (!events.has("job.released") || released.length === 0) return;
     const ids = new Set(released);
@@ -152,14 +156,14 @@ export class JobRunner {
   }
 
   /** Tell the `job.claimed` listeners of jobs this process just claimed. */
-  claimed(jobs: readonly JobRow[]): void {
+  claimed(jobs: readonly ClaimedJob[]): void {
     const { events } = this.policies;
     if (!events.has("job.claimed")) return;
     for (const job of jobs) events.emit("job.claimed", attemptOf(job, this.processId));
   }
 
   /** Record a claimed job cancelled before it started (taken out of the worker's buffer); no attempt counted. */
-  async cancelUnstarted(job: JobRow): Promise<void> {
+  async cancelUnstarted(job: ClaimedJob): Promise<void> {
     const jobId = Number(job.id);
     const fields = { jobId };
     try {
@@ -178,7 +182,7 @@ export class JobRunner {
   }
 
   /** Tell the `job.cancelled` listeners of a claimed job this process recorded cancelled. */
-  private tellCancelled(job: JobRow, started: boolean): void {
+  private tellCancelled(job: ClaimedJob, started: boolean): void {
     const { events } = this.policies;
     if (events.has("job.cancelled")) events.emit("job.cancelled", { ...attemptOf(job, this.processId), started });
   }
@@ -222,7 +226,7 @@ export class JobRunner {
   }
 
   /** Run the attempt inside its consumer span when OpenTelemetry is installed (see tracing.ts). */
-  private traced<T>(job: JobRow, attempt: () => Promise<T>): Promise<T> {
+  private traced<T>(job: ClaimedJob, attempt: () => Promise<T>): Promise<T> {
     const tracing = loadedJobTracing();
     if (tracing === null) return attempt();
     if (tracing === undefined) return jobTracing().then(() => this.traced(job, attempt));
@@ -239,7 +243,7 @@ export class JobRunner {
   }
 
   /** Run the handler; `late` hears whether it outlived its timeout, and when it then ended. */
-  private async perform(job: JobRow, signal: JobAbort, late: LateHandler): Promise<unknown> {
+  private async perform(job: ClaimedJob, signal: JobAbort, late: LateHandler): Promise<unknown> {
     const definition = this.registry.get(job.class_name);
     if (definition === undefined) throw new UnknownJobError(job.class_name, this.registry.implementedNames());
     const { handler } = definition;

@@ -1,6 +1,6 @@
 import { sleep } from "../backoff.js";
 import type { Logger } from "../logger.js";
-import type { JobRow } from "../models/job.js";
+import type { ClaimedJob } from "../database/claimed-job.js";
 import { JobAbort } from "./job-abort.js";
 import type { JobRunner } from "./job-runner.js";
 
@@ -10,7 +10,7 @@ import type { JobRunner } from "./job-runner.js";
  * stopped for the shutdown). `done` settles when the whole run, write included, is over.
  */
 interface RunningJob {
-  readonly job: JobRow;
+  readonly job: ClaimedJob;
   readonly abort: JobAbort;
   done: Promise<void>;
   settled: boolean;
@@ -71,7 +71,7 @@ export class RunningJobs {
   }
 
   /** Run `job` through the runner; the slot is taken until its handler ends. */
-  start(job: JobRow): void {
+  start(job: ClaimedJob): void {
     const jobId = Number(job.id);
     const entry: RunningJob = { job, abort: new JobAbort(), done: Promise.resolve(), settled: false, putsBack: false };
     let counted = true;
@@ -113,12 +113,12 @@ export class RunningJobs {
   }
 
   /** The jobs whose handler has not ended. */
-  unsettled(): JobRow[] {
+  unsettled(): ClaimedJob[] {
     return [...this.jobs.values()].filter((entry) => !entry.settled).map((entry) => entry.job);
   }
 
   /** Every job started and not yet recorded. */
-  all(): JobRow[] {
+  all(): ClaimedJob[] {
     return [...this.jobs.values()].map((entry) => entry.job);
   }
 
