@@ -10,7 +10,9 @@ import { executePrepared } from "./postgres-prepared.js";
  * back needs the portable transaction (see `finishClaimedJobs`).
  */
 export async function finishInOneStatement(db: Db, batch: FinishBatch): Promise<number[]> {
-  const ids = batch.jobIds.map(String);
+  // The ids as one array literal: whole numbers need no quoting, where an array parameter would
+  // have the driver convert and escape them one by one.
+  const ids = `{${batch.jobIds.join(",")}}`;
   const outcome = batch.preserve
     ? sql`UPDATE firm_queue_jobs j SET finished_at = ${batch.now}, updated_at = ${batch.now}, attempts = j.attempts + 1
           FROM removed WHERE j.id = removed.job_id`
