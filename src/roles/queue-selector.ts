@@ -1,6 +1,5 @@
 import { ConfigurationError } from "../errors.js";
 import type { Db } from "../database/dialect.js";
-import { pausedQueueNames } from "../models/pause.js";
 import { readyQueueNamesWithPrefix, type ClaimTarget } from "../models/ready-execution.js";
 
 /**
@@ -12,9 +11,13 @@ import { readyQueueNamesWithPrefix, type ClaimTarget } from "../models/ready-exe
  */
 export class QueueSelector {
   readonly patterns: readonly string[];
+  /** The targets when no pattern is a prefix: the same for every poll, known without a query. */
+  private readonly fixedTargets: readonly ClaimTarget[] | undefined;
 
   constructor(queues: string | readonly string[]) {
     this.patterns = queuePatterns(queues);
+    const hasPrefix = this.patterns.some((pattern) => pattern !== "*" && pattern.endsWith("*"));
+    this.fixedTargets = hasPrefix ? undefined : Object.freeze(targetsOf(this.patterns, () => []));
   }
 
   /** Whether this selector is `"*"` alone: one claim query over every queue. */
@@ -22,30 +25,46 @@ export class QueueSelector {
     return this.patterns.length === 1 && this.patterns[0] === "*";
   }
 
-  /** The claim targets to poll, in order, resolving prefixes against the ready jobs right now. */
-  async targets(db: Db): Promise<ClaimTarget[]> {
-    if (this.isAll) return [{ exclude: [] }];
-    const paused = new Set(await pausedQueueNames(db));
-    const seen = new Set<string>();
-    const targets: ClaimTarget[] = [];
-    for (const pattern of this.patterns) {
-      if (pattern === "*") {
-        targets.push({ exclude: [...seen] });
-        break;
-      }
-      const names = pattern.endsWith("*") ? await readyQueueNamesWithPrefix(db, pattern.slice(0, -1)) : [pattern];
-      for (const name of names) {
-        if (seen.has(name)) continue;
-        seen.add(name);
-        if (!paused.has(name)) targets.push({ queue: name, exclude: [] });
-      }
-    }
-    return targets;
+  /**
+   * The claim targets to poll, in order, resolving prefixes against the ready jobs right now. Paused
+   * queues are not left out here: every claim passes over them itself, so a selector of exact
+   * names (the usual one) costs no query before its claims.
+   */
+  async targets(db: Db): Promise<readonly ClaimTarget[]> {
+    if (this.fixedTargets !== undefined) return this.fixedTargets;
+    const expansions = new Map<string, string[]>();
+    for (const pattern of this.patterns)
+      if (pattern !== "*" && pattern.endsWith("*"))
+        expansions.set(pattern, await readyQueueNamesWithPrefix(db, pattern.slice(0, -1)));
+    return targetsOf(this.patterns, (pattern) => expansions.get(pattern)!);
   }
 
   toString(): string {
     return this.patterns.join(",");
   }
+}
+
+/**
+ * The targets of `patterns`, in order: an exact name is one target, a prefix the queues `expand`
+ * gives for it (those with ready jobs), each queue once; a `*` is every queue not named before it,
+ * and ends the list.
+ */
+function targetsOf(patterns: readonly string[], expand: (prefix: string) => readonly string[]): ClaimTarget[] {
+  if (patterns.length === 1 && patterns[0] === "*") return [{ exclude: [] }];
+  const seen = new Set<string>();
+  const targets: ClaimTarget[] = [];
+  for (const pattern of patterns) {
+    if (pattern === "*") {
+      targets.push({ exclude: [...seen] });
+      break;
+    }
+    for (const name of pattern.endsWith("*") ? expand(pattern) : [pattern]) {
+      if (seen.has(name)) continue;
+      seen.add(name);
+      targets.push({ queue: name, exclude: [] });
+    }
+  }
+  return targets;
 }
 
 /**
