@@ -2,6 +2,7 @@
 //                        [--in-process-latency] [--polling 10] [--max-seconds 120] [--rounds 1]
 //                        [--durability relaxed|durable|both | --durable] [--systems id,id,…]
 //                        [--reference id] [--url URL] [--mysql-url URL] [--json FILE]
+//                        [--worker-node-flags "--max-semi-space-size=2 …"]
 //        npm run bench:peers -- --merge run1.json run2.json …   (tables of earlier runs, combined)
 //
 // firm-queue against other job queues, in one run, on the same servers: every PostgreSQL system
@@ -38,6 +39,8 @@ const { values, positionals } = parseOptions({
     "mysql-url": { type: "string" },
     json: { type: "string" },
     merge: { type: "boolean", default: false },
+    // Node and V8 flags for every system's worker process alike (e.g. a smaller young generation).
+    "worker-node-flags": { type: "string", default: "" },
   },
   allowPositionals: true,
 });
@@ -64,6 +67,7 @@ if (values.merge) {
 }
 if (positionals.length > 0) fail(`unexpected argument(s) ${positionals.join(" ")} (only --merge takes files)`);
 const loadAtStart = loadAverage();
+const workerNodeFlags = values["worker-node-flags"].split(" ").filter(Boolean);
 const jobs = positive("jobs");
 const backlog = values.backlog === undefined ? jobs : positive("backlog");
 if (backlog < jobs)
@@ -211,7 +215,7 @@ async function measureOne(adapter, round, mode) {
     let worker = /** @type {WorkerProcess | undefined} */ (undefined);
     stopWorker = once(async () => worker?.close());
     cleanups.push(stopWorker);
-    worker = await WorkerProcess.start(adapter.id, options);
+    worker = await WorkerProcess.start(adapter.id, options, workerNodeFlags);
     const measurement = await runWorkload(system, worker, {
       jobs,
       backlog,
@@ -257,7 +261,7 @@ function headingFor(mode) {
         : "relaxed PostgreSQL and MariaDB (fsync=off, synchronous_commit=off; innodb_flush_log_at_trx_commit=2)";
   const workload = `${jobs} jobs${backlog > jobs ? ` timed of a ${backlog}-job backlog` : ""}${retained > 0 ? `, ${retained} finished jobs retained (firm-queue)` : ""}`;
   const latency = `${latencySamples} latency samples enqueued from another process${inProcessLatency ? " and as many from the worker's own" : ""}`;
-  return `firm-queue compared with other queues on ${servers}: ${workload}, concurrency ${concurrency}, ${latency}, polling ${pollingInterval} ms where allowed, ${rounds} round(s), node ${process.version}, ${cpus().length} CPUs, load average ${loadAtStart} at start and ${loadAverage()} at end`;
+  return `firm-queue compared with other queues on ${servers}: ${workload}, concurrency ${concurrency}, ${latency}, polling ${pollingInterval} ms where allowed, ${rounds} round(s), node ${process.version}${workerNodeFlags.length > 0 ? ` (worker processes: ${workerNodeFlags.join(" ")})` : ""}, ${cpus().length} CPUs, load average ${loadAtStart} at start and ${loadAverage()} at end`;
 }
 
 /** @template T @param {() => Promise<T>} fn @returns {() => Promise<T>} */

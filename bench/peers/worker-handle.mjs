@@ -12,9 +12,10 @@ export class WorkerProcess {
    * process created).
    * @param {string} id the adapter's id
    * @param {import("./adapter.mjs").OpenOptions} options
+   * @param {readonly string[]} [nodeFlags] node and V8 flags for the worker process
    */
-  static async start(id, options) {
-    const handle = new WorkerProcess();
+  static async start(id, options, nodeFlags = []) {
+    const handle = new WorkerProcess(nodeFlags);
     try {
       await handle.call("open", { id, options });
     } catch (error) {
@@ -24,9 +25,11 @@ export class WorkerProcess {
     return handle;
   }
 
-  constructor() {
+  /** @param {readonly string[]} nodeFlags */
+  constructor(nodeFlags) {
     this.child = fork(new URL("./worker-process.mjs", import.meta.url), [], {
       stdio: ["ignore", "inherit", "inherit", "ipc"],
+      execArgv: [...nodeFlags],
     });
     /** @type {Map<number, { resolve: (value: any) => void, reject: (error: Error) => void }>} */
     this.pending = new Map();
