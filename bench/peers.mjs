@@ -2,7 +2,7 @@
 //                        [--in-process-latency] [--polling 10] [--max-seconds 120] [--rounds 1]
 //                        [--durability relaxed|durable|both | --durable] [--systems id,id,…]
 //                        [--reference id] [--url URL] [--mysql-url URL] [--json FILE]
-//                        [--worker-node-flags "--max-semi-space-size=2 …"]
+//                        [--worker-node-flags="--max-semi-space-size=2 …"]  (with "=": the value starts with "--")
 //        npm run bench:peers -- --merge run1.json run2.json …   (tables of earlier runs, combined)
 //
 // firm-queue against other job queues, in one run, on the same servers: every PostgreSQL system
