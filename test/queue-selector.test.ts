@@ -27,6 +27,11 @@ describe("QueueSelector", () => {
       { queue: "urgent", exclude: [] },
       { exclude: ["urgent"] },
     ]);
+    // A prefix after "*" can add nothing: it is not looked up.
+    expect(await new QueueSelector(["urgent", "*", "mail-*"]).targets(untouchable)).toEqual([
+      { queue: "urgent", exclude: [] },
+      { exclude: ["urgent"] },
+    ]);
   });
 
   it("asks the database for a prefix's queues at each poll (claiming.test.ts runs prefixes for real)", async () => {

@@ -16,7 +16,9 @@ export class QueueSelector {
 
   constructor(queues: string | readonly string[]) {
     this.patterns = queuePatterns(queues);
-    const hasPrefix = this.patterns.some((pattern) => pattern !== "*" && pattern.endsWith("*"));
+    const all = this.patterns.indexOf("*");
+    const counted = all === -1 ? this.patterns : this.patterns.slice(0, all);
+    const hasPrefix = counted.some((pattern) => pattern.endsWith("*"));
     this.fixedTargets = hasPrefix ? undefined : Object.freeze(targetsOf(this.patterns, () => []));
   }
 
@@ -33,10 +35,11 @@ export class QueueSelector {
   async targets(db: Db): Promise<readonly ClaimTarget[]> {
     if (this.fixedTargets !== undefined) return this.fixedTargets;
     const expansions = new Map<string, string[]>();
-    for (const pattern of this.patterns)
-      if (pattern !== "*" && pattern.endsWith("*"))
-        expansions.set(pattern, await readyQueueNamesWithPrefix(db, pattern.slice(0, -1)));
-    return targetsOf(this.patterns, (pattern) => expansions.get(pattern)!);
+    for (const pattern of this.patterns) {
+      if (pattern === "*") break; // every queue not named before it: nothing after counts
+      if (pattern.endsWith("*")) expansions.set(pattern, await readyQueueNamesWithPrefix(db, pattern.slice(0, -1)));
+    }
+    return targetsOf(this.patterns, (prefixPattern) => expansions.get(prefixPattern)!);
   }
 
   toString(): string {
@@ -45,11 +48,11 @@ export class QueueSelector {
 }
 
 /**
- * The targets of `patterns`, in order: an exact name is one target, a prefix the queues `expand`
- * gives for it (those with ready jobs), each queue once; a `*` is every queue not named before it,
- * and ends the list.
+ * The targets of `patterns`, in order: an exact name is one target, a `prefix*` pattern the queues
+ * `expand` gives for it (those with ready jobs), each queue once; a `*` is every queue not named
+ * before it, and ends the list.
  */
-function targetsOf(patterns: readonly string[], expand: (prefix: string) => readonly string[]): ClaimTarget[] {
+function targetsOf(patterns: readonly string[], expand: (prefixPattern: string) => readonly string[]): ClaimTarget[] {
   if (patterns.length === 1 && patterns[0] === "*") return [{ exclude: [] }];
   const seen = new Set<string>();
   const targets: ClaimTarget[] = [];
