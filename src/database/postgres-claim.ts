@@ -1,5 +1,5 @@
 import { type RawBuilder, sql } from "kysely";
-import type { ClaimedJob } from "./claimed-job.js";
+import { type ClaimedJob, CLAIMED_JOB_COLUMNS } from "./claimed-job.js";
 import type { Db, ReadyClaim, ReadyClaimResult } from "./dialect.js";
 import { executePrepared } from "./postgres-prepared.js";
 
@@ -49,9 +49,7 @@ export async function claimReadyInOneStatement(db: Db, claim: ReadyClaim): Promi
       SELECT job_id, ${claim.processId}, ${claim.now} FROM gone
       RETURNING job_id
     )
-    SELECT s.picked_count, s.alive, j.id, j.queue_name, j.class_name, j.arguments, j.priority, j.attempts,
-      j.concurrency_key, j.semaphore_id, j.job_key, j.trace_context,
-      ${iso(sql`j.scheduled_at`)} AS scheduled_at, ${iso(sql`j.created_at`)} AS created_at
+    SELECT s.picked_count, s.alive, ${CLAIMED_COLUMNS}
     FROM (SELECT (SELECT count(*) FROM picked) AS picked_count, (SELECT count(*) FROM self) AS alive) s
     LEFT JOIN firm_queue_jobs j ON j.id = ANY(ARRAY(SELECT job_id FROM claimed))
     ORDER BY j.priority, j.id`,
@@ -65,6 +63,15 @@ export async function claimReadyInOneStatement(db: Db, claim: ReadyClaim): Promi
   for (const row of rows) if (row.id !== null) jobs.push(row);
   return { jobs, processGone: false };
 }
+
+/** The claimed-job columns of `j`, its timestamps as text (see `iso`). */
+const CLAIMED_COLUMNS = sql.join(
+  CLAIMED_JOB_COLUMNS.map((column) =>
+    column === "scheduled_at" || column === "created_at"
+      ? sql`${iso(sql.ref(`j.${column}`))} AS ${sql.ref(column)}`
+      : sql.ref(`j.${column}`),
+  ),
+);
 
 /**
  * A timestamp column as ISO-8601 UTC text with milliseconds, the form SQLite stores and `toDate`

@@ -11,20 +11,18 @@ import { readyQueueNamesWithPrefix, type ClaimTarget } from "../models/ready-exe
  */
 export class QueueSelector {
   readonly patterns: readonly string[];
-  /** The targets when no pattern is a prefix: the same for every poll, known without a query. */
+  /** The `prefix*` patterns that can add queues (those before a `*`), looked up at each poll. */
+  private readonly prefixes: readonly string[];
+  /** The targets when there is no such prefix: the same for every poll, known without a query. */
   private readonly fixedTargets: readonly ClaimTarget[] | undefined;
 
   constructor(queues: string | readonly string[]) {
     this.patterns = queuePatterns(queues);
     const all = this.patterns.indexOf("*");
-    const counted = all === -1 ? this.patterns : this.patterns.slice(0, all);
-    const hasPrefix = counted.some((pattern) => pattern.endsWith("*"));
-    this.fixedTargets = hasPrefix ? undefined : Object.freeze(targetsOf(this.patterns, () => []));
-  }
-
-  /** Whether this selector is `"*"` alone: one claim query over every queue. */
-  get isAll(): boolean {
-    return this.patterns.length === 1 && this.patterns[0] === "*";
+    this.prefixes = (all === -1 ? this.patterns : this.patterns.slice(0, all)).filter((pattern) =>
+      pattern.endsWith("*"),
+    );
+    this.fixedTargets = this.prefixes.length > 0 ? undefined : Object.freeze(targetsOf(this.patterns, () => []));
   }
 
   /**
@@ -35,11 +33,9 @@ export class QueueSelector {
   async targets(db: Db): Promise<readonly ClaimTarget[]> {
     if (this.fixedTargets !== undefined) return this.fixedTargets;
     const expansions = new Map<string, string[]>();
-    for (const pattern of this.patterns) {
-      if (pattern === "*") break; // every queue not named before it: nothing after counts
-      if (pattern.endsWith("*")) expansions.set(pattern, await readyQueueNamesWithPrefix(db, pattern.slice(0, -1)));
-    }
-    return targetsOf(this.patterns, (prefixPattern) => expansions.get(prefixPattern)!);
+    for (const prefix of this.prefixes)
+      expansions.set(prefix, await readyQueueNamesWithPrefix(db, prefix.slice(0, -1)));
+    return targetsOf(this.patterns, (prefix) => expansions.get(prefix)!);
   }
 
   toString(): string {
@@ -52,8 +48,7 @@ export class QueueSelector {
  * `expand` gives for it (those with ready jobs), each queue once; a `*` is every queue not named
  * before it, and ends the list.
  */
-function targetsOf(patterns: readonly string[], expand: (prefixPattern: string) => readonly string[]): ClaimTarget[] {
-  if (patterns.length === 1 && patterns[0] === "*") return [{ exclude: [] }];
+function targetsOf(patterns: readonly string[], expand: (prefix: string) => readonly string[]): ClaimTarget[] {
   const seen = new Set<string>();
   const targets: ClaimTarget[] = [];
   for (const pattern of patterns) {
