@@ -8,6 +8,10 @@
 //   - `SELECT 1`: the round trip alone;
 //   - a one-row INSERT in autocommit (named): a round trip and a commit, the least a durable
 //     enqueue or claim can cost;
+//   - the same INSERT with `synchronous_commit` off for its own transaction (`set_config(…, true)`
+//     inside the statement): what a commit costs when it does not wait for the WAL flush, i.e. what
+//     a claim would cost if it gave up surviving a server crash (docs/benchmarks.md, "Hot path,
+//     seventh pass", says why firm-queue's does not);
 //   - firm-queue's enqueue of one job, and its claim of one job.
 // Prints the median and 90th percentile of each, and each one's server-side execution time from
 // pg_stat_statements.
@@ -54,6 +58,14 @@ try {
   const steps = [
     ["SELECT 1", () => client.query({ name: "one", text: "SELECT 1" })],
     ["one-row INSERT, autocommit", () => client.query({ name: "row", text: "INSERT INTO floor_rows VALUES (1)" })],
+    [
+      "the same, not waiting for flush",
+      () =>
+        client.query({
+          name: "row-async",
+          text: "INSERT INTO floor_rows SELECT 1 FROM (SELECT set_config('synchronous_commit', 'off', true)) s",
+        }),
+    ],
     ["firm-queue: enqueue one job", () => enqueued.enqueue(null)],
     ["firm-queue: claim one job", claimOne, () => claimed.enqueue(null)],
   ];
@@ -75,7 +87,7 @@ try {
     times.sort((a, b) => a - b);
     medians[label] = times[Math.floor(samples / 2)];
     console.log(
-      `  ${label.padEnd(30)} median ${medians[label].toFixed(3)}  p90 ${times[Math.floor(samples * 0.9)].toFixed(3)}`,
+      `  ${label.padEnd(32)} median ${medians[label].toFixed(3)}  p90 ${times[Math.floor(samples * 0.9)].toFixed(3)}`,
     );
   }
   const { rows } = await client.query(
