@@ -5,6 +5,7 @@ import { releaseSemaphoreAndPromote } from "../src/lifecycle/semaphore-release.j
 import { resolveJobOptions } from "../src/definitions/job-definition.js";
 import type { FirmQueue } from "../src/index.js";
 import { countRows, describeEachDatabase, type TestEnv } from "./support/harness.js";
+import { databaseNow } from "./support/database-clock.js";
 
 type Args = { account: string; n?: number };
 
@@ -25,7 +26,7 @@ describeEachDatabase("concurrency limits", (env) => {
     const sync = firm.defineJob("sync", async (_args: Args) => {}, {
       concurrency: { key: (args) => args.account, duration: "2m" },
     });
-    const before = Date.now();
+    const before = await databaseNow(firm);
     const a1 = (await sync.enqueue({ account: "A" })).id;
     const a2 = (await sync.enqueue({ account: "A" })).id;
     const b1 = (await sync.enqueue({ account: "B" })).id;
@@ -40,7 +41,7 @@ describeEachDatabase("concurrency limits", (env) => {
     expect(blocked).toMatchObject({ job_id: a2, concurrency_key: "sync/A", queue_name: "default", priority: 0 });
     const expiresAt = new Date(blocked.expires_at).getTime();
     expect(expiresAt).toBeGreaterThanOrEqual(before + 120_000);
-    expect(expiresAt).toBeLessThanOrEqual(Date.now() + 120_000);
+    expect(expiresAt).toBeLessThanOrEqual((await databaseNow(firm)) + 120_000);
   });
 
   it("let `to` jobs of one key run at once, never more", async () => {

@@ -2,6 +2,7 @@ import { expect, it } from "vitest";
 import type { Kysely } from "kysely";
 import { ConfigurationError, SerializationError } from "../src/index.js";
 import { countRows, describeEachDatabase } from "./support/harness.js";
+import { databaseNow } from "./support/database-clock.js";
 
 describeEachDatabase("enqueue", (env) => {
   it("writes a ready job with the definition's defaults and returns its numeric id", async () => {
@@ -35,7 +36,7 @@ describeEachDatabase("enqueue", (env) => {
   it("schedules jobs with wait or at, and treats a past `at` as due now", async () => {
     const firm = env.firm();
     const job = firm.defineJob("later", async () => {});
-    const before = Date.now();
+    const before = await databaseNow(firm);
     const waited = (await job.enqueue(null, { wait: "5m" })).id;
     const at = new Date(Date.now() + 60_000);
     const timed = (await job.enqueue(null, { at })).id;
@@ -43,7 +44,7 @@ describeEachDatabase("enqueue", (env) => {
     const waitedJob = await firm.getJob(waited);
     expect(waitedJob?.state).toBe("scheduled");
     expect(waitedJob!.scheduledAt!.getTime()).toBeGreaterThanOrEqual(before + 300_000);
-    expect(waitedJob!.scheduledAt!.getTime()).toBeLessThan(Date.now() + 300_000 + 1000);
+    expect(waitedJob!.scheduledAt!.getTime()).toBeLessThan((await databaseNow(firm)) + 300_000 + 1000);
     expect(await firm.getJob(timed)).toMatchObject({ state: "scheduled", scheduledAt: at });
     expect((await firm.getJob(past))?.state).toBe("ready");
   });

@@ -1,6 +1,7 @@
 import { expect, it } from "vitest";
 import type { ErrorContext, FirmQueue, JobEventMap, JobEventName } from "../src/index.js";
-import { describeEachDatabase, enqueued, waitFor, type TestEnv } from "./support/harness.js";
+import { describeEachDatabase, enqueued, waitFor } from "./support/harness.js";
+import { fastForward } from "./support/database-clock.js";
 
 class FlakyError extends Error {
   override name = "FlakyError";
@@ -11,15 +12,6 @@ function record(firm: FirmQueue, names: readonly JobEventName[]): [JobEventName,
   const heard: [JobEventName, Record<string, unknown>][] = [];
   for (const name of names) firm.events.on(name, (event) => void heard.push([name, { ...event }]));
   return heard;
-}
-
-/** Make every scheduled job due now and dispatch it. */
-async function fastForward(env: TestEnv, firm: FirmQueue): Promise<void> {
-  await (await env.db())
-    .updateTable("firm_queue_scheduled_executions")
-    .set({ scheduled_at: new Date(Date.now() - 1) })
-    .execute();
-  await firm.dispatch();
 }
 
 describeEachDatabase("job lifecycle events", (env) => {

@@ -1,25 +1,16 @@
 import { dispatchContext } from "../src/lifecycle/dispatch-context.js";
 import { expect, it } from "vitest";
-import { UnrecoverableError, type FirmQueue } from "../src/index.js";
+import { UnrecoverableError } from "../src/index.js";
 import { recordFailedAttempt } from "../src/lifecycle/failed-attempt.js";
 import { claimJobs } from "../src/roles/claims.js";
 import { QueueSelector } from "../src/roles/queue-selector.js";
 import { registerProcess } from "../src/models/process.js";
 import { removeClaim } from "../src/lifecycle/claimed-jobs.js";
-import { countRows, describeEachDatabase, type TestEnv } from "./support/harness.js";
+import { countRows, describeEachDatabase } from "./support/harness.js";
+import { databaseNow, fastForward } from "./support/database-clock.js";
 
 class FlakyError extends Error {
   override name = "FlakyError";
-}
-
-/** Make every scheduled retry due now and promote it, as if its backoff delay had passed. */
-async function fastForward(env: TestEnv, firm: FirmQueue): Promise<void> {
-  const db = await env.db();
-  await db
-    .updateTable("firm_queue_scheduled_executions")
-    .set({ scheduled_at: new Date(Date.now() - 1) })
-    .execute();
-  await firm.dispatch();
 }
 
 describeEachDatabase("retries", (env) => {
@@ -252,9 +243,9 @@ describeEachDatabase("retries", (env) => {
     );
     const id = (await job.enqueue(null)).id;
     for (const base of [1000, 2000, 4000]) {
-      const before = Date.now();
+      const before = await databaseNow(firm);
       await firm.drain();
-      const after = Date.now();
+      const after = await databaseNow(firm);
       const info = await firm.getJob(id);
       expect(info?.state).toBe("scheduled");
       const at = info!.scheduledAt!.getTime();
@@ -285,9 +276,9 @@ describeEachDatabase("retries", (env) => {
     const ids = new Map<string, number>();
     for (const [name, options] of cases) ids.set(name, (await firm.defineJob(name, fail, options).enqueue(null)).id!);
     for (const round of [0, 1]) {
-      const before = Date.now();
+      const before = await databaseNow(firm);
       await firm.drain();
-      const after = Date.now();
+      const after = await databaseNow(firm);
       for (const [name, , delays] of cases) {
         const at = (await firm.getJob(ids.get(name)!))!.scheduledAt!.getTime();
         expect(at, `${name} retry ${round + 1}`).toBeGreaterThanOrEqual(before + delays[round]!);
