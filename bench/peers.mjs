@@ -33,7 +33,12 @@ const { values, positionals } = parseOptions({
     rounds: { type: "string", default: "1" },
     durability: { type: "string", default: "relaxed" },
     durable: { type: "boolean", default: false },
-    systems: { type: "string", default: ADAPTERS.map((adapter) => adapter.id).join(",") },
+    systems: {
+      type: "string",
+      default: ADAPTERS.filter((adapter) => !adapter.onlyWhenNamed)
+        .map((adapter) => adapter.id)
+        .join(","),
+    },
     reference: { type: "string", default: REFERENCE_ID },
     url: { type: "string" },
     "mysql-url": { type: "string" },

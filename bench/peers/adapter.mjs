@@ -45,6 +45,7 @@ import { dirname, join } from "node:path";
  * @property {string} packageName   npm package to load; its absence fails the run with a clear message
  * @property {(options: OpenOptions) => Promise<PeerSystem>} open
  * @property {boolean} [retains]    whether `retained` is supported (--retained)
+ * @property {boolean} [onlyWhenNamed] left out of the default list: runs only when --systems names it
  */
 
 const require = createRequire(import.meta.url);

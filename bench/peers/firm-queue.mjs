@@ -3,21 +3,25 @@ import { execFileSync } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { importPeer } from "./adapter.mjs";
 import { fillRetainedJobs } from "./retained.mjs";
+import { applySchemaWhatIf } from "./schema-what-if.mjs";
 
 const LABELS = { postgres: "PostgreSQL", mysql: "MariaDB", sqlite: "SQLite" };
 
 /**
  * @param {"postgres" | "mysql" | "sqlite"} dialect
- * @param {{ preserveFinishedJobs?: boolean }} [variant] false: the "-delete" variant, finished jobs deleted at once
+ * @param {{ preserveFinishedJobs?: boolean, whatIf?: { id: string, label: string, statements: readonly string[] } }} [variant]
+ *   preserveFinishedJobs false: the "-delete" variant, finished jobs deleted at once; whatIf: a
+ *   schema change run after migrating (PostgreSQL; see ./schema-what-if.mjs)
  * @returns {import("./adapter.mjs").PeerAdapter}
  */
-export function firmQueueAdapter(dialect, { preserveFinishedJobs = true } = {}) {
+export function firmQueueAdapter(dialect, { preserveFinishedJobs = true, whatIf } = {}) {
   return {
-    id: `firm-queue-${dialect}${preserveFinishedJobs ? "" : "-delete"}`,
-    label: `firm-queue${preserveFinishedJobs ? "" : " deleting"} (${LABELS[dialect]})`,
+    id: `firm-queue-${dialect}${preserveFinishedJobs ? "" : "-delete"}${whatIf ? `-what-if-${whatIf.id}` : ""}`,
+    label: `firm-queue${preserveFinishedJobs ? "" : " deleting"} (${LABELS[dialect]})${whatIf ? `, what-if: ${whatIf.label}` : ""}`,
     server: dialect,
     packageName: "firm-queue",
     retains: true,
+    onlyWhenNamed: whatIf !== undefined,
     async open({ url, concurrency, pollingInterval, queues, attach, retained = 0 }) {
       const { FirmQueue, silentLogger } = await importPeer("firm-queue");
       const firm = new FirmQueue({
@@ -28,6 +32,7 @@ export function firmQueueAdapter(dialect, { preserveFinishedJobs = true } = {}) 
       });
       try {
         if (!attach) await firm.migrate();
+        if (!attach && whatIf) await applySchemaWhatIf(url, whatIf.statements);
         // Finished jobs of the queue and job the throughput phase uses, as if it had run before.
         if (!attach && retained > 0)
           await fillRetainedJobs(dialect, url, retained, { queue: queues[0], jobName: queues[0] });
@@ -44,7 +49,7 @@ export function firmQueueAdapter(dialect, { preserveFinishedJobs = true } = {}) 
       );
       return {
         version: firmQueueVersion(),
-        settings: `one worker: queues "*", concurrency ${concurrency}, pollingInterval ${pollingInterval} ms; poolSize ${concurrency + 2}; no dispatcher; preserveFinishedJobs ${preserveFinishedJobs}${preserveFinishedJobs ? " (default)" : " (finished jobs deleted at once)"}${retained > 0 ? `; ${retained} finished jobs in the table before the run` : ""}`,
+        settings: `one worker: queues "*", concurrency ${concurrency}, pollingInterval ${pollingInterval} ms; poolSize ${concurrency + 2}; no dispatcher; preserveFinishedJobs ${preserveFinishedJobs}${preserveFinishedJobs ? " (default)" : " (finished jobs deleted at once)"}${whatIf ? `; schema what-if, not a firm-queue setting: ${whatIf.statements.join("; ")}` : ""}${retained > 0 ? `; ${retained} finished jobs in the table before the run` : ""}`,
         pollingIntervalMs: pollingInterval,
         enqueue: async (queue, payload) => {
           await jobs.get(queue).enqueue(payload);

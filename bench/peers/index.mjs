@@ -5,6 +5,7 @@ import { bullmqAdapter } from "./bullmq.mjs";
 import { firmQueueAdapter } from "./firm-queue.mjs";
 import { graphileWorkerAdapter } from "./graphile-worker.mjs";
 import { pgBossAdapter } from "./pg-boss.mjs";
+import { LEAN_SCHEMA_WHAT_IF } from "./schema-what-if.mjs";
 
 /** @type {readonly import("./adapter.mjs").PeerAdapter[]} */
 export const ADAPTERS = [
@@ -18,6 +19,14 @@ export const ADAPTERS = [
   firmQueueAdapter("sqlite"),
   firmQueueAdapter("mysql"),
   bullmqAdapter("redis"),
+  // Runs only when named with --systems: a schema what-if, not a setting (./schema-what-if.mjs).
+  firmQueueAdapter("postgres", {
+    whatIf: {
+      id: "lean",
+      label: "no finished_at indexes, no claim foreign key",
+      statements: LEAN_SCHEMA_WHAT_IF,
+    },
+  }),
 ];
 
 /** The system every ratio is relative to. */
