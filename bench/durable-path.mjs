@@ -7,7 +7,8 @@
 // and the run reports, besides its rate, what the server did for it: commits, WAL bytes and WAL
 // flushes per 1,000 jobs, and the jobs table's updates (how many were HOT). With several
 // `--lib` builds (e.g. a copy of the branch point and this checkout), each round runs every
-// build once, alternating, on a fresh database of the same server, so they share its state.
+// build once, alternating (even rounds in reverse order), on a fresh database of the same server,
+// so they share its state.
 // `--backlog N` enqueues N jobs but measures the first `jobs` of them (a big backlog's rate).
 import { loadavg } from "node:os";
 import { parseArgs } from "node:util";
@@ -44,7 +45,11 @@ const server = values.url ? undefined : await startPostgres({ durable: true, set
 const adminUrl = values.url ?? server.url;
 try {
   for (let round = 1; round <= Number(values.rounds); round++) {
-    for (const lib of libs) console.log(JSON.stringify({ round, lib, ...(await runOnce(lib)) }));
+    // Even rounds run the builds in reverse: the first run of a round is a few percent slower
+    // whatever the build (identical builds in one round: docs/benchmarks.md, "Hot path, seventh
+    // pass"), so a fixed order would favour the build that runs second.
+    const order = round % 2 === 0 ? [...libs].reverse() : libs;
+    for (const lib of order) console.log(JSON.stringify({ round, lib, ...(await runOnce(lib)) }));
   }
 } finally {
   await server?.stop();
