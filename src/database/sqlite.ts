@@ -6,7 +6,6 @@ import {
   type SelectQueryBuilder,
   type SqliteDatabase,
 } from "kysely";
-import type BetterSqlite3 from "better-sqlite3";
 import type { DatabaseAdapter } from "./adapter.js";
 import type { Db, Dialect } from "./dialect.js";
 import {
@@ -18,7 +17,8 @@ import {
 } from "./migrations/table-spec.js";
 import type { Schema } from "./schema.js";
 import { isUniqueViolation, type UniqueIndex } from "./unique-violation.js";
-import { importDriver } from "./driver-import.js";
+import type { SqliteConnection, SqliteStatement } from "./sqlite-connection.js";
+import { sqliteDriver } from "./sqlite-driver.js";
 import { claimReadyOnSqlite } from "./sqlite-claim.js";
 import { finishOnSqlite } from "./sqlite-finish.js";
 
@@ -127,17 +127,12 @@ function createTable(table: TableSpec): string[] {
   ];
 }
 
-/** Opening (WAL, busy timeout, foreign keys), migrating and locking a SQLite file (better-sqlite3). */
+/** Opening (WAL, busy timeout, foreign keys), migrating and locking a SQLite file (better-sqlite3 or bun:sqlite). */
 export const sqliteAdapter: DatabaseAdapter = {
   dialect: sqliteDialect,
   ddl: { createTable },
   async open(url) {
-    const { default: Database } = await importDriver(
-      "better-sqlite3",
-      "SQLite databases",
-      () => import("better-sqlite3"),
-    );
-    const raw = new Database(url.filename!);
+    const raw = (await sqliteDriver()).open(url.filename!);
     raw.pragma("journal_mode = WAL");
     raw.pragma(`busy_timeout = ${LOCK_WAIT_MS}`);
     raw.pragma("foreign_keys = ON");
@@ -149,7 +144,7 @@ export const sqliteAdapter: DatabaseAdapter = {
   inMigrationTransaction: (connection, work) => work(connection),
 };
 
-type Statement = ReturnType<BetterSqlite3.Database["prepare"]>;
+type Statement = SqliteStatement;
 const STATEMENT_CACHE_SIZE = 200;
 
 /**
@@ -158,7 +153,7 @@ const STATEMENT_CACHE_SIZE = 200;
  * prepared statements, which Kysely would otherwise prepare again for every query.
  */
 export function bindableDatabase(
-  raw: BetterSqlite3.Database,
+  raw: SqliteConnection,
   { owned = true }: { owned?: boolean } = {},
 ): SqliteDatabase {
   const cache = new Map<string, Statement>();
