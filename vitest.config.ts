@@ -1,8 +1,10 @@
-import { defineConfig } from "vitest/config";
+import { configDefaults, defineConfig } from "vitest/config";
 
 export default defineConfig({
   test: {
     include: ["test/**/*.test.ts"],
+    // The other runtimes' smoke suite has a config of its own (vitest.runtimes.config.ts).
+    exclude: [...configDefaults.exclude, "test/runtimes/**"],
     // Picks the databases under test and starts throwaway servers for them.
     globalSetup: ["test/support/global-setup.ts"],
     testTimeout: 30_000,

@@ -24,11 +24,22 @@ export interface PackedProject {
   remove(): void;
 }
 
+/** What else a {@link packedProject} gets. */
+export interface PackedProjectOptions {
+  /** Packages linked from elsewhere than this checkout: name to package directory. */
+  readonly links?: Readonly<Record<string, string>>;
+  /** The directory whose files are copied into the project; default test/consumer. */
+  readonly files?: string;
+}
+
 /**
  * Pack (without running the build again: `npm test` has just built dist/), unpack into a temp
- * project, link the dependencies plus `drivers`, and copy `files` from test/consumer.
+ * project, link the dependencies plus `drivers` (and `links`), and copy the project's files.
  */
-export async function packedProject(drivers: readonly string[]): Promise<PackedProject> {
+export async function packedProject(
+  drivers: readonly string[],
+  { links = {}, files = join(ROOT, "test", "consumer") }: PackedProjectOptions = {},
+): Promise<PackedProject> {
   const dir = mkdtempSync(join(tmpdir(), "firm-queue-consumer-"));
   const { stdout } = await run("npm", ["pack", "--ignore-scripts", "--json", "--pack-destination", dir], { cwd: ROOT });
   const tarball = join(dir, (JSON.parse(stdout) as Array<{ filename: string }>)[0]!.filename);
@@ -42,8 +53,8 @@ export async function packedProject(drivers: readonly string[]): Promise<PackedP
   for (const name of [...Object.keys(manifest.dependencies ?? {}), ...drivers]) {
     symlinkSync(join(ROOT, "node_modules", name), join(modules, name), "dir");
   }
-  const consumer = join(ROOT, "test", "consumer");
-  for (const file of readdirSync(consumer)) cpSync(join(consumer, file), join(dir, file));
+  for (const [name, target] of Object.entries(links)) symlinkSync(target, join(modules, name), "dir");
+  for (const file of readdirSync(files)) cpSync(join(files, file), join(dir, file));
   return {
     dir,
     tarball,
