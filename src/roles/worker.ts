@@ -221,7 +221,14 @@ export class Worker extends Poller {
     this.inFlight.abortAll(() => new ShutdownSignal());
     // While the running jobs wind down, the ones that never started go back for other workers.
     const unstarted = await this.releaseBuffered();
-    const result = await Promise.race([this.inFlight.allDone().then(() => "done" as const), this.waitOrHurry(timeout)]);
+    // The wait's timer ends with the jobs: left running, it would keep the process alive for the
+    // whole timeout after the supervisor stopped (a script that stops and closes would linger).
+    const waited = new AbortController();
+    const result = await Promise.race([
+      this.inFlight.allDone().then(() => "done" as const),
+      this.waitOrHurry(timeout, waited.signal),
+    ]);
+    waited.abort();
     if (result === "done") return unstarted;
     const stuck = this.inFlight.unsettled().map((job) => Number(job.id));
     const released =
@@ -273,8 +280,8 @@ export class Worker extends Poller {
     this.hurried.abort();
   }
 
-  private async waitOrHurry(timeout: number): Promise<"timeout"> {
-    await sleep(timeout, this.hurried.signal);
+  private async waitOrHurry(timeout: number, done: AbortSignal): Promise<"timeout"> {
+    await sleep(timeout, AbortSignal.any([this.hurried.signal, done]));
     return "timeout";
   }
 
