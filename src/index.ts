@@ -104,6 +104,8 @@ export type {
 export { UnsupportedHandleError } from "./database/handle.js";
 export { MissingDatabaseError } from "./database-url-option.js";
 export { MissingDriverError } from "./database/driver-import.js";
+export { UnsupportedDriverError } from "./database/sqlite-driver.js";
+export type { SqliteDriverName } from "./database/sqlite-driver.js";
 export type {
   JobInspection,
   ListJobsOptions,
