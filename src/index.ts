@@ -105,7 +105,6 @@ export { UnsupportedHandleError } from "./database/handle.js";
 export { MissingDatabaseError } from "./database-url-option.js";
 export { MissingDriverError } from "./database/driver-import.js";
 export { UnsupportedDriverError } from "./database/sqlite-driver.js";
-export type { SqliteDriverName } from "./database/sqlite-driver.js";
 export type {
   JobInspection,
   ListJobsOptions,

@@ -20,9 +20,11 @@ describe("the packed package", () => {
     await project.exec(bin("attw"), [project.tarball, "--profile", "esm-only"]);
   }, 120_000);
 
-  it("declares the drivers and prom-client as optional peers and depends on nothing native", () => {
+  it("declares the drivers, prom-client and NestJS as optional peers and depends on nothing native", () => {
     expect(Object.keys(project.manifest.dependencies ?? {}).sort()).toEqual(["commander", "croner", "jiti", "kysely"]);
     expect(Object.keys(project.manifest.peerDependencies ?? {}).sort()).toEqual([
+      "@nestjs/common",
+      "@nestjs/core",
       "@opentelemetry/api",
       "better-sqlite3",
       "mysql2",
@@ -30,6 +32,8 @@ describe("the packed package", () => {
       "prom-client",
     ]);
     expect(project.manifest.peerDependenciesMeta).toEqual({
+      "@nestjs/common": { optional: true },
+      "@nestjs/core": { optional: true },
       "@opentelemetry/api": { optional: true },
       "better-sqlite3": { optional: true },
       mysql2: { optional: true },

@@ -152,10 +152,7 @@ const STATEMENT_CACHE_SIZE = 200;
  * text and booleans as 0/1, so models write the same values on every database. It also reuses
  * prepared statements, which Kysely would otherwise prepare again for every query.
  */
-export function bindableDatabase(
-  raw: SqliteConnection,
-  { owned = true }: { owned?: boolean } = {},
-): SqliteDatabase {
+export function bindableDatabase(raw: SqliteConnection, { owned = true }: { owned?: boolean } = {}): SqliteDatabase {
   const cache = new Map<string, Statement>();
   const prepare = (text: string): Statement => {
     let statement = cache.get(text);

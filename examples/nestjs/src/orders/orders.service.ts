@@ -1,0 +1,22 @@
+import { randomUUID } from "node:crypto";
+import { Injectable } from "@nestjs/common";
+import type { FirmQueue } from "firm-queue";
+import { InjectFirmQueue } from "firm-queue/nestjs";
+import { placeOrder } from "../../../shared/app-database.mjs";
+import type { AppDatabase } from "../app-database.js";
+
+@Injectable()
+export class OrdersService {
+  constructor(
+    private readonly database: AppDatabase,
+    @InjectFirmQueue() private readonly firm: FirmQueue,
+  ) {}
+
+  /** The order and the job that confirms it, in one transaction of the app's Kysely. */
+  place(email: unknown): Promise<{ orderId: string; jobId: number } | { error: string }> {
+    const confirmOrder = {
+      enqueue: (args: unknown, options: object) => this.firm.enqueue("confirm-order", args, options),
+    };
+    return placeOrder(this.database.db, confirmOrder, { id: randomUUID(), email });
+  }
+}
