@@ -2,7 +2,9 @@ import { Injectable } from "@nestjs/common";
 import type { JobContext } from "firm-queue";
 import { JobHandler } from "firm-queue/nestjs";
 import { markConfirmed } from "../../../shared/app-database.mjs";
-import type { AppDatabase } from "../app-database.js";
+// A value import, not `import type`: Nest injects by the emitted parameter types, which a
+// type-only import erases to Function.
+import { AppDatabase } from "../app-database.js";
 
 /** The job's handler is a method of a provider, so it gets the provider's dependencies. */
 @Injectable()

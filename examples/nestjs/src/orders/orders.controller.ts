@@ -1,5 +1,5 @@
 import { BadRequestException, Body, Controller, Post } from "@nestjs/common";
-import type { OrdersService } from "./orders.service.js";
+import { OrdersService } from "./orders.service.js";
 
 @Controller("orders")
 export class OrdersController {

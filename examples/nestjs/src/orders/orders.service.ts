@@ -3,7 +3,9 @@ import { Injectable } from "@nestjs/common";
 import type { FirmQueue } from "firm-queue";
 import { InjectFirmQueue } from "firm-queue/nestjs";
 import { placeOrder } from "../../../shared/app-database.mjs";
-import type { AppDatabase } from "../app-database.js";
+// A value import, not `import type`: Nest injects by the emitted parameter types, which a
+// type-only import erases to Function.
+import { AppDatabase } from "../app-database.js";
 
 @Injectable()
 export class OrdersService {
