@@ -168,9 +168,12 @@ describeEachDatabase("dashboard over HTTP", (env) => {
     }
     const viaFetch = await open.fetch(new Request("http://dashboard.test/"));
     expect(viaFetch.status).toBe(403);
-    const allowed = await createDashboard({ firm, allowUnauthenticated: true, basePath: "/jobs" }).fetch(
-      new Request("http://dashboard.test/jobs/failed"),
-    );
+    const allowed = await createDashboard({
+      firm,
+      allowUnauthenticated: true,
+      allowedHosts: ["dashboard.test"],
+      basePath: "/jobs",
+    }).fetch(new Request("http://dashboard.test/jobs/failed"));
     expect(allowed.status).toBe(200);
     expect(await allowed.text()).toContain("Failed jobs");
     const bearer = await createDashboard({ firm, bearerToken: "token-0123456789abcdef" }).fetch(
@@ -185,6 +188,15 @@ describeEachDatabase("dashboard over HTTP", (env) => {
       /will not listen on 0\.0\.0\.0 without authentication/,
     );
     await expect(startDashboardServer({ firm, host: "::", port: 0 })).rejects.toThrow(ConfigurationError);
+    // A name is not an address: whoever controls its DNS decides where it points.
+    for (const host of ["127.evil.example", "127.0.0.1.nip.io", "localhost.evil.example"])
+      await expect(startDashboardServer({ firm, host, port: 0 })).rejects.toThrow(
+        `The dashboard will not listen on ${host} without authentication`,
+      );
+    for (const host of ["localhost", "127.0.0.2"]) {
+      const loopback = await startDashboardServer({ firm, host, port: 0 });
+      await loopback.close();
+    }
     const server = await startDashboardServer({ firm, host: "127.0.0.1", port: 0 });
     try {
       expect((await fetch(server.url)).status).toBe(200);

@@ -7,6 +7,7 @@ import { expect, test } from "vitest";
 import { createDashboard, dashboardAuthFromEnv, type FirmQueue } from "../src/index.js";
 import { csrfOf, postForm } from "./support/dashboard.js";
 import { describeEachDatabase, enqueued } from "./support/harness.js";
+import { BAD_HOSTS, bodyOf, leaksInternals, rawRequest } from "./support/raw-http.js";
 
 /** A failed job to look at and retry through the mounted dashboard. */
 async function failedJob(firm: FirmQueue): Promise<number> {
@@ -56,12 +57,32 @@ async function operateUnderPrefix(
   expect((await firm.getJob(id))?.state).toBe("ready");
 }
 
+/**
+ * Through a framework on `port` with the dashboard under /admin/jobs: a Host that is not one and
+ * a bad percent-escape get the dashboard's own 400 (not the framework's error page, with or
+ * without a stack trace), a rebound page's Host gets 403, and the application still answers.
+ */
+async function refusesHostileRequests(port: number, headers: Record<string, string> = {}): Promise<void> {
+  for (const host of BAD_HOSTS) {
+    const answer = await rawRequest(port, { target: "/admin/jobs/failed", host, headers });
+    expect(answer.status, `Host ${JSON.stringify(host)}`).toBe(400);
+    expect(bodyOf(answer)).toContain("Bad request.");
+  }
+  const badEscape = await rawRequest(port, { target: "/admin/jobs/queues/%E0%A4%A", headers });
+  expect(badEscape.status).toBe(400);
+  expect(leaksInternals(badEscape.text)).toBe(false);
+  const rebound = await rawRequest(port, { target: "/admin/jobs/failed", host: `attacker.example:${port}`, headers });
+  expect(rebound.status).toBe(headers.authorization ? 200 : 403);
+  expect(bodyOf(await rawRequest(port, { target: "/" }))).toContain("the application");
+}
+
 describeEachDatabase("dashboard mounted in a framework", (env) => {
   test("Express: app.use(prefix, dashboard.node) serves pages under the prefix and retries through a form", async () => {
     const firm = env.firm();
     const id = await failedJob(firm);
     const app = express();
     app.use("/admin/queues", createDashboard({ firm, basePath: "/admin/queues" }).node);
+    app.use("/admin/jobs", createDashboard({ firm, basePath: "/admin/jobs" }).node);
     app.get("/", (_request, response) => {
       response.send("the application");
     });
@@ -82,6 +103,7 @@ describeEachDatabase("dashboard mounted in a framework", (env) => {
       );
       expect(retried.status).toBe(303);
       expect((await firm.getJob(id))?.state).toBe("ready");
+      await refusesHostileRequests(Number(new URL(base).port));
     } finally {
       await new Promise((resolve) => server.close(resolve));
     }
@@ -104,6 +126,17 @@ describeEachDatabase("dashboard mounted in a framework", (env) => {
     });
     expect(forged.status).toBe(403);
     expect((await firm.getJob(id))?.state).toBe("failed");
+    // The runtime parsed the URL; a Host header it passed on that is not a host is a 400, a rebound one a 403.
+    for (const host of BAD_HOSTS) {
+      const answer = await app.request("http://localhost/jobs/failed", { headers: { host } });
+      expect(answer.status, `Host ${JSON.stringify(host)}`).toBe(400);
+    }
+    expect((await app.request("http://localhost/jobs/failed", { headers: { host: "attacker.example" } })).status).toBe(
+      403,
+    );
+    expect((await app.request("http://attacker.example/jobs/failed")).status).toBe(403);
+    const badEscape = await app.request("http://localhost/jobs/queues/%E0%A4%A");
+    expect(badEscape.status).toBe(400);
   });
 
   // The mounting code below is the one docs/dashboard.md shows for Fastify.
@@ -132,6 +165,8 @@ describeEachDatabase("dashboard mounted in a framework", (env) => {
       expect((await fetch(`${base}/admin/jobs/failed`)).status).toBe(401);
       const authorization = `Basic ${Buffer.from("ops:a long password").toString("base64")}`;
       await operateUnderPrefix(firm, base, id, { authorization });
+      // With credentials any Host is answered (allowedHosts is not set here).
+      await refusesHostileRequests(Number(new URL(base).port), { authorization });
     } finally {
       await fastify.close();
     }
@@ -155,6 +190,7 @@ describeEachDatabase("dashboard mounted in a framework", (env) => {
     await new Promise((resolve) => server.once("listening", resolve));
     try {
       await operateUnderPrefix(firm, `http://127.0.0.1:${(server.address() as AddressInfo).port}`, id);
+      await refusesHostileRequests((server.address() as AddressInfo).port);
     } finally {
       await new Promise((resolve) => {
         server.close(resolve);

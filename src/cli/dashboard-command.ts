@@ -9,6 +9,7 @@ interface DashboardFlags {
   readonly basePath?: string;
   readonly readOnly?: boolean;
   readonly refresh?: string;
+  readonly allowedHost?: string[];
 }
 
 /**
@@ -27,6 +28,12 @@ export function registerDashboardCommand(program: Command, helpers: CliHelpers):
     .addOption(new Option("-p, --port <n>", "port to listen on (0: any free port)").argParser(port).default(9000))
     .addOption(new Option("--host <address>", "address to listen on").default("127.0.0.1"))
     .addOption(new Option("--base-path <path>", 'serve under this path, e.g. "/jobs" behind a proxy'))
+    .addOption(
+      new Option(
+        "--allowed-host <host>",
+        "a Host name (optionally with :port) to answer for; repeat for several. Default: loopback names only without credentials, any with them",
+      ).argParser((value: string, previous: string[] | undefined) => [...(previous ?? []), value]),
+    )
     .addOption(new Option("--read-only", "hide and refuse every action (retry, discard, pause, clear, run now)"))
     .addOption(
       new Option("--refresh <duration>", 'how often pages refresh their figures, e.g. "5s"; "0" turns it off'),
@@ -45,6 +52,7 @@ export function registerDashboardCommand(program: Command, helpers: CliHelpers):
         host: flags.host,
         ...(flags.basePath ? { basePath: flags.basePath } : {}),
         readOnly: flags.readOnly === true,
+        ...(flags.allowedHost ? { allowedHosts: flags.allowedHost } : {}),
         ...refresh,
         ...dashboardAuthFromEnv(),
       });

@@ -1,6 +1,7 @@
 import { FirmQueueError } from "../errors.js";
 import { href, type PageContext } from "./context.js";
 import { PageError } from "./pages/page-error.js";
+import { decodeSegment } from "./path-segment.js";
 
 /** Where to send the browser after an action (303 See Other). */
 export interface Redirect {
@@ -9,7 +10,7 @@ export interface Redirect {
 
 type Action = (context: PageContext, form: URLSearchParams, match: RegExpExecArray) => Promise<Redirect>;
 
-const segment = (match: RegExpExecArray, index: number) => decodeURIComponent(match[index]!);
+const segment = (match: RegExpExecArray, index: number) => decodeSegment(match[index]!);
 
 /**
  * Every mutation the dashboard offers, each one call to a public operation of the FirmQueue

@@ -1,19 +1,21 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
-import { handleDashboardRequest, type CoreRequest } from "./dashboard.js";
-import { resolveDashboardOptions, type DashboardOptions } from "./options.js";
+import { handleDashboardRequest, type CoreRequest, type CoreResponse } from "./dashboard.js";
+import { fromFetch } from "./fetch-request.js";
+import { fromNode } from "./node-request.js";
+import { resolveDashboardOptions, type DashboardOptions, type ResolvedDashboardOptions } from "./options.js";
 import { PageError } from "./pages/page-error.js";
-
-/** Largest form body accepted (a bulk retry of a full page of ids fits many times over). */
-const MAX_FORM_BYTES = 256 * 1024;
+import { BAD_REQUEST, INTERNAL_ERROR, plainText } from "./plain-response.js";
 
 /**
  * A Node `http` request handler (Express, Koa, Fastify's raw request, plain `http`). Its
  * parameters are Node's `IncomingMessage` and `ServerResponse`; they are declared as plain
  * objects so firm-queue's types need no `@types/node` in projects that do not use Node's types.
+ * It answers every request itself and never calls `next`: an error handed to a framework would
+ * reach its default error page (with a stack trace) before any authentication.
  */
 export type NodeDashboardHandler = (request: object, response: object, next?: (error?: unknown) => void) => void;
 
-/** A Fetch-API handler (Hono, Next.js route handlers, Bun, Deno). */
+/** A Fetch-API handler (Hono, Next.js route handlers, Bun, Deno). It always resolves, never rejects. */
 export type FetchDashboardHandler = (request: Request) => Promise<Response>;
 
 /** The dashboard, as a handler for each kind of server. */
@@ -28,121 +30,63 @@ export interface Dashboard {
  * Build the dashboard for `options.firm`. Mount `node` or `fetch` under `options.basePath`.
  * Without authentication options the Node handler serves loopback connections only and the
  * Fetch handler (which cannot see the connection) refuses everything unless
- * `allowUnauthenticated` is set.
+ * `allowUnauthenticated` is set; both then answer only for loopback Host names (or `allowedHosts`).
  */
 export function createDashboard(options: DashboardOptions): Dashboard {
   const resolved = resolveDashboardOptions(options);
-  const node: NodeDashboardHandler = (nodeRequest, nodeResponse, next) => {
+  const node: NodeDashboardHandler = (nodeRequest, nodeResponse) => {
     const request = nodeRequest as IncomingMessage;
     const response = nodeResponse as ServerResponse;
-    handleDashboardRequest(resolved, fromNode(request))
-      .then((result) => {
-        response.writeHead(result.status, result.headers);
-        response.end(request.method === "HEAD" ? undefined : result.body);
-      })
-      .catch((error: unknown) => {
-        if (next) return next(error);
-        resolved.firm.options.logger.error("dashboard request failed", {
-          error: error instanceof Error ? error.message : String(error),
-        });
-        if (!response.headersSent)
-          response.writeHead(error instanceof PageError ? error.status : 500, {
-            "content-type": "text/plain; charset=utf-8",
-          });
-        response.end(error instanceof PageError ? error.message : "Internal error");
-      });
+    answer(resolved, () => fromNode(request))
+      .then((result) => sendNode(resolved, request, response, result))
+      // Only a throwing logger gets here; the connection is dropped rather than the process.
+      .catch(() => response.destroy());
   };
   const fetchHandler: FetchDashboardHandler = async (request) => {
-    try {
-      const result = await handleDashboardRequest(resolved, fromFetch(request));
-      return new Response(request.method === "HEAD" ? null : result.body, {
-        status: result.status,
-        headers: result.headers,
-      });
-    } catch (error) {
-      if (error instanceof PageError)
-        return new Response(error.message, {
-          status: error.status,
-          headers: { "content-type": "text/plain; charset=utf-8" },
-        });
-      throw error;
-    }
+    const result = await answer(resolved, () => fromFetch(request));
+    return new Response(request.method === "HEAD" ? null : result.body, {
+      status: result.status,
+      headers: result.headers,
+    });
   };
   return { node, fetch: fetchHandler };
 }
 
-function fromNode(request: IncomingMessage): CoreRequest {
-  // Express strips its mount prefix from `url` and keeps the original in `originalUrl`.
-  const path = (request as IncomingMessage & { originalUrl?: string }).originalUrl ?? request.url ?? "/";
-  const secure = (request.socket as { encrypted?: boolean }).encrypted === true;
-  const host = request.headers.host ?? "localhost";
-  return {
-    method: request.method ?? "GET",
-    url: new URL(path, `${secure ? "https" : "http"}://${host}`).href,
-    header: (name) => {
-      const value = request.headers[name.toLowerCase()];
-      return Array.isArray(value) ? value.join(", ") : value;
-    },
-    raw: request,
-    loopback: isLoopback(request.socket.localAddress) && isLoopback(request.socket.remoteAddress) && !proxied(request),
-    readForm: () => readNodeForm(request),
-  };
-}
-
-function fromFetch(request: Request): CoreRequest {
-  return {
-    method: request.method,
-    url: request.url,
-    header: (name) => request.headers.get(name) ?? undefined,
-    raw: request,
-    loopback: null,
-    readForm: async () => {
-      checkFormType(request.headers.get("content-type"));
-      const text = await request.text();
-      if (Buffer.byteLength(text) > MAX_FORM_BYTES) throw new PageError(413, "The form is too large.");
-      return new URLSearchParams(text);
-    },
-  };
-}
-
 /**
- * Whether a proxy passed the request on: a reverse proxy on the same host connects over
- * loopback, but the request came from elsewhere, so it does not count as a local one.
+ * The response to one request, whatever happens: 400 when it cannot be parsed, the error page's
+ * status for a PageError, 500 (logged, without details) for anything else. Never rejects.
  */
-function proxied(request: IncomingMessage): boolean {
-  return ["forwarded", "x-forwarded-for", "x-real-ip", "x-forwarded-host"].some(
-    (name) => request.headers[name] !== undefined,
-  );
-}
-
-/** Whether an address is a loopback one (IPv4 127/8, IPv6 ::1, or IPv4-mapped 127/8). */
-export function isLoopback(address: string | undefined): boolean {
-  if (!address) return false;
-  return address === "::1" || /^(::ffff:)?127\./.test(address);
-}
-
-async function readNodeForm(request: IncomingMessage): Promise<URLSearchParams> {
-  // A framework may have parsed the body already (express.urlencoded()): use what it read.
-  const parsed = (request as IncomingMessage & { body?: unknown }).body;
-  if (parsed && typeof parsed === "object" && !Buffer.isBuffer(parsed)) {
-    const form = new URLSearchParams();
-    for (const [key, value] of Object.entries(parsed as Record<string, unknown>)) {
-      for (const item of Array.isArray(value) ? value : [value]) form.append(key, String(item));
-    }
-    return form;
+async function answer(options: ResolvedDashboardOptions, parse: () => CoreRequest | null): Promise<CoreResponse> {
+  try {
+    const request = parse();
+    if (!request) return BAD_REQUEST;
+    return await handleDashboardRequest(options, request);
+  } catch (error) {
+    if (error instanceof PageError) return plainText(error.status, error.message);
+    logFailure(options, error);
+    return INTERNAL_ERROR;
   }
-  checkFormType(request.headers["content-type"] ?? null);
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of request) {
-    size += (chunk as Buffer).length;
-    if (size > MAX_FORM_BYTES) throw new PageError(413, "The form is too large.");
-    chunks.push(chunk as Buffer);
-  }
-  return new URLSearchParams(Buffer.concat(chunks).toString("utf8"));
 }
 
-function checkFormType(type: string | null): void {
-  if (!type?.toLowerCase().startsWith("application/x-www-form-urlencoded"))
-    throw new PageError(415, "Expected a form (application/x-www-form-urlencoded).");
+function sendNode(
+  options: ResolvedDashboardOptions,
+  request: IncomingMessage,
+  response: ServerResponse,
+  result: CoreResponse,
+): void {
+  try {
+    response.writeHead(result.status, result.headers);
+    response.end(request.method === "HEAD" ? undefined : result.body);
+  } catch (error) {
+    // writeHead refuses a header value it cannot send; answer plainly rather than throw into the server.
+    logFailure(options, error);
+    if (!response.headersSent) response.writeHead(INTERNAL_ERROR.status, INTERNAL_ERROR.headers);
+    response.end(INTERNAL_ERROR.body);
+  }
+}
+
+function logFailure(options: ResolvedDashboardOptions, error: unknown): void {
+  options.firm.options.logger.error("dashboard request failed", {
+    error: error instanceof Error ? error.message : String(error),
+  });
 }

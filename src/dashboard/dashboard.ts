@@ -4,8 +4,10 @@ import { SCRIPT } from "./assets/script.js";
 import { FAVICON, STYLESHEET } from "./assets/stylesheet.js";
 import { html } from "./html.js";
 import { layout } from "./layout.js";
+import { hostAllowed, type RequestHost } from "./host-check.js";
 import { hasAuthentication, type DashboardAuthRequest, type ResolvedDashboardOptions } from "./options.js";
 import { PageError } from "./pages/page-error.js";
+import { plainText } from "./plain-response.js";
 import { renderPage } from "./router.js";
 import {
   CSRF_COOKIE,
@@ -19,6 +21,8 @@ import {
 
 /** A request as the adapters (Node `http`, Fetch) hand it to the dashboard. */
 export interface CoreRequest extends DashboardAuthRequest {
+  /** The Host it was sent to, already checked to be one (requests without one get a 400 first). */
+  readonly host: RequestHost;
   /** Whether the connection arrived on a loopback address; null when the adapter cannot tell. */
   readonly loopback: boolean | null;
   /** The urlencoded form body of a POST. */
@@ -144,29 +148,47 @@ function relativePath(pathname: string, base: string): string {
   return pathname === "" ? "/" : pathname;
 }
 
+/**
+ * Refuse a request sent to a host the dashboard does not answer for (403). Without
+ * authentication that is any host but loopback: a page that rebinds its own name to 127.0.0.1
+ * reaches the dashboard through the browser, but with its own name in Host.
+ */
+function checkHost(options: ResolvedDashboardOptions, host: RequestHost): CoreResponse | null {
+  if (hostAllowed(host, options.allowedHosts, hasAuthentication(options))) return null;
+  return plainText(
+    403,
+    options.allowedHosts
+      ? `firm-queue dashboard: ${host.host} is not in allowedHosts.`
+      : `firm-queue dashboard: without authentication it only answers requests for localhost, 127.0.0.1 or [::1], not ${host.host}. Configure basicAuth, bearerToken or authorize, or list the names it is reached by in allowedHosts.`,
+  );
+}
+
+/**
+ * Refuse what may not see the dashboard: without authentication a connection that is not local
+ * (or a Fetch request without allowUnauthenticated), then a host it does not answer for; with
+ * authentication a host it does not answer for, then missing credentials, then `authorize`.
+ */
 async function authenticate(options: ResolvedDashboardOptions, request: CoreRequest): Promise<CoreResponse | null> {
-  const text = (status: number, body: string, extra: Record<string, string> = {}): CoreResponse => ({
-    status,
-    headers: { ...SECURITY_HEADERS, "content-type": "text/plain; charset=utf-8", ...extra },
-    body,
-  });
   if (!hasAuthentication(options)) {
-    if (request.loopback === true || (request.loopback === null && options.allowUnauthenticated)) return null;
-    return text(
+    if (request.loopback === true || (request.loopback === null && options.allowUnauthenticated))
+      return checkHost(options, request.host);
+    return plainText(
       403,
       request.loopback === false
         ? "firm-queue dashboard: without authentication it only serves connections to a loopback address that no proxy forwarded. Configure basicAuth, bearerToken or authorize."
         : "firm-queue dashboard: configure basicAuth, bearerToken or authorize (or allowUnauthenticated: true behind your own access control).",
     );
   }
+  const wrongHost = checkHost(options, request.host);
+  if (wrongHost) return wrongHost;
   if (!hasCredentials(request, options)) {
-    return text(
+    return plainText(
       401,
       "Authentication required.",
       options.basicAuth ? { "www-authenticate": 'Basic realm="firm-queue", charset="UTF-8"' } : {},
     );
   }
-  if (options.authorize && !(await options.authorize(request))) return text(403, "Not allowed.");
+  if (options.authorize && !(await options.authorize(request))) return plainText(403, "Not allowed.");
   return null;
 }
 

@@ -2,6 +2,7 @@ import { randomBytes } from "node:crypto";
 import { toMilliseconds, type Duration } from "../duration.js";
 import { ConfigurationError } from "../errors.js";
 import type { FirmQueue } from "../firm-queue.js";
+import { parseHost, type RequestHost } from "./host-check.js";
 import { rejectUnknownKeys } from "../option-checks.js";
 
 /** What the `authorize` hook sees of a request. */
@@ -34,6 +35,13 @@ export interface DashboardOptions {
    * handler). The Node handler without authentication serves loopback connections only.
    */
   readonly allowUnauthenticated?: boolean;
+  /**
+   * The Host names (optionally with `:port`) the dashboard answers for; requests for any other
+   * get 403. An entry without a port matches every port. Default: without authentication only
+   * `localhost`, 127.0.0.0/8 and `[::1]`; with authentication any host. Set it to the names
+   * users reach the dashboard by, e.g. `["jobs.example.com"]`.
+   */
+  readonly allowedHosts?: readonly string[];
   /** How often pages refresh their figures. Default 5 s; 0 turns live refresh off. */
   readonly refreshInterval?: Duration;
   /** Heartbeat age after which a process is marked stale. Default 5 min (the supervisors' default). */
@@ -54,6 +62,8 @@ export interface ResolvedDashboardOptions {
   readonly basicAuth: { readonly username: string; readonly password: string } | null;
   readonly bearerToken: string | null;
   readonly allowUnauthenticated: boolean;
+  /** The hosts listed in `allowedHosts`, parsed; null when the option is not set. */
+  readonly allowedHosts: readonly RequestHost[] | null;
   readonly refreshMs: number;
   readonly aliveThresholdMs: number;
   readonly csrfSecret: string;
@@ -67,6 +77,7 @@ const KEYS = new Set([
   "basicAuth",
   "bearerToken",
   "allowUnauthenticated",
+  "allowedHosts",
   "refreshInterval",
   "processAliveThreshold",
   "csrfSecret",
@@ -110,6 +121,7 @@ export function resolveDashboardOptions(options: DashboardOptions): ResolvedDash
   if (options.csrfSecret !== undefined && (typeof options.csrfSecret !== "string" || options.csrfSecret.length < 16)) {
     throw new ConfigurationError("dashboard option csrfSecret must be a string of at least 16 characters");
   }
+  const allowedHosts = options.allowedHosts === undefined ? null : parseAllowedHosts(options.allowedHosts);
   const refreshMs =
     options.refreshInterval === 0
       ? 0
@@ -122,6 +134,7 @@ export function resolveDashboardOptions(options: DashboardOptions): ResolvedDash
     basicAuth: basic ?? null,
     bearerToken: options.bearerToken ?? null,
     allowUnauthenticated: options.allowUnauthenticated === true,
+    allowedHosts,
     refreshMs: refreshMs > 0 ? Math.max(1000, refreshMs) : 0,
     aliveThresholdMs: toMilliseconds(
       options.processAliveThreshold ?? 300_000,
@@ -129,6 +142,21 @@ export function resolveDashboardOptions(options: DashboardOptions): ResolvedDash
     ),
     csrfSecret: options.csrfSecret ?? randomBytes(32).toString("base64url"),
   };
+}
+
+function parseAllowedHosts(value: unknown): RequestHost[] {
+  if (!Array.isArray(value) || value.length === 0)
+    throw new ConfigurationError(
+      'dashboard option allowedHosts must be a non-empty array of host names such as ["jobs.example.com"]',
+    );
+  return value.map((entry: unknown) => {
+    const host = typeof entry === "string" ? parseHost(entry) : null;
+    if (!host)
+      throw new ConfigurationError(
+        `dashboard option allowedHosts: ${JSON.stringify(entry)} is not a host name (optionally with :port), e.g. "jobs.example.com" or "10.0.0.5:9000"`,
+      );
+    return host;
+  });
 }
 
 /** Whether any authentication is configured. */

@@ -1,5 +1,6 @@
 import type { PageContext } from "./context.js";
 import type { Page } from "./layout.js";
+import { decodeSegment } from "./path-segment.js";
 import { concurrencyPage } from "./pages/concurrency.js";
 import { failedPage } from "./pages/failed.js";
 import { jobPage } from "./pages/job.js";
@@ -14,9 +15,9 @@ type PageRoute = (context: PageContext, match: RegExpExecArray) => Promise<Page>
 /** Every page, by path (relative to the mount point). */
 const PAGES: ReadonlyArray<readonly [RegExp, PageRoute]> = [
   [/^\/$/, (context) => overviewPage(context)],
-  [/^\/queues\/([^/]+)$/, (context, match) => queuePage(context, decodeURIComponent(match[1]!))],
+  [/^\/queues\/([^/]+)$/, (context, match) => queuePage(context, decodeSegment(match[1]!))],
   [/^\/jobs$/, (context) => jobsPage(context)],
-  [/^\/jobs\/([^/]+)$/, (context, match) => jobPage(context, decodeURIComponent(match[1]!))],
+  [/^\/jobs\/([^/]+)$/, (context, match) => jobPage(context, decodeSegment(match[1]!))],
   [/^\/failed$/, (context) => failedPage(context)],
   [/^\/processes$/, (context) => processesPage(context)],
   [/^\/recurring$/, (context) => recurringPage(context)],

@@ -1,4 +1,5 @@
 import { createHmac, randomBytes, timingSafeEqual } from "node:crypto";
+import { parseHost, type RequestHost } from "./host-check.js";
 import type { DashboardAuthRequest, ResolvedDashboardOptions } from "./options.js";
 
 /** The cookie that binds a browser to its CSRF token. */
@@ -68,22 +69,31 @@ export function readCookie(header: string | undefined, name: string): string | u
 
 /**
  * Whether a POST may change anything: the form's token must match the browser's cookie, and a
- * browser that says where the request came from must say it came from this host.
+ * browser that says where the request came from must name the host the request was sent to.
+ * That host is `request.host`, which the dashboard has already checked against the hosts it
+ * answers for (loopback names without authentication, or `allowedHosts`): after DNS rebinding
+ * an attacker's page sends its own name as both Host and Origin, so an Origin matching a Host
+ * that was not checked would prove nothing.
  */
-export function isSameOriginPost(request: DashboardAuthRequest, secret: string, formToken: string | null): boolean {
+export function isSameOriginPost(
+  request: DashboardAuthRequest & { readonly host: RequestHost },
+  secret: string,
+  formToken: string | null,
+): boolean {
   const site = request.header("sec-fetch-site");
   if (site !== undefined && site !== "same-origin" && site !== "none") return false;
   const origin = request.header("origin");
   // Only the host is compared: behind a TLS-terminating proxy the scheme seen here differs.
-  if (origin !== undefined && hostOf(origin) !== (request.header("host") ?? new URL(request.url).host)) return false;
+  if (origin !== undefined && originHost(origin)?.host !== request.host.host) return false;
   const cookie = readCookie(request.header("cookie"), CSRF_COOKIE);
   if (!cookie || !formToken) return false;
   return sameSecret(formToken, csrfTokenFor(secret, cookie));
 }
 
-function hostOf(origin: string): string | null {
+/** The host of an Origin header; null for `null` and anything else that is not an origin. */
+function originHost(origin: string): RequestHost | null {
   try {
-    return new URL(origin).host;
+    return parseHost(new URL(origin).host);
   } catch {
     return null;
   }

@@ -1,14 +1,15 @@
 import { createServer } from "node:http";
 import { ConfigurationError } from "../errors.js";
 import { listenOn } from "../http-listen.js";
-import { createDashboard, isLoopback } from "./adapters.js";
+import { createDashboard } from "./adapters.js";
+import { isLoopbackBindHost } from "./loopback.js";
 import type { DashboardOptions } from "./options.js";
 
 /** Options of `startDashboardServer`: the dashboard's, plus where to listen. */
 export interface DashboardServerOptions extends DashboardOptions {
   /** Default 9000; 0 picks a free port. */
   readonly port?: number;
-  /** Default "127.0.0.1". Any other address needs authentication. */
+  /** Default "127.0.0.1". Anything but a loopback IP literal or `localhost` needs authentication. */
   readonly host?: string;
 }
 
@@ -21,12 +22,10 @@ export interface DashboardServer {
   close(): Promise<void>;
 }
 
-const LOOPBACK_NAMES = new Set(["localhost", "127.0.0.1", "::1"]);
-
 /**
- * Serve the dashboard on its own HTTP server. Refuses to listen on a non-loopback address
- * unless `basicAuth`, `bearerToken` or `authorize` is given: a queue's jobs and its retry and
- * delete buttons are not for the whole network.
+ * Serve the dashboard on its own HTTP server. Refuses to listen on anything but a loopback IP
+ * literal or `localhost` unless `basicAuth`, `bearerToken` or `authorize` is given: a queue's
+ * jobs and its retry and delete buttons are not for the whole network.
  */
 export async function startDashboardServer(options: DashboardServerOptions): Promise<DashboardServer> {
   const { port = 9000, host = "127.0.0.1", ...dashboardOptions } = options;
@@ -36,7 +35,7 @@ export async function startDashboardServer(options: DashboardServerOptions): Pro
     dashboardOptions.basicAuth !== undefined ||
     dashboardOptions.bearerToken !== undefined ||
     dashboardOptions.authorize !== undefined;
-  if (!authenticated && !LOOPBACK_NAMES.has(host) && !isLoopback(host)) {
+  if (!authenticated && !isLoopbackBindHost(host)) {
     throw new ConfigurationError(
       `The dashboard will not listen on ${host} without authentication: set FIRM_QUEUE_DASHBOARD_USERNAME and FIRM_QUEUE_DASHBOARD_PASSWORD (or FIRM_QUEUE_DASHBOARD_TOKEN), or pass basicAuth, bearerToken or authorize`,
     );

@@ -17,6 +17,8 @@ export class InvalidCursorError extends ConfigurationError {
   }
 }
 
+const MAX_DATE_MS = 8.64e15;
+
 /** The cursor as text: base64url of `[id]` or `[id, epochMs]`. */
 export function encodeCursor(cursor: JobCursor): string {
   const parts = cursor.at ? [cursor.id, cursor.at.getTime()] : [cursor.id];
@@ -40,6 +42,7 @@ export function decodeCursor(text: string): JobCursor {
     throw new InvalidCursorError(text);
   }
   const [id, at] = parts as number[];
-  if (id! < 1) throw new InvalidCursorError(text);
+  // A Date holds ±8.64e15 ms; a time beyond that would be an Invalid Date that fails in the query.
+  if (id! < 1 || (at !== undefined && Math.abs(at) > MAX_DATE_MS)) throw new InvalidCursorError(text);
   return at === undefined ? { id: id! } : { id: id!, at: new Date(at) };
 }
