@@ -83,6 +83,10 @@ describeEachDatabase("dashboard mounted in a framework", (env) => {
     const app = express();
     app.use("/admin/queues", createDashboard({ firm, basePath: "/admin/queues" }).node);
     app.use("/admin/jobs", createDashboard({ firm, basePath: "/admin/jobs" }).node);
+    const failing = () => {
+      throw new Error("the hook failed");
+    };
+    app.use("/admin/broken", createDashboard({ firm, basePath: "/admin/broken", authorize: failing }).node);
     app.get("/", (_request, response) => {
       response.send("the application");
     });
@@ -104,6 +108,12 @@ describeEachDatabase("dashboard mounted in a framework", (env) => {
       expect(retried.status).toBe(303);
       expect((await firm.getJob(id))?.state).toBe("ready");
       await refusesHostileRequests(Number(new URL(base).port));
+      // A failure is the dashboard's own plain 500, not Express's error page with the stack.
+      const broken = await rawRequest(Number(new URL(base).port), { target: "/admin/broken/" });
+      expect(broken.status).toBe(500);
+      expect(bodyOf(broken)).toContain("Internal error");
+      expect(broken.text).not.toContain("the hook failed");
+      expect(leaksInternals(broken.text)).toBe(false);
     } finally {
       await new Promise((resolve) => server.close(resolve));
     }
