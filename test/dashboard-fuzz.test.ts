@@ -11,6 +11,7 @@ import { describeEachDatabase } from "./support/harness.js";
 import {
   dashboardPath,
   extraHeaders,
+  FUZZ_TIMEOUT_MS,
   fuzzParameters,
   hostHeader,
   rawRequestBytes,
@@ -138,68 +139,77 @@ function expectHarmless(status: number, text: string, request: string): void {
 
 describeEachDatabase("dashboard under fuzzed requests", (env) => {
   for (const [name, start] of Object.entries(NODE_TARGETS)) {
-    test(`${name}: malformed request lines, Host headers, paths and escapes get an answer below 500, without internals`, async () => {
+    test(
+      `${name}: malformed request lines, Host headers, paths and escapes get an answer below 500, without internals`,
+      async () => {
+        const logger = capturingLogger();
+        const firm = env.firm({ logger });
+        await seed(firm);
+        const target = await start(firm);
+        try {
+          await fc.assert(
+            fc.asyncProperty(rawRequestBytes(PREFIX, target.port, target.authorization), async (bytes) => {
+              const answer = await rawExchange(target.port, bytes);
+              expect(answer.timedOut, JSON.stringify(bytes)).toBe(false);
+              expect(answer.status, JSON.stringify(bytes)).not.toBeNull();
+              expectHarmless(answer.status!, answer.text, JSON.stringify(bytes));
+            }),
+            fuzzParameters(),
+          );
+          // Still serving.
+          const headers: Record<string, string> = target.authorization ? { authorization: target.authorization } : {};
+          expect((await rawRequest(target.port, { target: `${PREFIX}/failed`, headers })).status).toBe(200);
+        } finally {
+          await target.close();
+        }
+        expect(dashboardErrors(logger)).toEqual([]);
+      },
+      FUZZ_TIMEOUT_MS,
+    );
+  }
+
+  test(
+    "Fetch and Hono: fuzzed paths, escapes, cursors and Host headers get an answer below 500, without internals",
+    async () => {
       const logger = capturingLogger();
       const firm = env.firm({ logger });
       await seed(firm);
-      const target = await start(firm);
-      try {
+      const token = "token-0123456789abcdef";
+      const handlers: Record<string, { fetch: (request: Request) => Promise<Response>; authorization: string | null }> =
+        {
+          Fetch: {
+            fetch: createDashboard({ firm, basePath: PREFIX, bearerToken: token }).fetch,
+            authorization: `Bearer ${token}`,
+          },
+          Hono: {
+            fetch: honoApp(createDashboard({ firm, basePath: PREFIX, allowUnauthenticated: true })),
+            authorization: null,
+          },
+        };
+      for (const [name, handler] of Object.entries(handlers)) {
         await fc.assert(
-          fc.asyncProperty(rawRequestBytes(PREFIX, target.port, target.authorization), async (bytes) => {
-            const answer = await rawExchange(target.port, bytes);
-            expect(answer.timedOut, JSON.stringify(bytes)).toBe(false);
-            expect(answer.status, JSON.stringify(bytes)).not.toBeNull();
-            expectHarmless(answer.status!, answer.text, JSON.stringify(bytes));
-          }),
+          fc.asyncProperty(
+            dashboardPath(PREFIX),
+            fc.option(hostHeader(80), { nil: null }),
+            extraHeaders(handler.authorization),
+            fc.oneof(
+              { weight: 4, arbitrary: fc.constantFrom("GET", "HEAD", "POST") },
+              { weight: 1, arbitrary: fc.constantFrom("PUT", "DELETE", "OPTIONS", "PATCH", "PURGE") },
+            ),
+            async (path, host, headers, method) => {
+              const request = fetchRequest(path, host, headers, method);
+              if (!request) return;
+              const response = await handler.fetch(request);
+              expectHarmless(response.status, await response.text(), `${name} ${method} ${path} Host ${host}`);
+            },
+          ),
           fuzzParameters(),
         );
-        // Still serving.
-        const headers: Record<string, string> = target.authorization ? { authorization: target.authorization } : {};
-        expect((await rawRequest(target.port, { target: `${PREFIX}/failed`, headers })).status).toBe(200);
-      } finally {
-        await target.close();
       }
       expect(dashboardErrors(logger)).toEqual([]);
-    });
-  }
-
-  test("Fetch and Hono: fuzzed paths, escapes, cursors and Host headers get an answer below 500, without internals", async () => {
-    const logger = capturingLogger();
-    const firm = env.firm({ logger });
-    await seed(firm);
-    const token = "token-0123456789abcdef";
-    const handlers: Record<string, { fetch: (request: Request) => Promise<Response>; authorization: string | null }> = {
-      Fetch: {
-        fetch: createDashboard({ firm, basePath: PREFIX, bearerToken: token }).fetch,
-        authorization: `Bearer ${token}`,
-      },
-      Hono: {
-        fetch: honoApp(createDashboard({ firm, basePath: PREFIX, allowUnauthenticated: true })),
-        authorization: null,
-      },
-    };
-    for (const [name, handler] of Object.entries(handlers)) {
-      await fc.assert(
-        fc.asyncProperty(
-          dashboardPath(PREFIX),
-          fc.option(hostHeader(80), { nil: null }),
-          extraHeaders(handler.authorization),
-          fc.oneof(
-            { weight: 4, arbitrary: fc.constantFrom("GET", "HEAD", "POST") },
-            { weight: 1, arbitrary: fc.constantFrom("PUT", "DELETE", "OPTIONS", "PATCH", "PURGE") },
-          ),
-          async (path, host, headers, method) => {
-            const request = fetchRequest(path, host, headers, method);
-            if (!request) return;
-            const response = await handler.fetch(request);
-            expectHarmless(response.status, await response.text(), `${name} ${method} ${path} Host ${host}`);
-          },
-        ),
-        fuzzParameters(),
-      );
-    }
-    expect(dashboardErrors(logger)).toEqual([]);
-  });
+    },
+    FUZZ_TIMEOUT_MS,
+  );
 });
 
 /** A Hono app with the dashboard under PREFIX, as docs/dashboard.md mounts it. */

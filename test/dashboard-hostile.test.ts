@@ -240,7 +240,7 @@ describeEachDatabase("dashboard against hostile requests", (env) => {
     }
   });
 
-  test("a bad percent-escape is a 400 page and no error in the log; a forged cursor is InvalidCursorError, 400", async () => {
+  test("a bad percent-escape or a NUL is a 400 page and no error in the log; a forged cursor is InvalidCursorError, 400", async () => {
     const logger = capturingLogger();
     const firm = env.firm({ logger });
     const served = await serveUnderPrefix(createDashboard({ firm, basePath: "/q" }), "/q");
@@ -260,6 +260,30 @@ describeEachDatabase("dashboard against hostile requests", (env) => {
           body: `_csrf=${encodeURIComponent(token)}`,
         });
         expect(answer.status, target).toBe(400);
+      }
+      // NUL: PostgreSQL text cannot hold it, so it would fail there as a database error (found by the fuzz).
+      for (const target of [
+        "/q/queues/%00",
+        "/q/jobs?state=failed&queue=%00",
+        "/q/failed?name=a%00b",
+        "/q/jobs/1%00",
+      ]) {
+        const answer = await rawRequest(port, { target });
+        expect(answer.status, target).toBe(400);
+      }
+      for (const [target, body] of [
+        ["/q/recurring/%00/run", ""],
+        ["/q/failed/retry-all", "&queue=%00"],
+        ["/q/failed/delete-all", "&confirm=yes&name=x%00"],
+      ] as const) {
+        const answer = await rawRequest(port, {
+          method: "POST",
+          target,
+          headers: { cookie, "content-type": "application/x-www-form-urlencoded" },
+          body: `_csrf=${encodeURIComponent(token)}${body}`,
+        });
+        expect(answer.status, target).toBe(400);
+        expect(answer.text).toContain("NUL character");
       }
       // [1, 9007199254740991]: a safe integer, but no Date holds that time.
       const forged = "WzEsOTAwNzE5OTI1NDc0MDk5MV0";

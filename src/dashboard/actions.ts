@@ -1,7 +1,7 @@
 import { FirmQueueError } from "../errors.js";
 import { href, type PageContext } from "./context.js";
 import { PageError } from "./pages/page-error.js";
-import { decodeSegment } from "./path-segment.js";
+import { decodeSegment } from "./request-text.js";
 
 /** Where to send the browser after an action (303 See Other). */
 export interface Redirect {

@@ -8,6 +8,7 @@ import { hostAllowed, type RequestHost } from "./host-check.js";
 import { hasAuthentication, type DashboardAuthRequest, type ResolvedDashboardOptions } from "./options.js";
 import { PageError } from "./pages/page-error.js";
 import { plainText } from "./plain-response.js";
+import { checkParams } from "./request-text.js";
 import { renderPage } from "./router.js";
 import {
   CSRF_COOKIE,
@@ -91,6 +92,7 @@ export async function handleDashboardRequest(
     query: url.searchParams,
   };
   try {
+    checkParams(url.searchParams);
     if (method === "GET" || method === "HEAD") {
       if (path === "/jobs/lookup")
         return redirect(
@@ -112,7 +114,7 @@ export async function handleDashboardRequest(
         body: "Method not allowed",
       };
     if (options.readOnly) throw new PageError(403, "This dashboard is read-only.");
-    const form = await request.readForm();
+    const form = checkParams(await request.readForm());
     if (!isSameOriginPost(request, options.csrfSecret, form.get("_csrf"))) {
       throw new PageError(
         403,

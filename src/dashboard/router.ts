@@ -1,6 +1,6 @@
 import type { PageContext } from "./context.js";
 import type { Page } from "./layout.js";
-import { decodeSegment } from "./path-segment.js";
+import { decodeSegment } from "./request-text.js";
 import { concurrencyPage } from "./pages/concurrency.js";
 import { failedPage } from "./pages/failed.js";
 import { jobPage } from "./pages/job.js";

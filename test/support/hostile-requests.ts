@@ -10,6 +10,9 @@ import { BAD_HOSTS } from "./raw-http.js";
 /** How many cases each property runs: short by default, FIRM_QUEUE_FUZZ_RUNS for a long run. */
 export const FUZZ_RUNS = Number(process.env.FIRM_QUEUE_FUZZ_RUNS ?? 40);
 
+/** A test's time limit that grows with the run count (a long run on a busy machine takes minutes). */
+export const FUZZ_TIMEOUT_MS = Math.max(30_000, FUZZ_RUNS * 40);
+
 /** fast-check's parameters: the run count, and FIRM_QUEUE_FUZZ_SEED to replay a reported failure. */
 export function fuzzParameters(): fc.Parameters<unknown> {
   const seed = process.env.FIRM_QUEUE_FUZZ_SEED;
