@@ -1,5 +1,6 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
-import { handleDashboardRequest, type CoreRequest, type CoreResponse } from "./dashboard.js";
+import type { CoreRequest, CoreResponse } from "./core-request.js";
+import { handleDashboardRequest } from "./dashboard.js";
 import { fromFetch } from "./fetch-request.js";
 import { fromNode } from "./node-request.js";
 import { resolveDashboardOptions, type DashboardOptions, type ResolvedDashboardOptions } from "./options.js";

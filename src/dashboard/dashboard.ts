@@ -4,8 +4,9 @@ import { SCRIPT } from "./assets/script.js";
 import { FAVICON, STYLESHEET } from "./assets/stylesheet.js";
 import { html } from "./html.js";
 import { layout } from "./layout.js";
+import type { CoreRequest, CoreResponse } from "./core-request.js";
 import { hostAllowed, type RequestHost } from "./host-check.js";
-import { hasAuthentication, type DashboardAuthRequest, type ResolvedDashboardOptions } from "./options.js";
+import { hasAuthentication, type ResolvedDashboardOptions } from "./options.js";
 import { PageError } from "./pages/page-error.js";
 import { plainText } from "./plain-response.js";
 import { checkParams } from "./request-text.js";
@@ -19,23 +20,6 @@ import {
   readCookie,
   SECURITY_HEADERS,
 } from "./security.js";
-
-/** A request as the adapters (Node `http`, Fetch) hand it to the dashboard. */
-export interface CoreRequest extends DashboardAuthRequest {
-  /** The Host it was sent to, already checked to be one (requests without one get a 400 first). */
-  readonly host: RequestHost;
-  /** Whether the connection arrived on a loopback address; null when the adapter cannot tell. */
-  readonly loopback: boolean | null;
-  /** The urlencoded form body of a POST. */
-  readForm(): Promise<URLSearchParams>;
-}
-
-/** What the adapters write back. */
-export interface CoreResponse {
-  readonly status: number;
-  readonly headers: Record<string, string>;
-  readonly body: string;
-}
 
 const ASSETS: Record<string, { type: string; body: string }> = {
   "/assets/dashboard.css": { type: "text/css; charset=utf-8", body: STYLESHEET },

@@ -1,4 +1,4 @@
-import type { CoreRequest } from "./dashboard.js";
+import type { CoreRequest } from "./core-request.js";
 import { parseHost } from "./host-check.js";
 import { PageError } from "./pages/page-error.js";
 import { checkFormType, MAX_FORM_BYTES } from "./request-form.js";

@@ -1,5 +1,5 @@
 import type { IncomingMessage } from "node:http";
-import type { CoreRequest } from "./dashboard.js";
+import type { CoreRequest } from "./core-request.js";
 import { parseHost } from "./host-check.js";
 import { isLoopbackAddress } from "./loopback.js";
 import { PageError } from "./pages/page-error.js";

@@ -1,4 +1,4 @@
-import type { CoreResponse } from "./dashboard.js";
+import type { CoreResponse } from "./core-request.js";
 import { SECURITY_HEADERS } from "./security.js";
 
 /** A plain-text response with the security headers. */
