@@ -43,8 +43,9 @@ describeEachDatabase("firm-queue check --live", (env) => {
     expect(elsewhere.stdout).toMatch(/^ok {3}latency: no job waiting in 1 queue\(s\)/m);
     expect(elsewhere.code).toBe(0);
 
-    // The whole deployment dies at once (a host lost): its rows stay, their heartbeats age.
-    running.child.kill("SIGKILL");
+    // The whole deployment dies at once (a host lost): its rows stay, their heartbeats age. One
+    // signal to the whole process group: killing the supervisor first would give its children a
+    // moment to notice and deregister, which a lost host never does.
     process.kill(-running.child.pid!, "SIGKILL");
     await running.finished;
     await new Promise((resolve) => setTimeout(resolve, 1500));
