@@ -25,6 +25,9 @@ export type { UniqueMode, UniqueOptions } from "./definitions/unique-options.js"
 export type { DroppedJob, EnqueuedJob, EnqueueResult } from "./lifecycle/enqueue-result.js";
 export type { CancelOutcome } from "./lifecycle/job-cancel.js";
 export { CancelledSignal } from "./roles/cancel-watch.js";
+export { ShutdownSignal } from "./roles/job-runner.js";
+export { SchemaOutOfDateError } from "./database/schema-version.js";
+export { TablePrefixError } from "./database/table-prefix.js";
 export type { CancelAllOptions, JobOperations } from "./facade/job-operations.js";
 export type { JobInfo, JobState } from "./models/job-info.js";
 export type { QueueInfo } from "./models/queue-stats.js";
@@ -76,6 +79,7 @@ export {
   ProcessExitError,
   ProcessPrunedError,
   ProcessMissingError,
+  ProcessRowGoneError,
   ChildProcessError,
   RecurringTaskError,
   DatabaseTimeoutError,
