@@ -189,7 +189,7 @@ describeEachDatabase("unique jobs", (env) => {
       .parameter(1)
       .exclude<undefined>()
       .toHaveProperty("key")
-      .toEqualTypeOf<string | undefined>();
+      .toEqualTypeOf<string | number | undefined>();
     const wrongKey = () =>
       // @ts-expect-error: `missing` is not a property of the arguments
       firm.defineJob("typed-2", async (_args: { userId: number }) => {}, { unique: { key: (args) => args.missing } });

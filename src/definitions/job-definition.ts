@@ -109,9 +109,10 @@ export interface JobEnqueueOptions {
   readonly at?: Date;
   /**
    * The job's unique key, instead of the one the definition's `unique.key` computes; held in the
-   * definition's `unique.mode` (`"waiting"` when it has none). See docs/jobs.md.
+   * definition's `unique.mode` (`"waiting"` when it has none). A number is stored as its decimal
+   * string. See docs/jobs.md.
    */
-  readonly key?: string;
+  readonly key?: string | number;
 }
 
 /** Options for one `enqueue` call. */
