@@ -190,7 +190,7 @@ export class ClosedError extends FirmQueueError {
     /** What was used after `close()`. */
     readonly what: string,
   ) {
-    super(`${what}: this FirmQueue instance has been closed`);
+    super(`This FirmQueue instance has been closed (close() was called): its ${what} cannot be used any more`);
   }
 }
 

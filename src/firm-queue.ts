@@ -306,10 +306,16 @@ export class FirmQueue {
     return findJobInfo((await this.database()).db, checkJobId(id, "getJob"));
   }
 
-  /** Create or update firm-queue's tables. Returns the migrations applied (none when up to date). */
+  /**
+   * Create or update firm-queue's tables. Returns the migrations applied (none when up to date).
+   * Logs one line: at info what was applied, at debug that nothing was to do.
+   */
   async migrate(): Promise<string[]> {
     const database = await this.database();
-    return migrate(database, (version) => this.options.logger.info("migration applied", { version }));
+    const applied = await migrate(database);
+    if (applied.length === 0) this.options.logger.debug("schema up to date", {});
+    else this.options.logger.info("migrations applied", { count: applied.length, versions: applied.join(", ") });
+    return applied;
   }
 
   /** Run ready jobs in this process until none are left; returns how many ran. */

@@ -83,7 +83,7 @@ describeEachDatabase("enqueueAll with options per job", (env) => {
     await expect(job.enqueueAll([null, null], { each: [{}] })).rejects.toThrow(/has 1 entries for 2 jobs/);
     await expect(job.enqueueAll([null, null], { each: [{}, { queue: "a b" }] })).rejects.toThrow(ConfigurationError);
     await expect(job.enqueueAll([null], { each: [{ transaction: {} } as never] })).rejects.toThrow(
-      /Unknown enqueueAll\("each-bad"\) option each\[0\] option "transaction"/,
+      /Unknown enqueueAll\("each-bad"\) each\[0\] option "transaction"/,
     );
     await expect(job.enqueueAll([null], { each: "x" as never })).rejects.toThrow(ConfigurationError);
     await expect(job.enqueueAll([null], { each: [{ wait: 5, at: new Date() }] })).rejects.toThrow(

@@ -13,7 +13,7 @@ export const MIGRATIONS_TABLE = "firm_queue_schema_migrations";
  * A lock held for the whole run makes a second migrator (another process) wait, then find
  * nothing left to do; running it again is a no-op.
  */
-export async function migrate(database: Database, onApplied?: (version: string) => void): Promise<string[]> {
+export async function migrate(database: Database): Promise<string[]> {
   const { adapter } = database;
   return adapter.withMigrationLock(database.db, async (connection) => {
     // Compiled as is: the schema is the user's name, not one of firm-queue's to be prefixed.
@@ -28,7 +28,6 @@ export async function migrate(database: Database, onApplied?: (version: string) 
       if (applied.has(migration.version)) continue;
       await adapter.inMigrationTransaction(connection, (trx) => applyMigration(database, trx, migration));
       done.push(migration.version);
-      onApplied?.(migration.version);
     }
     return done;
   });

@@ -36,7 +36,7 @@ export function optionsOfEach<Args>(
     const own: JobEnqueueOptions | undefined =
       typeof each === "function" ? each(args, index) : (each as readonly (JobEnqueueOptions | undefined)[])[index];
     if (own === undefined) return shared;
-    rejectUnknownKeys(own, JOB_ENQUEUE_OPTION_KEYS, `enqueueAll("${jobName}") option each[${index}] option`);
+    rejectUnknownKeys(own, JOB_ENQUEUE_OPTION_KEYS, `enqueueAll("${jobName}") each[${index}] option`);
     // A job's own `wait` or `at` replaces the shared one rather than clashing with it.
     const base = own.wait !== undefined || own.at !== undefined ? withoutTime(shared) : shared;
     return { ...base, ...own };
