@@ -51,7 +51,12 @@ describeEachDatabase("migrate logs one line", (env) => {
       (message: string, fields?: Record<string, unknown>): void => {
         lines.push({ level, message, fields });
       };
-    const logger: Logger = { debug: record("debug"), info: record("info"), warn: record("warn"), error: record("error") };
+    const logger: Logger = {
+      debug: record("debug"),
+      info: record("info"),
+      warn: record("warn"),
+      error: record("error"),
+    };
     // A prefix of its own: tables nobody has created yet in the test's database.
     const firm = env.firm({ logger, tablePrefix: "quiet_" });
     expect(await firm.migrate()).toHaveLength(MIGRATIONS.length);
