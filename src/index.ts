@@ -26,7 +26,7 @@ export type { DroppedJob, EnqueuedJob, EnqueueResult } from "./lifecycle/enqueue
 export type { CancelOutcome } from "./lifecycle/job-cancel.js";
 export { CancelledSignal } from "./roles/cancel-watch.js";
 export { ShutdownSignal } from "./roles/job-runner.js";
-export { SchemaOutOfDateError } from "./database/schema-version.js";
+export { SchemaOutOfDateError } from "./database/schema-out-of-date-error.js";
 export { TablePrefixError } from "./database/table-prefix.js";
 export type { CancelAllOptions, JobOperations } from "./facade/job-operations.js";
 export type { JobInfo, JobState } from "./models/job-info.js";

@@ -20,6 +20,7 @@ import { bindableParameters } from "./bindable.js";
 import type { Db, DialectName } from "./dialect.js";
 import { MariadbAdapter } from "./mysql.js";
 import type { Schema } from "./schema.js";
+import { withSchemaErrors } from "./missing-table.js";
 
 /**
  * One connection of some client firm-queue does not own (a pool's client, an application's
@@ -45,7 +46,7 @@ export interface SqlSource {
  * through any client of the database, whatever its settings.
  */
 export function bridgeKysely(dialect: DialectName, source: SqlSource): Db {
-  return new Kysely<Schema>({ dialect: bridgeDialect(dialect, source) });
+  return new Kysely<Schema>({ dialect: withSchemaErrors(bridgeDialect(dialect, source)) });
 }
 
 /** A source that always lends the same connection: an application's open transaction. */

@@ -10,6 +10,7 @@ import { importDriver } from "./driver-import.js";
 import { retryTransient } from "./transient-errors.js";
 import { claimReadyOnMariadb } from "./mysql-claim.js";
 import { finishOnMariadb } from "./mysql-finish.js";
+import { withSchemaErrors } from "./missing-table.js";
 
 /** ER_LOCK_DEADLOCK and ER_LOCK_WAIT_TIMEOUT. */
 const TRANSIENT_ERRNOS = new Set([1213, 1205]);
@@ -103,7 +104,9 @@ export const mysqlAdapter: DatabaseAdapter = {
           `SET SESSION idle_transaction_timeout = ${Math.max(1, Math.ceil(options.queryTimeout / 1000))}`,
         );
     });
-    const db = new Kysely<Schema>({ dialect: new MariadbDialect({ pool: guardedPool(pool, options.queryTimeout) }) });
+    const db = new Kysely<Schema>({
+      dialect: withSchemaErrors(new MariadbDialect({ pool: guardedPool(pool, options.queryTimeout) })),
+    });
     await requireMariadb(db);
     pools.set(db, pool);
     return db;

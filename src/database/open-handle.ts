@@ -19,6 +19,7 @@ import { DEFAULT_TABLE_PREFIX, TableNames } from "./table-prefix.js";
 import type { Schema } from "./schema.js";
 import { bindableDatabase } from "./sqlite.js";
 import { parseDatabaseUrl, type ParsedDatabaseUrl } from "./url.js";
+import { withSchemaErrors } from "./missing-table.js";
 
 /**
  * firm-queue's database on a handle the application passed in. Its queries go through the
@@ -41,7 +42,9 @@ export async function openDatabaseHandle(
   let db: Db;
   if (kind === "better-sqlite3") {
     db = new Kysely<Schema>({
-      dialect: new SqliteDialect({ database: bindableDatabase(handle as BetterSqlite3.Database, { owned: false }) }),
+      dialect: withSchemaErrors(
+        new SqliteDialect({ database: bindableDatabase(handle as BetterSqlite3.Database, { owned: false }) }),
+      ),
     });
   } else {
     const source =

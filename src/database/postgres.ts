@@ -17,6 +17,7 @@ import { claimReadyInOneStatement } from "./postgres-claim.js";
 import { finishInOneStatement } from "./postgres-finish.js";
 import { enqueueReadyInOneStatement } from "./postgres-enqueue.js";
 import { retryTransient } from "./transient-errors.js";
+import { withSchemaErrors } from "./missing-table.js";
 
 /** deadlock_detected, serialization_failure, lock_not_available. */
 const TRANSIENT_CODES = new Set(["40P01", "40001", "55P03"]);
@@ -107,7 +108,9 @@ export const postgresAdapter: DatabaseAdapter = {
     // down can send "ready" and "terminated" in one packet, and both are handled before the caller
     // that asked for the connection runs again.
     pool.on("connect", (client) => client.on("error", () => undefined));
-    const db = new Kysely<Schema>({ dialect: new PostgresDialect({ pool: guardedPool(pool, options.queryTimeout) }) });
+    const db = new Kysely<Schema>({
+      dialect: withSchemaErrors(new PostgresDialect({ pool: guardedPool(pool, options.queryTimeout) })),
+    });
     pools.set(db, pool);
     return db;
   },

@@ -1,19 +1,11 @@
-import { FirmQueueError } from "../errors.js";
+import { SchemaOutOfDateError } from "./schema-out-of-date-error.js";
+
+export { SchemaOutOfDateError } from "./schema-out-of-date-error.js";
 import { ADAPTERS, type Database } from "./connection.js";
 import type { DialectName } from "./dialect.js";
 import { MIGRATIONS } from "./migrations/index.js";
 import { MIGRATIONS_TABLE, migrationStepSql, migrationsTableSql } from "./migrator.js";
 import { DEFAULT_TABLE_NAMES, type TableNames } from "./table-prefix.js";
-
-/** The database lacks migrations this build of firm-queue needs. */
-export class SchemaOutOfDateError extends FirmQueueError {
-  constructor(readonly pending: readonly string[]) {
-    super(
-      `The database lacks firm-queue migration(s) ${pending.join(", ")}: run "firm-queue migrate" (or firm.migrate()), ` +
-        `or apply the SQL of "firm-queue migrate --print-sql" with your migration tool`,
-    );
-  }
-}
 
 /** Versions applied to the database, read without creating anything (none when the table is absent). */
 export async function appliedVersions(database: Database): Promise<string[]> {

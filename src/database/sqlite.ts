@@ -21,6 +21,7 @@ import type { SqliteConnection, SqliteStatement } from "./sqlite-connection.js";
 import { sqliteDriver } from "./sqlite-driver.js";
 import { claimReadyOnSqlite } from "./sqlite-claim.js";
 import { finishOnSqlite } from "./sqlite-finish.js";
+import { withSchemaErrors } from "./missing-table.js";
 
 /** How long a transaction keeps trying to get SQLite's write lock: the busy timeout's length. */
 const LOCK_WAIT_MS = 5000;
@@ -137,7 +138,7 @@ export const sqliteAdapter: DatabaseAdapter = {
     raw.pragma(`busy_timeout = ${LOCK_WAIT_MS}`);
     raw.pragma("foreign_keys = ON");
     raw.pragma("synchronous = NORMAL");
-    return new Kysely<Schema>({ dialect: new SqliteDialect({ database: bindableDatabase(raw) }) });
+    return new Kysely<Schema>({ dialect: withSchemaErrors(new SqliteDialect({ database: bindableDatabase(raw) })) });
   },
   withMigrationLock: (db, work) => sqliteDialect.beginClaimTx(db, work),
   // The migration lock is already one IMMEDIATE transaction around every migration.
