@@ -150,8 +150,12 @@ export class InvalidJobArgumentsError extends FirmQueueError {
 
 /** A job id that does not exist (or no longer exists). */
 export class JobNotFoundError extends FirmQueueError {
-  constructor(readonly jobId: number) {
-    super(`Job ${jobId} does not exist`);
+  constructor(
+    readonly jobId: number,
+    /** What the message says of the job (for subclasses). */
+    problem = "does not exist",
+  ) {
+    super(`Job ${jobId} ${problem}`);
   }
 }
 
@@ -332,5 +336,59 @@ export class RecurringTaskNotFoundError extends FirmQueueError {
 export class DatabaseTimeoutError extends FirmQueueError {
   constructor(readonly timeoutMs: number) {
     super(`The database did not answer within ${timeoutMs} ms (queryTimeout); the connection was closed as lost`);
+  }
+}
+
+/**
+ * `waitFor` (or `enqueueAndWait`): the job failed for good (it sits in failed executions).
+ * `error` is the stored error of its last attempt, as `getJob` shows it.
+ */
+export class JobFailedError extends FirmQueueError {
+  constructor(
+    readonly jobId: number,
+    readonly error: { readonly name: string; readonly message: string; readonly stack?: string },
+  ) {
+    super(`Job ${jobId} failed: ${error.name}: ${error.message}`);
+  }
+}
+
+/** `waitFor` (or `enqueueAndWait`): the job was cancelled before it finished. */
+export class JobCancelledError extends FirmQueueError {
+  constructor(readonly jobId: number) {
+    super(`Job ${jobId} was cancelled`);
+  }
+}
+
+/** `waitFor` (or `enqueueAndWait`) gave up after its `timeout`; the job itself goes on. */
+export class WaitTimeoutError extends FirmQueueError {
+  constructor(
+    readonly jobId: number,
+    /** The timeout, in milliseconds. */
+    readonly timeout: number,
+  ) {
+    super(`Job ${jobId} had not ended after ${timeout} ms of waiting (the job goes on)`);
+  }
+}
+
+/**
+ * `waitFor`: the job was deleted while awaited, before its outcome could be read. With
+ * `preserveFinishedJobs: false` a job is deleted as it finishes, so this is how its success
+ * shows; it also happens when a queue is cleared or a failed job discarded. A JobNotFoundError.
+ */
+export class JobDeletedWhileAwaitedError extends JobNotFoundError {
+  constructor(jobId: number) {
+    super(
+      jobId,
+      "was deleted before its outcome could be read (with preserveFinishedJobs false, finished jobs are deleted as they finish)",
+    );
+  }
+}
+
+/** `enqueueAndWait`: the job's concurrency limit dropped it on conflict, so there is nothing to wait for. */
+export class JobDroppedError extends FirmQueueError {
+  constructor(readonly jobName: string) {
+    super(
+      `enqueueAndWait("${jobName}"): the job was dropped by its concurrency limit, so there is nothing to wait for`,
+    );
   }
 }

@@ -48,6 +48,8 @@ import { countJobEvents } from "./facade/metric-listeners.js";
 import { JobEvents } from "./job-events.js";
 import { logJobOutcomes } from "./facade/job-outcome-log.js";
 import type { JobMiddleware } from "./definitions/job-definition.js";
+import { JobWaiters, type EndedJob } from "./processes/job-waiters.js";
+import { resolveWaitOptions, type WaitForOptions } from "./facade/wait-for.js";
 
 const DRAIN_KEYS = new Set(["queues", "concurrency", "processHeartbeatInterval"]);
 const DISPATCH_KEYS = new Set(["batchSize"]);
@@ -100,12 +102,18 @@ export class FirmQueue {
   private readonly definitionFiles: string[] = [];
   private readonly supervisors = new Set<BaseSupervisor>();
   private readonly instanceDatabase: InstanceDatabase;
+  private readonly waiters: JobWaiters;
   private closed = false;
 
   constructor(options: FirmQueueOptions = {}) {
     this.options = resolveOptions(options);
     this.instanceDatabase = new InstanceDatabase(this.options);
     this.hooks = new HookSet(this.options.logger);
+    this.waiters = new JobWaiters(
+      () => this.database(),
+      this.options.waitPollInterval,
+      (error) => void this.hooks.error(error, { where: "waitFor" }),
+    );
     this.events = new JobEvents((error, name) => void this.hooks.error(error, { where: `${name} listener` }));
     this.policies = new JobPolicies(this.registry, this.options.logger, this.events);
     if (this.options.logJobOutcomes) logJobOutcomes(this.events, this.options.logger);
@@ -270,7 +278,13 @@ export class FirmQueue {
     const resolved = resolveJobOptions(name, options as JobOptions | undefined, by);
     this.registry.add({ name, handler: null, options: resolved });
     this.recordDefinitionFile();
-    return new Job<Args, EnqueueResult>(name, resolved, () => this.database(), this.policies);
+    return new Job<Args, EnqueueResult>(
+      name,
+      resolved,
+      () => this.database(),
+      this.policies,
+      (id, options) => this.waitFor(id, options),
+    );
   }
 
   /** Names of the jobs declared (or defined) on this instance. */
@@ -304,6 +318,20 @@ export class FirmQueue {
    */
   async getJob(id: number): Promise<JobInfo | null> {
     return findJobInfo((await this.database()).db, checkJobId(id, "getJob"));
+  }
+
+  /**
+   * Wait until job `id` ends, from any process (none of this instance's workers need to run it).
+   * Resolves with the finished job (`{ id, state: "finished", result, error: null }`); rejects
+   * with JobFailedError (carrying the stored error) when it failed for good, JobCancelledError
+   * when it was cancelled, JobNotFoundError when there is no such job, WaitTimeoutError after
+   * `timeout` and the signal's reason when `signal` aborts (in both cases the job goes on).
+   * Every wait of this instance is answered by one query per `waitPollInterval`; on PostgreSQL a
+   * notification answers at once. See docs/waiting.md.
+   */
+  async waitFor(id: number, options?: WaitForOptions): Promise<EndedJob> {
+    const jobId = checkJobId(id, "waitFor");
+    return this.waiters.wait(jobId, resolveWaitOptions(options, "waitFor"));
   }
 
   /**
@@ -398,6 +426,7 @@ export class FirmQueue {
     if (this.closed) return;
     this.closed = true;
     await Promise.all([...this.supervisors].map((supervisor) => supervisor.stop()));
+    await this.waiters.close();
     await this.instanceDatabase.close();
   }
 

@@ -8,7 +8,8 @@ export type {
   SchemaInput,
   SchemaOutput,
 } from "./standard-schema.js";
-export type { Job } from "./facade/job.js";
+export type { Job, EnqueueAndWaitOptions } from "./facade/job.js";
+export type { EndedJob, WaitForOptions } from "./facade/wait-for.js";
 export type { FirmQueueOptions, StartOptions, WorkerOptions, DispatcherOptions } from "./facade/options.js";
 export type {
   JobContext,
@@ -71,6 +72,11 @@ export {
   InvalidJobArgumentsError,
   DuplicateJobError,
   JobNotFoundError,
+  JobFailedError,
+  JobCancelledError,
+  WaitTimeoutError,
+  JobDeletedWhileAwaitedError,
+  JobDroppedError,
   ClosedError,
   UnrecoverableError,
   TimeoutError,

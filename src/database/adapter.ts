@@ -11,6 +11,8 @@ export interface OpenOptions extends ConnectionSettings {
   readonly schema?: string;
   /** PostgreSQL: the channel ready jobs are announced on; default `firm_queue_ready` (see table-prefix.ts). */
   readonly readyChannel?: string;
+  /** PostgreSQL: the channel awaited jobs' ends are announced on; default `firm_queue_job_ended`. */
+  readonly endedChannel?: string;
 }
 
 /**
@@ -40,6 +42,18 @@ export interface DatabaseAdapter {
     url: ParsedDatabaseUrl & { readonly clientConfig?: object },
     settings: OpenOptions,
     onReady: () => void,
+    onError: (error: unknown) => void,
+  ): Promise<() => Promise<void>>;
+  /**
+   * Where the database can announce that awaited jobs ended (PostgreSQL's NOTIFY, sent by
+   * migration 011's triggers with the job's id): listen on a connection of its own, as
+   * {@link listenForReadyJobs}. `onEnded` gets `undefined` on each (re)connection. Absent
+   * elsewhere: waiters poll.
+   */
+  listenForEndedJobs?(
+    url: ParsedDatabaseUrl & { readonly clientConfig?: object },
+    settings: OpenOptions,
+    onEnded: (jobId: number | undefined) => void,
     onError: (error: unknown) => void,
   ): Promise<() => Promise<void>>;
   /**

@@ -4,6 +4,7 @@ import { ConfigurationError, DatabaseUrlError, redactUrl } from "../errors.js";
 import { DEFAULT_CONNECTION_SETTINGS, type ConnectionSettings } from "./connection-settings.js";
 import type { DatabaseAdapter, OpenOptions } from "./adapter.js";
 import { JobsReadySignal } from "./jobs-ready.js";
+import type { EndedJobsListener } from "./ended-jobs.js";
 import type { Db, Dialect, DialectName } from "./dialect.js";
 import { DatabaseClock } from "./clock.js";
 import type { Schema } from "./schema.js";
@@ -24,6 +25,8 @@ export interface Database {
    * query to them; code that builds a Kysely of its own on this database applies them too.
    */
   readonly tableNames: TableNames;
+  /** Where the database announces that awaited jobs ended (PostgreSQL); absent: waiters poll. */
+  readonly listenForEndedJobs?: EndedJobsListener;
   /** Wakes this process's workers when jobs may be ready (shared by every user of the pool). */
   readonly jobsReady: JobsReadySignal;
   /**
@@ -114,6 +117,10 @@ export async function openDatabase(url: string, openOptions: OpenDatabaseOptions
     ? (onReady: () => void, onError: (error: unknown) => void) =>
         adapter.listenForReadyJobs!(listenTo, { ...options, readyChannel: tableNames.readyChannel }, onReady, onError)
     : undefined;
+  const listenForEndedJobs: EndedJobsListener | undefined = adapter.listenForEndedJobs
+    ? (onEnded, onError) =>
+        adapter.listenForEndedJobs!(listenTo, { ...options, endedChannel: tableNames.endedChannel }, onEnded, onError)
+    : undefined;
   if (shareKey === undefined) {
     db = await adapter.open(parsed, options);
     jobsReady = new JobsReadySignal(listen);
@@ -149,6 +156,7 @@ export async function openDatabase(url: string, openOptions: OpenDatabaseOptions
     ...(options.schema === undefined ? {} : { schema: options.schema }),
     tableNames,
     jobsReady,
+    ...(listenForEndedJobs ? { listenForEndedJobs } : {}),
     poolSize: options.poolSize,
     release,
   });
@@ -167,6 +175,7 @@ export async function assembleDatabase(parts: {
   readonly schema?: string;
   readonly tableNames: TableNames;
   readonly jobsReady: JobsReadySignal;
+  readonly listenForEndedJobs?: EndedJobsListener;
   /** The pool's size when firm-queue opened it; absent for an application's own handle. */
   readonly poolSize?: number;
   readonly release: () => Promise<void>;
@@ -192,6 +201,7 @@ export async function assembleDatabase(parts: {
     ...(parts.schema === undefined ? {} : { schema: parts.schema }),
     tableNames,
     jobsReady: parts.jobsReady,
+    ...(parts.listenForEndedJobs ? { listenForEndedJobs: parts.listenForEndedJobs } : {}),
     get poolSize() {
       return poolSize;
     },

@@ -136,4 +136,9 @@ export interface Dialect {
    * statement; returns their ids in input order.
    */
   readonly enqueueReady?: (db: Db, batch: ReadyEnqueue) => Promise<number[]>;
+  /**
+   * Where the database announces the end of awaited jobs (PostgreSQL): flag these jobs as
+   * awaited, so their end is announced. Absent elsewhere: waiters poll.
+   */
+  readonly markAwaited?: (db: Db, jobIds: readonly number[]) => Promise<void>;
 }

@@ -15,6 +15,7 @@ import {
   type PgPoolHandle,
 } from "./handle.js";
 import { JobsReadySignal } from "./jobs-ready.js";
+import type { EndedJobsListener } from "./ended-jobs.js";
 import { DEFAULT_TABLE_PREFIX, TableNames } from "./table-prefix.js";
 import type { Schema } from "./schema.js";
 import { bindableDatabase } from "./sqlite.js";
@@ -67,12 +68,23 @@ export async function openDatabaseHandle(
           )
       : undefined;
   const jobsReady = new JobsReadySignal(listen);
+  const listenForEndedJobs: EndedJobsListener | undefined =
+    adapter.listenForEndedJobs && listenAt
+      ? (onEnded, onError) =>
+          adapter.listenForEndedJobs!(
+            listenAt,
+            { poolSize: 1, ...DEFAULT_CONNECTION_SETTINGS, endedChannel: tableNames.endedChannel },
+            onEnded,
+            onError,
+          )
+      : undefined;
   return assembleDatabase({
     db,
     adapter,
     displayUrl: describeHandle(handle),
     tableNames,
     jobsReady,
+    ...(listenForEndedJobs ? { listenForEndedJobs } : {}),
     release: async () => {
       await jobsReady.close();
       // Ends only what the bridge or SqliteDialect set up: the handle stays open (see above).

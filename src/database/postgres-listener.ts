@@ -39,10 +39,26 @@ const pgClient: ListenerClientFactory = async (url, settings) => {
  * `url` may differ from the pool's (a direct URL beside a transaction pooler, which cannot hold a
  * LISTEN). `settings.readyChannel` is the channel of a database with another table prefix.
  */
-export async function listenForReadyJobs(
+export function listenForReadyJobs(
   url: ParsedDatabaseUrl & { readonly clientConfig?: object },
   settings: ConnectionSettings & { readonly readyChannel?: string },
   onReady: () => void,
+  onError: (error: unknown) => void,
+  createClient: ListenerClientFactory = pgClient,
+): Promise<() => Promise<void>> {
+  return listenOnChannel(url, settings, settings.readyChannel ?? CHANNEL, () => onReady(), onError, createClient);
+}
+
+/**
+ * LISTEN on `channel` as {@link listenForReadyJobs} does, handing each notification's payload to
+ * `onNotification`; on every (re)connection it is called once with `undefined`, since
+ * notifications may have been missed while nobody listened.
+ */
+export async function listenOnChannel(
+  url: ParsedDatabaseUrl & { readonly clientConfig?: object },
+  settings: ConnectionSettings,
+  channel: string,
+  onNotification: (payload: string | undefined) => void,
   onError: (error: unknown) => void,
   createClient: ListenerClientFactory = pgClient,
 ): Promise<() => Promise<void>> {
@@ -79,11 +95,11 @@ export async function listenForReadyJobs(
     }
     if (stopped) return;
     current = client;
-    client.on("notification", () => onReady());
+    client.on("notification", (message) => onNotification(message.payload));
     client.on("error", (error) => lose(client, error));
     try {
       await client.connect();
-      await client.query(`LISTEN ${settings.readyChannel ?? CHANNEL}`);
+      await client.query(`LISTEN ${channel}`);
     } catch (error) {
       lose(client, error);
       return;
@@ -94,7 +110,7 @@ export async function listenForReadyJobs(
       return;
     }
     retryIn = FIRST_RETRY_MS;
-    onReady();
+    onNotification(undefined);
   };
 
   await connect();

@@ -1,7 +1,8 @@
 import { Kysely, PostgresDialect, sql } from "kysely";
 import type { DatabaseAdapter } from "./adapter.js";
 import type { Dialect } from "./dialect.js";
-import { listenForReadyJobs } from "./postgres-listener.js";
+import { listenForReadyJobs, listenOnChannel } from "./postgres-listener.js";
+import { markJobsAwaited } from "./ended-jobs.js";
 import { guardedPool } from "./postgres-pool.js";
 import { rowLockingDialect } from "./row-locking-dialect.js";
 import {
@@ -42,6 +43,7 @@ export const postgresDialect: Dialect = {
   claimReady: (db, claim) => retryTransient(isTransient, () => claimReadyInOneStatement(db, claim)),
   finishClaimed: (db, batch) => retryTransient(isTransient, () => finishInOneStatement(db, batch)),
   enqueueReady: (db, batch) => retryTransient(isTransient, () => enqueueReadyInOneStatement(db, batch)),
+  markAwaited: (db, jobIds) => retryTransient(isTransient, () => markJobsAwaited(db, jobIds)),
 };
 
 const TYPES: Record<ColumnSpec["kind"], string> = {
@@ -130,6 +132,14 @@ export const postgresAdapter: DatabaseAdapter = {
   },
   inMigrationTransaction: (connection, work) => work(connection),
   listenForReadyJobs,
+  listenForEndedJobs: (url, settings, onEnded, onError) =>
+    listenOnChannel(
+      url,
+      settings,
+      settings.endedChannel ?? "firm_queue_job_ended",
+      (payload) => onEnded(payload === undefined ? undefined : Number(payload)),
+      onError,
+    ),
   async connectionLimit(db) {
     const { rows } = await sql<{ max: number; reserved: number; in_use: number }>`
       SELECT current_setting('max_connections')::int AS max,

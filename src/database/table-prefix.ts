@@ -77,6 +77,11 @@ export class TableNames {
     return this.sql("firm_queue_ready");
   }
 
+  /** The PostgreSQL channel migration 011's triggers send the ids of awaited jobs that ended on. */
+  get endedChannel(): string {
+    return this.sql("firm_queue_job_ended");
+  }
+
   /** A unique index as this database names it (violations report the real names). */
   uniqueIndex(index: UniqueIndex): UniqueIndex {
     if (this.isDefault) return index;

@@ -5,6 +5,11 @@ import { ConfigurationError } from "../errors.js";
 import type { EnqueueAllOptions, EnqueueOptions, ResolvedJobOptions } from "../definitions/job-definition.js";
 import type { EnqueuedJob, EnqueueResult } from "../lifecycle/enqueue-result.js";
 import { optionsOfEach } from "./bulk-options.js";
+import { JobDroppedError } from "../errors.js";
+import { resolveWaitOptions, type EndedJob, type WaitForOptions } from "./wait-for.js";
+
+/** Options of `job.enqueueAndWait`: where and when the job runs, and how long to wait for it. */
+export interface EnqueueAndWaitOptions extends Omit<EnqueueOptions, "transaction">, WaitForOptions {}
 
 /**
  * A declared job, returned by `firm.declareJob` and `firm.defineJob`: enqueue it with typed
@@ -24,6 +29,7 @@ export class Job<Args, Result extends EnqueueResult = EnqueuedJob, Output = Args
     readonly options: ResolvedJobOptions,
     private readonly database: () => Promise<Database>,
     private readonly policies: JobPolicies,
+    private readonly waitFor: (id: number, options?: WaitForOptions) => Promise<EndedJob>,
   ) {}
 
   /**
@@ -34,6 +40,28 @@ export class Job<Args, Result extends EnqueueResult = EnqueuedJob, Output = Args
   async enqueue(args: Args, options?: EnqueueOptions): Promise<Result> {
     const [result] = await this.enqueueMany([args], [options], options);
     return result as Result;
+  }
+
+  /**
+   * Enqueue one job and wait until it ends: `enqueue` followed by `firm.waitFor` (see there for
+   * how the wait settles). A job matched by its unique key is waited for as it is. Not inside an
+   * application transaction: the job would stay invisible to the wait until that commits, so a
+   * `transaction` option is a ConfigurationError; a job dropped by its concurrency limit is a
+   * JobDroppedError.
+   */
+  async enqueueAndWait(args: Args, options?: EnqueueAndWaitOptions): Promise<EndedJob> {
+    const { timeout, signal, ...enqueueOptions } = options ?? {};
+    if (Object.hasOwn(enqueueOptions, "transaction")) {
+      throw new ConfigurationError(
+        `enqueueAndWait("${this.name}") cannot take a transaction: the job would not exist for the wait before it commits`,
+      );
+    }
+    const waitOptions = { ...(timeout === undefined ? {} : { timeout }), ...(signal === undefined ? {} : { signal }) };
+    // Bad wait options fail before anything is written.
+    resolveWaitOptions(waitOptions, `enqueueAndWait("${this.name}")`);
+    const result = await this.enqueue(args, enqueueOptions);
+    if (result.id === null) throw new JobDroppedError(this.name);
+    return this.waitFor(result.id, waitOptions);
   }
 
   /**

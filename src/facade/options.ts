@@ -54,6 +54,12 @@ export interface FirmQueueOptions {
    */
   readonly clearFinishedJobsAfter?: Duration | false;
   /**
+   * How often `waitFor` asks the database about the jobs this process waits for: one query per
+   * interval for all of them. On PostgreSQL a notification wakes waiters at once and this poll is
+   * the safety net. Default 500 ms.
+   */
+  readonly waitPollInterval?: Duration;
+  /**
    * Most database connections this instance's pool opens (PostgreSQL, MySQL). Default: derived
    * from what the process runs (see docs/scaling.md: 2 for a fork-mode supervisor, 3 +
    * ceil(concurrency / 4) for a worker, …; 10 for a process that only enqueues).
@@ -96,6 +102,8 @@ export interface ResolvedOptions {
   readonly preserveFinishedJobs: boolean;
   /** Milliseconds, or null for never. */
   readonly clearFinishedJobsAfter: number | null;
+  /** Milliseconds between two polls of `waitFor`'s jobs. */
+  readonly waitPollInterval: number;
   /** Null: derived from the roles the process runs. */
   readonly poolSize: number | null;
   /** Milliseconds, or null for none. */
@@ -114,6 +122,7 @@ const OPTION_KEYS = new Set([
   "tablePrefix",
   "preserveFinishedJobs",
   "clearFinishedJobsAfter",
+  "waitPollInterval",
   "poolSize",
   "queryTimeout",
   "logger",
@@ -150,6 +159,10 @@ export function resolveOptions(options: FirmQueueOptions = {}): ResolvedOptions 
       options.clearFinishedJobsAfter === false
         ? null
         : toMilliseconds(options.clearFinishedJobsAfter ?? "1d", "clearFinishedJobsAfter"),
+    waitPollInterval: positive(
+      toTimerMilliseconds(options.waitPollInterval ?? 500, "waitPollInterval"),
+      "waitPollInterval",
+    ),
     poolSize: options.poolSize === undefined ? null : positiveInteger(options.poolSize, "poolSize"),
     queryTimeout:
       options.queryTimeout === false

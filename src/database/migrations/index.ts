@@ -8,6 +8,7 @@ import { addJobKeys } from "./007-job-keys.js";
 import { addJobsCancelledAt } from "./008-add-jobs-cancelled-at.js";
 import { addJobsResultAndProgress } from "./009-add-jobs-result-and-progress.js";
 import { partialJobIndexes } from "./010-partial-job-indexes.js";
+import { notifyEndedJobs } from "./011-notify-ended-jobs.js";
 import type { Migration } from "./table-spec.js";
 
 /** Every migration, oldest first. Append only: a released migration is never edited. */
@@ -22,4 +23,5 @@ export const MIGRATIONS: readonly Migration[] = [
   addJobsCancelledAt,
   addJobsResultAndProgress,
   partialJobIndexes,
+  notifyEndedJobs,
 ];
