@@ -67,6 +67,9 @@ export class JobWaiters {
     const database = await this.database();
     // LISTEN before flagging the job: an end committed after the flag is then always heard.
     if (database.listenForEndedJobs) await this.listen(database);
+    // The signal may have aborted, or the instance closed, while the LISTEN connection opened.
+    limits.signal?.throwIfAborted();
+    if (this.closed) throw new ClosedError("waitFor");
     return new Promise<EndedJob>((resolve, reject) => {
       let timer: NodeJS.Timeout | undefined;
       const abort = () => waiter.settle({ error: limits.signal!.reason });
