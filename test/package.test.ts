@@ -1,8 +1,12 @@
+import { execFile } from "node:child_process";
+import { readFileSync } from "node:fs";
 import { join } from "node:path";
+import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { packedProject, type PackedProject } from "./support/packed-project.js";
 import { ROOT } from "./support/processes.js";
 
+const run = promisify(execFile);
 const bin = (name: string) => join(ROOT, "node_modules", ".bin", name);
 
 // The package as published: one tarball, checked by publint and arethetypeswrong, then used by
@@ -42,6 +46,12 @@ describe("the packed package", () => {
     });
   });
 
+  it("runs no script when installed: it is built before packing (prepack), not on install", () => {
+    const scripts = (project.manifest.scripts ?? {}) as Record<string, string>;
+    for (const hook of ["preinstall", "install", "postinstall", "prepare"]) expect(scripts[hook], hook).toBeUndefined();
+    expect(scripts.prepack).toBe("npm run build");
+  });
+
   it("runs as an ES module, names the missing driver and its install command, and takes the app's handle and transaction", async () => {
     const out = await project.exec(process.execPath, ["esm.mjs", join(project.dir, "esm.sqlite3")]);
     expect(out).toBe(
@@ -79,4 +89,18 @@ describe("the packed package", () => {
     expect(map.sources).toEqual(["../src/index.ts"]);
     await project.exec("test", ["-f", "node_modules/firm-queue/dist/../src/index.ts"]);
   });
+});
+
+describe("the repository's install", () => {
+  it("leaves no dependency's install script unreviewed, so a contributor's npm install prints no warning", async () => {
+    const manifest = JSON.parse(readFileSync(join(ROOT, "package.json"), "utf8")) as {
+      allowScripts: Record<string, boolean>;
+      devDependencies: Record<string, string>;
+    };
+    // better-sqlite3 compiles (or fetches) its native module on install; 13.x crashes Node 20.
+    expect(manifest.allowScripts["better-sqlite3"]).toBe(true);
+    expect(manifest.devDependencies["better-sqlite3"]).toMatch(/^\^12\./);
+    const { stdout } = await run("npm", ["approve-scripts", "--allow-scripts-pending", "--offline"], { cwd: ROOT });
+    expect(stdout).toContain("No packages with unreviewed install scripts");
+  }, 60_000);
 });
