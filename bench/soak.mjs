@@ -129,7 +129,8 @@ try {
     const last = samples.at(-1);
     if (last)
       console.log(
-        `${minute} min: ${counters.enqueued} enqueued, jobs table ${last.tables.jobs}, connections ${last.connections}`,
+        `${minute} min: ${counters.enqueued} enqueued; rows: jobs ${last.tables.jobs}, ready ${last.tables.ready_executions}, ` +
+          `claimed ${last.tables.claimed_executions}; connections ${last.connections}`,
       );
   }
   enqueuing.stop();
@@ -180,7 +181,7 @@ try {
     supervisorExit,
   };
   print(summary);
-  if (values.out) writeFileSync(values.out, `${JSON.stringify(summary, null, 2)}\n`);
+  if (values.out) writeFileSync(values.out, `${JSON.stringify({ ...summary, samples }, null, 2)}\n`);
 } finally {
   for (const child of children) if (child.exitCode === null && child.signalCode === null) child.kill("SIGKILL");
   await firm.close();
