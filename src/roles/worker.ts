@@ -124,7 +124,13 @@ export class Worker extends Poller {
   /** Start buffered jobs, claim more when there is room, start what fits; returns the sleep before the next poll. */
   private async claimAndStart(): Promise<number> {
     this.startBuffered();
-    if (!this.wantsMore()) return UNTIL_WOKEN;
+    if (!this.wantsMore()) {
+      // Sleeping until woken: a freed slot must wake it (slotFreed) even if the last claim did not
+      // fill its capacity. Without a signal of new jobs from other processes (on SQLite and
+      // MySQL there is none), nothing else would, and the worker would claim nothing for 24 days.
+      this.lastClaimFilledCapacity = true;
+      return UNTIL_WOKEN;
+    }
     const wanted = this.claimRoom();
     const jobs = await claimJobs(this.deps.database, this.selector, wanted, this.deps.processId, (laterError) => {
       // An earlier queue's claim worked, a later one's failed: it may have committed all the same.
