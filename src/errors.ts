@@ -392,3 +392,23 @@ export class JobDroppedError extends FirmQueueError {
     );
   }
 }
+
+/**
+ * The database server firm-queue reached takes no writes: a hot standby (not promoted yet), or a
+ * server with `default_transaction_read_only` on. Nothing can be claimed, finished or enqueued
+ * there, so firm-queue says so by name instead of retrying the statement as if it were a passing
+ * conflict. With several hosts and `target_session_attrs=read-write` in the URL it is raised only
+ * when no listed server takes writes (during a failover, until the standby is promoted).
+ */
+export class ReadOnlyDatabaseError extends FirmQueueError {
+  constructor(
+    /** The servers tried, `host:port` each. */
+    readonly hosts: readonly string[],
+    options?: { cause?: unknown },
+  ) {
+    super(
+      `The database server${hosts.length > 1 ? "s" : ""} ${hosts.join(", ")} ${hosts.length > 1 ? "are" : "is"} read-only (a standby, or default_transaction_read_only is on): firm-queue cannot claim, finish or enqueue jobs there. Point databaseUrl at the primary, or list every server with target_session_attrs=read-write (postgres://user@primary:5432,standby:5432/db?target_session_attrs=read-write) so that firm-queue follows a promotion`,
+      options,
+    );
+  }
+}

@@ -89,6 +89,7 @@ export {
   ChildProcessError,
   RecurringTaskError,
   DatabaseTimeoutError,
+  ReadOnlyDatabaseError,
   ResultTooLargeError,
   ResultNotSerializableError,
 } from "./errors.js";

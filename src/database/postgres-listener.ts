@@ -2,6 +2,8 @@ import type pg from "pg";
 import type { ConnectionSettings } from "./connection-settings.js";
 import type { ParsedDatabaseUrl } from "./url.js";
 import { importDriver } from "./driver-import.js";
+import { FailoverClient } from "./postgres-failover-client.js";
+import { needsHostSelection, postgresHosts } from "./postgres-hosts.js";
 
 /** The channel migration 004's trigger notifies when jobs become ready (with the default table prefix). */
 const CHANNEL = "firm_queue_ready";
@@ -19,13 +21,18 @@ export type ListenerClientFactory = (
 const pgClient: ListenerClientFactory = async (url, settings) => {
   const { default: driver } = await importDriver("pg", "PostgreSQL databases", () => import("pg"));
   // Keepalive: notice a connection that died silently (a dropped route, a frozen server).
-  return new driver.Client({
-    ...(url.clientConfig ?? { connectionString: url.url }),
-    keepAlive: true,
-    keepAliveInitialDelayMillis: settings.keepAliveDelay,
-    connectionTimeoutMillis: settings.connectTimeout,
-    fallback_application_name: "firm-queue listener",
-  });
+  const open = (config: object) =>
+    new driver.Client({
+      ...config,
+      keepAlive: true,
+      keepAliveInitialDelayMillis: settings.keepAliveDelay,
+      connectionTimeoutMillis: settings.connectTimeout,
+      fallback_application_name: "firm-queue listener",
+    });
+  if (url.clientConfig) return open(url.clientConfig);
+  const targets = postgresHosts(url.url);
+  if (!needsHostSelection(targets)) return open({ connectionString: url.url });
+  return new FailoverClient(targets, (connectionString) => open({ connectionString })) as unknown as ListenerClient;
 };
 
 /**

@@ -1,6 +1,7 @@
 import type { PostgresPool, PostgresPoolClient } from "kysely";
 import type pg from "pg";
-import { DatabaseTimeoutError } from "../errors.js";
+import { DatabaseTimeoutError, ReadOnlyDatabaseError } from "../errors.js";
+import type { ConnectionSource } from "./postgres-failover.js";
 import { sendNamedWhenPrepared, type PgStatement, type StatementNaming } from "./postgres-prepared.js";
 
 /**
@@ -8,9 +9,12 @@ import { sendNamedWhenPrepared, type PgStatement, type StatementNaming } from ".
  * `query_timeout` only rejects the query and leaves the connection in the pool, where the late
  * answer would be read as the answer to the next query; here the socket is destroyed instead, and
  * the client is thrown away when it is released. The worker's hot statements go as named
- * statements (postgres-prepared.ts) until a server connection shows it cannot keep them.
+ * statements (postgres-prepared.ts) until a server connection shows it cannot keep them. A
+ * statement refused because the server is read-only (SQLSTATE 25006: a standby) fails with
+ * {@link ReadOnlyDatabaseError} and its connection is thrown away, so that a multi-host source
+ * looks for the writable server on the next connect. `address` names the server in that error.
  */
-export function guardedPool(pool: pg.Pool, queryTimeout: number | null): PostgresPool {
+export function guardedPool(pool: ConnectionSource, queryTimeout: number | null, address: () => string): PostgresPool {
   const naming: StatementNaming = { on: true };
   return {
     async connect(): Promise<PostgresPoolClient> {
@@ -21,7 +25,11 @@ export function guardedPool(pool: pg.Pool, queryTimeout: number | null): Postgre
         query: ((text: unknown, parameters?: readonly unknown[]) => {
           if (typeof text !== "string") return client.query(text as string, parameters as unknown[]);
           const values = (parameters ?? []) as unknown[];
-          const sent = sendNamedWhenPrepared(query, text, values, naming);
+          const sent = sendNamedWhenPrepared(query, text, values, naming).catch((error: unknown) => {
+            if ((error as { code?: unknown })?.code !== READ_ONLY_SQL_TRANSACTION) throw error;
+            lost = new ReadOnlyDatabaseError([address()], { cause: error });
+            throw lost;
+          });
           if (queryTimeout === null) return sent;
           return withTimeout(sent, queryTimeout, () => {
             lost = new DatabaseTimeoutError(queryTimeout);
@@ -37,6 +45,9 @@ export function guardedPool(pool: pg.Pool, queryTimeout: number | null): Postgre
     end: () => pool.end(),
   };
 }
+
+/** SQLSTATE read_only_sql_transaction: a write sent to a hot standby. */
+const READ_ONLY_SQL_TRANSACTION = "25006";
 
 /** Settle as `work` does, or reject with `onTimeout()`'s error after `ms`. */
 export function withTimeout<T>(work: Promise<T>, ms: number, onTimeout: () => Error): Promise<T> {

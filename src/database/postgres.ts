@@ -19,6 +19,8 @@ import { finishInOneStatement } from "./postgres-finish.js";
 import { enqueueReadyInOneStatement } from "./postgres-enqueue.js";
 import { retryTransient } from "./transient-errors.js";
 import { withSchemaErrors } from "./missing-table.js";
+import { FailoverPool } from "./postgres-failover.js";
+import { needsHostSelection, postgresHosts } from "./postgres-hosts.js";
 
 /** deadlock_detected, serialization_failure, lock_not_available. */
 const TRANSIENT_CODES = new Set(["40P01", "40001", "55P03"]);
@@ -75,7 +77,7 @@ const MIGRATION_LOCK_KEY = 724_150_771;
 const INT8_OID = 20;
 
 /** The pg pool behind each Kysely instance this adapter opened (to resize it). */
-const pools = new WeakMap<Kysely<Schema>, import("pg").Pool>();
+const pools = new WeakMap<Kysely<Schema>, readonly import("pg").Pool[]>();
 
 /** Opening, migrating, locking and LISTEN/NOTIFY on a PostgreSQL database (pg driver). */
 export const postgresAdapter: DatabaseAdapter = {
@@ -83,43 +85,58 @@ export const postgresAdapter: DatabaseAdapter = {
   ddl: { createTable },
   async open(url, options) {
     const { default: pg } = await importDriver("pg", "PostgreSQL databases", () => import("pg"));
-    const pool = new pg.Pool({
-      connectionString: url.url,
-      max: options.poolSize,
-      // A server that vanished without a reset is noticed by keepalive when idle, by the query
-      // timeout (guardedPool) when busy, and by the connect timeout when opening.
-      keepAlive: true,
-      keepAliveInitialDelayMillis: options.keepAliveDelay,
-      connectionTimeoutMillis: options.connectTimeout,
-      // Shows in pg_stat_activity (and passes PgBouncer); a name in the URL wins.
-      fallback_application_name: "firm-queue",
-      // Unqualified names (every table, the trigger function) resolve in the chosen schema.
-      ...(options.schema === undefined ? {} : { options: `-c search_path=${options.schema}` }),
-      // Ids and counts are BIGINT; firm-queue exposes them as numbers. Scoped to this pool so the
-      // application's own pg clients keep their settings.
-      types: {
-        getTypeParser: ((oid: number, format?: "text" | "binary") =>
-          oid === INT8_OID ? Number : pg.types.getTypeParser(oid, format as "text")) as typeof pg.types.getTypeParser,
-      },
-    });
-    // An idle client losing its connection must not crash the process; the pool replaces it.
-    pool.on("error", () => undefined);
-    // A checked-out client has no pool listener: losing its connection emits 'error' on the client
-    // itself (the query in flight, if any, rejects with it; later ones fail). Listen from the moment
-    // it opens ('connect' fires before the pool hands it out), not after checkout: a server shutting
-    // down can send "ready" and "terminated" in one packet, and both are handled before the caller
-    // that asked for the connection runs again.
-    pool.on("connect", (client) => client.on("error", () => undefined));
+    const targets = postgresHosts(url.url);
+    const openPool = (connectionString: string) => {
+      const pool = new pg.Pool({
+        connectionString,
+        max: options.poolSize,
+        // A server that vanished without a reset is noticed by keepalive when idle, by the query
+        // timeout (guardedPool) when busy, and by the connect timeout when opening.
+        keepAlive: true,
+        keepAliveInitialDelayMillis: options.keepAliveDelay,
+        connectionTimeoutMillis: options.connectTimeout,
+        // Shows in pg_stat_activity (and passes PgBouncer); a name in the URL wins.
+        fallback_application_name: "firm-queue",
+        // Unqualified names (every table, the trigger function) resolve in the chosen schema.
+        ...(options.schema === undefined ? {} : { options: `-c search_path=${options.schema}` }),
+        // Ids and counts are BIGINT; firm-queue exposes them as numbers. Scoped to this pool so the
+        // application's own pg clients keep their settings.
+        types: {
+          getTypeParser: ((oid: number, format?: "text" | "binary") =>
+            oid === INT8_OID ? Number : pg.types.getTypeParser(oid, format as "text")) as typeof pg.types.getTypeParser,
+        },
+      });
+      // An idle client losing its connection must not crash the process; the pool replaces it.
+      pool.on("error", () => undefined);
+      // A checked-out client has no pool listener: losing its connection emits 'error' on the client
+      // itself (the query in flight, if any, rejects with it; later ones fail). Listen from the moment
+      // it opens ('connect' fires before the pool hands it out), not after checkout: a server shutting
+      // down can send "ready" and "terminated" in one packet, and both are handled before the caller
+      // that asked for the connection runs again.
+      pool.on("connect", (client) => client.on("error", () => undefined));
+      return pool;
+    };
+    // One host as written: pg's pool as it is. Several, or a read-write target: one pool per host
+    // behind the failover source (pg understands neither).
+    const source = needsHostSelection(targets)
+      ? new FailoverPool(
+          targets.hosts.map((host) => ({ host, pool: openPool(host.url) })),
+          targets.readWrite,
+        )
+      : null;
+    const single = source === null ? openPool(url.url) : null;
+    const address = () => (source === null ? targets.hosts[0]!.address : source.current.host.address);
     const db = new Kysely<Schema>({
-      dialect: withSchemaErrors(new PostgresDialect({ pool: guardedPool(pool, options.queryTimeout) })),
+      dialect: withSchemaErrors(
+        new PostgresDialect({ pool: guardedPool(source ?? single!, options.queryTimeout, address) }),
+      ),
     });
-    pools.set(db, pool);
+    pools.set(db, source === null ? [single!] : source.pools.map(({ pool }) => pool));
     return db;
   },
   resizePool(db, poolSize) {
     // pg-pool reads options.max each time it decides whether it may open another connection.
-    const pool = pools.get(db);
-    if (pool) pool.options.max = poolSize;
+    for (const pool of pools.get(db) ?? []) pool.options.max = poolSize;
   },
   // One transaction holding a transaction-level advisory lock: a session-level lock would be
   // taken and released on different server connections behind a transaction pooler (PgBouncer),

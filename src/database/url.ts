@@ -1,5 +1,6 @@
 import { DatabaseUrlError } from "../errors.js";
 import type { DialectName } from "./dialect.js";
+import { postgresHosts } from "./postgres-hosts.js";
 
 /** A database URL taken apart just enough to pick a driver. */
 export interface ParsedDatabaseUrl {
@@ -12,7 +13,8 @@ export interface ParsedDatabaseUrl {
 
 /**
  * Accepted forms: `sqlite:path/to/file.sqlite3`, `sqlite:///absolute/path.sqlite3`,
- * `sqlite::memory:`, `postgres://…` / `postgresql://…`, `mysql://…` / `mariadb://…`.
+ * `sqlite::memory:`, `postgres://…` / `postgresql://…` (with one host or several, comma-separated),
+ * `mysql://…` / `mariadb://…`.
  */
 export function parseDatabaseUrl(url: string): ParsedDatabaseUrl {
   if (typeof url !== "string" || url.trim() === "") throw new DatabaseUrlError(String(url), "it is empty");
@@ -27,7 +29,8 @@ export function parseDatabaseUrl(url: string): ParsedDatabaseUrl {
     }
     case "postgres":
     case "postgresql":
-      requireHost(url);
+      // Several hosts (host1:5432,host2:5432) are libpq's failover form: each must be valid.
+      for (const host of postgresHosts(url).hosts) requireHost(host.url);
       return { dialect: "postgres", url };
     case "mysql":
     case "mariadb":

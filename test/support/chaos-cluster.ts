@@ -39,6 +39,8 @@ export class ChaosCluster {
   constructor(
     private readonly databaseUrl: string,
     readonly logFile: string,
+    /** The `firm-queue start` config file (the high-availability runs add a scheduler). */
+    private readonly config = CHAOS_CONFIG,
   ) {}
 
   /** Supervisors of the run that are up (not killed, not stopped, not exited). */
@@ -69,7 +71,7 @@ export class ChaosCluster {
   /** Start a supervisor and wait until it and its two workers and dispatcher are registered. */
   async startSupervisor(): Promise<ChaosSupervisor> {
     const spawned = spawnCli(
-      ["start", "--config", CHAOS_CONFIG],
+      ["start", "--config", this.config],
       { FIRM_QUEUE_DATABASE_URL: this.databaseUrl, CHAOS_LOG: this.logFile },
       { detached: true },
     );
