@@ -37,7 +37,8 @@ export class FailoverClient {
         await client.connect();
         if (!this.targets.readWrite || !(await isReadOnly(client))) {
           this.client = client;
-          for (const [event, listener] of this.listeners) client.on(event as "error", listener as (error: Error) => void);
+          for (const [event, listener] of this.listeners)
+            client.on(event as "error", listener as (error: Error) => void);
           return;
         }
         readOnly.push(host.address);

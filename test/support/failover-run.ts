@@ -20,6 +20,8 @@ const SUPERVISORS = 2;
 /** What one failover run did, found and measured. */
 export interface FailoverReport {
   readonly mode: ReplicationMode;
+  /** How far the replica trailed (a relay holding its stream back); 0 on plain loopback. */
+  readonly replicationLagMs: number;
   readonly seed: number;
   readonly seconds: number;
   /** Jobs enqueued before the processes started, and acknowledged while they ran (through the failover). */
@@ -52,12 +54,17 @@ export interface FailoverReport {
  * is SIGKILLed with every backend, and after a pause the replica is promoted; nothing is
  * restarted. Then the run is drained and checked against the new primary.
  */
-export async function runFailover(mode: ReplicationMode, seed: number, jobs: number): Promise<FailoverReport> {
+export async function runFailover(
+  mode: ReplicationMode,
+  seed: number,
+  jobs: number,
+  replicationLagMs = 0,
+): Promise<FailoverReport> {
   const started = Date.now();
   const random = new Random(seed);
   const dir = mkdtempSync(join(tmpdir(), "firm-queue-failover-"));
   const logFile = join(dir, "runs.log");
-  const pair = await PostgresPair.start(mode);
+  const pair = await PostgresPair.start(mode, replicationLagMs);
   const url = pair.failoverUrl(DATABASE);
   const cluster = new ChaosCluster(url, logFile, HA_CONFIG);
   const violations: string[] = [];
@@ -131,6 +138,7 @@ export async function runFailover(mode: ReplicationMode, seed: number, jobs: num
     const ticks = await tickGaps(db, startCounts(cluster.lines()));
     return {
       mode,
+      replicationLagMs,
       seed,
       seconds: Math.round((Date.now() - started) / 1000),
       jobs: {
@@ -191,7 +199,7 @@ async function waitUntilDrained(db: Db, timeoutMs: number): Promise<string | nul
 export function describeFailover(report: FailoverReport): string {
   const t = report.timings;
   return [
-    `failover [${report.mode}] seed=${report.seed} ${report.seconds}s:`,
+    `failover [${report.mode}, replica lag ${report.replicationLagMs} ms] seed=${report.seed} ${report.seconds}s:`,
     `jobs ${report.jobs.initial} + ${report.jobs.acknowledged} acknowledged (${report.jobs.failedEnqueues} enqueues refused during the failover);`,
     `lost enqueues ${report.lostEnqueues.length}, reruns without a crash ${report.rerunsWithoutCrash}, over-limit ${report.overLimit};`,
     `ticks ${report.ticks.count}, missing ${report.ticks.missing}, doubled ${report.ticks.doubled};`,

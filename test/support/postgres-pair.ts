@@ -12,6 +12,7 @@ import { join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import pg from "pg";
 import { postgresBinDir } from "../../scripts/servers/postgres.mjs";
+import { LagProxy } from "./lag-proxy.js";
 
 /** Synchronous: no acknowledged commit is lost when the primary dies. Asynchronous: some may be. */
 export type ReplicationMode = "sync" | "async";
@@ -35,6 +36,9 @@ export interface PairServer {
 
 /** A running primary + replica. */
 export class PostgresPair {
+  /** The relay the replica streams through when it is made to trail. */
+  private lag: LagProxy | null = null;
+
   private constructor(
     readonly mode: ReplicationMode,
     private readonly dir: string,
@@ -57,7 +61,7 @@ export class PostgresPair {
   }
 
   /** initdb a primary, start it, clone the replica with pg_basebackup, start it, wait until it streams. */
-  static async start(mode: ReplicationMode): Promise<PostgresPair> {
+  static async start(mode: ReplicationMode, replicationLagMs = 0): Promise<PostgresPair> {
     const bin = postgresBinDir();
     if (!bin) throw new Error("PostgreSQL binaries not found (Debian: apt-get install postgresql-15)");
     const account = process.getuid?.() === 0 ? postgresAccount() : null;
@@ -106,10 +110,13 @@ export class PostgresPair {
         "-R",
         "--no-sync",
       ]);
+      // A trailing replica streams through a relay that holds the WAL back (lag-proxy.ts).
+      if (replicationLagMs > 0)
+        pair.lag = await LagProxy.start({ host: "127.0.0.1", port: primaryPort }, replicationLagMs);
       // After -R's line, so it wins: the name synchronous_standby_names waits for.
       appendFileSync(
         join(pair.replica.dataDir, "postgresql.auto.conf"),
-        `primary_conninfo = 'host=127.0.0.1 port=${primaryPort} user=postgres application_name=${REPLICA_NAME}'\n`,
+        `primary_conninfo = 'host=127.0.0.1 port=${pair.lag?.port ?? primaryPort} user=postgres application_name=${REPLICA_NAME}'\n`,
       );
       await pair.launch(pair.replica, []);
       await pair.waitUntilStreaming();
@@ -136,6 +143,7 @@ export class PostgresPair {
     if (pid === undefined) throw new Error("the primary is not running");
     process.kill(-pid, "SIGKILL");
     this.primary.process = null;
+    // The primary's sockets die with it; what the relay still held for the replica is lost.
   }
 
   /** Promote the replica and wait until it takes writes. */
@@ -172,6 +180,7 @@ export class PostgresPair {
   }
 
   async stop(): Promise<void> {
+    await this.lag?.close();
     for (const server of [this.primary, this.replica]) {
       const pid = server.process?.pid;
       if (pid === undefined) continue;
