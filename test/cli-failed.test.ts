@@ -80,7 +80,12 @@ describeEachDatabase("CLI: failed jobs", (env) => {
     expect(retried.stdout).toContain("Retried 1 job(s) in this batch, 5 so far");
     expect(retried.stdout).toContain("Retried 5 failed job(s).");
     for (const id of ids) expect((await firm.getJob(id))?.state).toBe("ready");
-    const discarded = await cli(["discard", "--all"]);
+    // Deleting by filter is for good: off a terminal it needs --yes, and changes nothing without it.
+    const unconfirmed = await cli(["delete", "--all"]);
+    expect(unconfirmed.code).toBe(2);
+    expect(unconfirmed.stderr).toContain("failed delete: this changes many jobs for good; pass --yes");
+    expect(await firm.getJob(otherId)).not.toBeNull();
+    const discarded = await cli(["discard", "--all", "--yes"]);
     expect(discarded.code, discarded.stderr).toBe(0);
     expect(discarded.stdout).toContain("Deleted 1 failed job(s).");
     expect(await firm.getJob(otherId)).toBeNull();

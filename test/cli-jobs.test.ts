@@ -8,6 +8,10 @@ describe("CLI: jobs cancel arguments", () => {
     await expectCliRefuses(["jobs", "cancel"], "give the ids of the jobs, or --queue / --name / --key");
     await expectCliRefuses(["jobs", "cancel", "3", "--queue", "a"], "not both");
     await expectCliRefuses(["jobs", "cancel", "x1"], '"x1" is not a job id');
+    await expectCliRefuses(
+      ["jobs", "cancel", "--queue", "bulk"],
+      "jobs cancel: this changes many jobs for good; pass --yes",
+    );
   });
 });
 
@@ -25,7 +29,7 @@ describeEachDatabase("CLI: jobs cancel", (env) => {
     expect(byId.stdout).toContain(`job ${done}: had already ended`);
     expect(byId.stdout).toContain("Cancelled 1 job(s).");
     expect((await firm.getJob(one))?.state).toBe("cancelled");
-    const byQueue = await runCli(["jobs", "cancel", "--queue", "bulk", "--database-url", env.url]);
+    const byQueue = await runCli(["jobs", "cancel", "--queue", "bulk", "--yes", "--database-url", env.url]);
     expect(byQueue.code, byQueue.stderr).toBe(0);
     expect(byQueue.stdout).toContain("Cancelled 2 job(s).");
     const missing = await runCli(["jobs", "cancel", "99999", "--database-url", env.url]);

@@ -13,7 +13,14 @@ describeEachDatabase("queue operations", (env) => {
     const ready = (await job.enqueueAll([{}, {}, {}, {}, {}], { queue: "mail" })).map((result) => result.id);
     const later = (await job.enqueue({}, { queue: "mail", wait: "1h" })).id;
     const elsewhere = (await job.enqueue({}, { queue: "reports" })).id;
-    expect(await firm.queues.clear("mail", { batchSize: 2 })).toBe(5);
+    const batches: Array<{ batch: number; total: number }> = [];
+    expect(await firm.queues.clear("mail", { batchSize: 2, onBatch: (progress) => batches.push(progress) })).toBe(5);
+    // One short transaction per batch, never one for the whole queue.
+    expect(batches).toEqual([
+      { batch: 2, total: 2 },
+      { batch: 2, total: 4 },
+      { batch: 1, total: 5 },
+    ]);
     for (const id of ready) expect(await firm.getJob(id)).toBeNull();
     expect(await firm.getJob(later)).toMatchObject({ state: "scheduled" });
     expect(await firm.getJob(elsewhere)).toMatchObject({ state: "ready" });
@@ -23,6 +30,9 @@ describeEachDatabase("queue operations", (env) => {
     await expect(firm.queues.clear("has space")).rejects.toThrow("queue must be a queue name");
     await expect(firm.queues.clear("mail", { batch: 2 } as never)).rejects.toThrow(
       'Unknown queues.clear option "batch"',
+    );
+    await expect(firm.queues.clear("mail", { onBatch: 1 } as never)).rejects.toThrow(
+      "queues.clear option onBatch must be a function",
     );
   });
 

@@ -1,14 +1,13 @@
 import { countArgument } from "./arguments.js";
 import { type Command, Option } from "commander";
-import { FirmQueueError } from "../errors.js";
+import { UsageError } from "./usage-error.js";
+import { type CliHelpers, yesOption } from "./command-kit.js";
+import { EXIT } from "./exit-status.js";
+import { checkConsent, confirmed, progressBar } from "./terminal.js";
 import type { FirmQueue } from "../firm-queue.js";
 import type { FailedJobInfo } from "../lifecycle/failed-jobs.js";
 
-/** What the failed-job commands borrow from the main CLI: shared options and instance loading. */
-export interface CliHelpers {
-  readonly commonOptions: () => Option[];
-  readonly firmFor: (options: never) => Promise<FirmQueue>;
-}
+export type { CliHelpers } from "./command-kit.js";
 
 interface FilterFlags {
   readonly name?: string;
@@ -18,6 +17,7 @@ interface FilterFlags {
 interface ChangeFlags extends FilterFlags {
   readonly all?: boolean;
   readonly batchSize: number;
+  readonly yes?: boolean;
 }
 
 /** `firm-queue failed list|retry|delete`: see and act on jobs that ran out of attempts. */
@@ -61,6 +61,7 @@ export function registerFailedCommands(program: Command, helpers: CliHelpers): v
     "retry",
     "Retried",
     "Send failed jobs back to their queues with attempts reset.",
+    false,
     (firm, ids) => firm.failedJobs.retry(ids),
     (firm, options) => firm.failedJobs.retryAll(options),
   );
@@ -69,7 +70,8 @@ export function registerFailedCommands(program: Command, helpers: CliHelpers): v
     helpers,
     "delete",
     "Deleted",
-    "Delete failed jobs for good. A job that is running is refused. (Old name: discard.)",
+    "Delete failed jobs for good. A job that is running is refused. With --all it asks first on a terminal and needs --yes otherwise. (Old name: discard.)",
+    true,
     (firm, ids) => firm.failedJobs.delete(ids),
     (firm, options) => firm.failedJobs.deleteAll(options),
   ).alias("discard");
@@ -83,10 +85,13 @@ function changeCommand(
   verb: string,
   past: string,
   description: string,
+  destructive: boolean,
   byIds: (firm: FirmQueue, ids: number[]) => Promise<number>,
   all: (firm: FirmQueue, options: AllOptions) => Promise<number>,
 ): Command {
-  return withCommon(failed.command(verb), helpers)
+  const command = withCommon(failed.command(verb), helpers);
+  if (destructive) command.addOption(yesOption());
+  return command
     .description(`${description} Give job ids, or --all (optionally narrowed by --name / --queue).`)
     .argument("[ids...]", "ids of failed jobs")
     .addOption(new Option("--all", "every failed job (of --name / --queue), in batches"))
@@ -94,27 +99,44 @@ function changeCommand(
     .addOption(new Option("--queue <queue>", "with --all: only jobs of this queue"))
     .addOption(new Option("--batch-size <n>", "with --all: jobs per transaction").argParser(countArgument).default(500))
     .action(async (idTexts: string[], flags: ChangeFlags) => {
-      const ids = idTexts.map((text) => jobIdArgument(text));
-      if (flags.all && ids.length > 0) throw new FirmQueueError(`failed ${verb}: give job ids or --all, not both`);
-      if (!flags.all && ids.length === 0)
-        throw new FirmQueueError(`failed ${verb}: give the ids of the jobs, or --all`);
-      if (!flags.all && (flags.name || flags.queue))
-        throw new FirmQueueError(`failed ${verb}: --name and --queue go with --all`);
+      const command = `failed ${verb}`;
+      const ids = idTexts.map((text) => jobIdArgument(text, command));
+      if (flags.all && ids.length > 0) throw new UsageError(command, "give job ids or --all, not both");
+      if (!flags.all && ids.length === 0) throw new UsageError(command, "give the ids of the jobs, or --all");
+      if (!flags.all && (flags.name || flags.queue)) throw new UsageError(command, "--name and --queue go with --all");
+      if (destructive && flags.all) checkConsent(command, flags.yes);
       await withFirm(helpers, flags, async (firm) => {
         if (!flags.all) {
           const count = await byIds(firm, ids);
           console.log(`${past} ${count} job(s): ${ids.join(", ")}`);
           return;
         }
+        const filter = { ...(flags.name ? { name: flags.name } : {}), ...(flags.queue ? { queue: flags.queue } : {}) };
+        const matching = await firm.failedJobs.count(filter);
+        const question = `${verb === "delete" ? "Delete" : "Retry"} ${matching} failed job(s)${describeFilter(filter)}?`;
+        if (destructive && !(await confirmed(command, question, flags.yes))) {
+          console.error("Nothing was changed.");
+          process.exitCode = EXIT.failed;
+          return;
+        }
+        const bar = progressBar(past, matching);
         const count = await all(firm, {
-          ...(flags.name ? { name: flags.name } : {}),
-          ...(flags.queue ? { queue: flags.queue } : {}),
+          ...filter,
           batchSize: flags.batchSize,
-          onBatch: ({ batch, total }) => console.log(`${past} ${batch} job(s) in this batch, ${total} so far`),
+          onBatch: ({ batch, total }) => {
+            bar.advance(batch);
+            if (!bar.shown) console.log(`${past} ${batch} job(s) in this batch, ${total} so far`);
+          },
         });
+        bar.stop();
         console.log(count === 0 ? "No failed jobs matched." : `${past} ${count} failed job(s).`);
       });
     });
+}
+
+function describeFilter(filter: FilterFlags): string {
+  const parts = [filter.name ? `named ${filter.name}` : "", filter.queue ? `of queue ${filter.queue}` : ""];
+  return parts.some(Boolean) ? ` ${parts.filter(Boolean).join(" ")}` : "";
 }
 
 function withCommon(command: Command, helpers: CliHelpers): Command {
@@ -152,9 +174,10 @@ function formatTable(jobs: readonly FailedJobInfo[]): string {
     .join("\n");
 }
 
-/** A job id given on the command line; anything else is a named error. */
-export function jobIdArgument(text: string): number {
+/** A job id given on the command line to `command`; anything else is a {@link UsageError}. */
+export function jobIdArgument(text: string, command: string): number {
   const id = Number(text);
-  if (!/^\d+$/.test(text) || !Number.isSafeInteger(id) || id < 1) throw new FirmQueueError(`"${text}" is not a job id`);
+  if (!/^\d+$/.test(text) || !Number.isSafeInteger(id) || id < 1)
+    throw new UsageError(command, `"${text}" is not a job id`);
   return id;
 }

@@ -2,7 +2,6 @@
 import { countArgument } from "./arguments.js";
 import { Command, Option } from "commander";
 import { createRequire } from "node:module";
-import { FirmQueueError } from "../errors.js";
 import type { FirmQueue } from "../firm-queue.js";
 import { firmFor } from "./firm-for.js";
 import { registerFailedCommands } from "./failed-command.js";
@@ -13,6 +12,11 @@ import type { CliFlags } from "./config.js";
 import { formatRecurringTasks } from "./recurring-listing.js";
 import { migrateReport, type MigrateOptions } from "./migrate-command.js";
 import { registerDashboardCommand } from "./dashboard-command.js";
+import { exitWithUsageStatus, reportCommandError } from "./exit-status.js";
+import { registerQueuesCommands } from "./queues-command.js";
+import { registerProcessesCommands } from "./processes-command.js";
+import { registerStatsCommand } from "./stats-command.js";
+import { registerTopCommand } from "./top-command.js";
 import { addObservabilityOptions, type ObservabilityFlags } from "./observability-flags.js";
 import { applyLogFlags, logFormatOption, logJobOutcomesOption } from "./log-options.js";
 
@@ -24,7 +28,7 @@ interface CommonOptions {
   require: string[];
 }
 
-const program = new Command("firm-queue")
+const program = exitWithUsageStatus(new Command("firm-queue"))
   .version(version)
   .description("A database-backed job queue for Node.js on SQLite, PostgreSQL and MySQL/MariaDB.")
   .showHelpAfterError()
@@ -32,7 +36,8 @@ const program = new Command("firm-queue")
     "after",
     "\nThe database URL is --database-url, else env FIRM_QUEUE_DATABASE_URL, else\n" +
       "sqlite:firm-queue.sqlite3 (an error under NODE_ENV=production) - unless your --require module passes\n" +
-      "databaseUrl or database to new FirmQueue().",
+      "databaseUrl or database to new FirmQueue().\n\n" +
+      "Exit status: 0 when the command worked, 1 when the operation failed, 2 when the command line is wrong.",
   )
   .hook("preAction", (_program, command) => applyLogFlags(command.opts()));
 
@@ -265,20 +270,26 @@ registerFailedCommands(program, {
 });
 
 registerJobsCommands(program, {
-  commonOptions: () => [databaseUrlOption(), requireOption()],
+  commonOptions: () => [databaseUrlOption(), tablePrefixOption(), requireOption(), logFormatOption()],
   firmFor: (options: CommonOptions) => firmForFlags(options, { jobsRequired: false }),
 });
+
+registerQueuesCommands(program, {
+  commonOptions: () => [databaseUrlOption(), tablePrefixOption(), requireOption(), logFormatOption()],
+  firmFor: (options: CommonOptions) => firmForFlags(options, { jobsRequired: false }),
+});
+
+const operatorHelpers = {
+  commonOptions: () => [databaseUrlOption(), tablePrefixOption(), requireOption(), logFormatOption()],
+  firmFor: (options: CommonOptions) => firmForFlags(options, { jobsRequired: false }),
+};
+registerProcessesCommands(program, operatorHelpers);
+registerStatsCommand(program, operatorHelpers);
+registerTopCommand(program, operatorHelpers);
 
 registerDashboardCommand(program, {
   commonOptions: () => [databaseUrlOption(), tablePrefixOption(), requireOption(), logFormatOption()],
   firmFor: (options: CommonOptions) => firmForFlags(options, { jobsRequired: false }),
 });
 
-program.parseAsync(process.argv).catch((error: unknown) => {
-  if (error instanceof FirmQueueError) {
-    console.error(`firm-queue: ${(error as Error).message}`);
-  } else {
-    console.error(error);
-  }
-  process.exitCode = 1;
-});
+program.parseAsync(process.argv).catch(reportCommandError);

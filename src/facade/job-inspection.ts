@@ -23,6 +23,8 @@ export interface ListJobsOptions {
   readonly queue?: string;
   /** Only jobs of this name. */
   readonly name?: string;
+  /** Only jobs enqueued with this unique key (see docs/jobs.md). */
+  readonly key?: string;
   /** Only jobs that entered their state at or after this time (for `scheduled`: due at or after). */
   readonly from?: Date;
   /** Only jobs that entered their state before this time. */
@@ -38,6 +40,7 @@ export interface CountJobsOptions {
   readonly state: JobState;
   readonly queue?: string;
   readonly name?: string;
+  readonly key?: string;
   readonly from?: Date;
   readonly to?: Date;
   /** Count no further than this (1 to 1,000,000). Default 10,000. */
@@ -67,8 +70,8 @@ const JOB_STATES: ReadonlySet<string> = new Set([
   "finished",
   "cancelled",
 ]);
-const JOBS_KEYS = new Set(["state", "queue", "name", "from", "to", "limit", "cursor"]);
-const COUNT_KEYS = new Set(["state", "queue", "name", "from", "to", "upTo"]);
+const JOBS_KEYS = new Set(["state", "queue", "name", "key", "from", "to", "limit", "cursor"]);
+const COUNT_KEYS = new Set(["state", "queue", "name", "key", "from", "to", "upTo"]);
 const THROUGHPUT_KEYS = new Set(["buckets", "bucketMs"]);
 
 /**
@@ -205,9 +208,16 @@ function checkListing(
     state: options.state,
     ...(options.queue !== undefined ? { queue: checkQueueName(options.queue, `${what} queue`) } : {}),
     ...(options.name !== undefined ? { name: checkJobName(options.name) } : {}),
+    ...(options.key !== undefined ? { key: checkKey(options.key, `${what} key`) } : {}),
     ...(options.from !== undefined ? { from: checkDate(options.from, `${what} from`) } : {}),
     ...(options.to !== undefined ? { to: checkDate(options.to, `${what} to`) } : {}),
   };
+}
+
+function checkKey(value: unknown, what: string): string {
+  if (typeof value !== "string" || value === "")
+    throw new ConfigurationError(`${what} must be a non-empty string, got ${JSON.stringify(value)}`);
+  return value;
 }
 
 function checkDate(value: unknown, what: string): Date {

@@ -10,9 +10,11 @@ import { checkJobName, checkQueueName, positiveInteger, rejectUnknownKeys } from
 export interface CancelAllOptions extends CancelFilter {
   /** Jobs cancelled per transaction. Default 500. */
   readonly batchSize?: number;
+  /** Called after each batch with the jobs it cancelled and the running total (for a progress bar). */
+  readonly onBatch?: (progress: { readonly batch: number; readonly total: number }) => void;
 }
 
-const CANCEL_ALL_KEYS = new Set(["queue", "name", "key", "batchSize"]);
+const CANCEL_ALL_KEYS = new Set(["queue", "name", "key", "batchSize", "onBatch"]);
 
 /**
  * `firm.jobs`: operations on jobs by id or filter. Cancelling a waiting job ends it at once; a
@@ -62,6 +64,9 @@ export class JobOperations {
       throw new ConfigurationError("jobs.cancelAll needs at least one of queue, name or key");
     }
     const batchSize = positiveInteger(options.batchSize ?? 500, "jobs.cancelAll option batchSize");
+    if (options.onBatch !== undefined && typeof options.onBatch !== "function") {
+      throw new ConfigurationError("jobs.cancelAll option onBatch must be a function");
+    }
     const database = await this.database();
     let total = 0;
     // A cursor on the job id: the loop ends even while new matching jobs keep arriving.
@@ -72,8 +77,11 @@ export class JobOperations {
       const outcomes = await database.claimTransaction((trx) =>
         cancelJobsInTransaction(trx, dispatchContext(database, this.policies), ids, database.clock.now()),
       );
-      for (const outcome of outcomes.values()) if (outcome !== "ended") total++;
+      let batch = 0;
+      for (const outcome of outcomes.values()) if (outcome !== "ended") batch++;
+      total += batch;
       await this.tellCancelled(database, outcomes);
+      if (batch > 0) options.onBatch?.({ batch, total });
       afterId = ids.at(-1)!;
       if (ids.length < batchSize) return total;
     }

@@ -16,6 +16,7 @@ export async function discardReadyJobs(
   policies: JobPolicies,
   queueName: string,
   batchSize: number,
+  onBatch?: (progress: { readonly batch: number; readonly total: number }) => void,
 ): Promise<number> {
   const context = dispatchContext(database, policies);
   const { db, dialect } = database;
@@ -54,6 +55,7 @@ export async function discardReadyJobs(
     });
     total += deleted;
     afterId = nextAfter;
+    if (deleted > 0) onBatch?.({ batch: deleted, total });
     if (seen < batchSize) break;
   }
   return total;

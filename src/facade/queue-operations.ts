@@ -1,11 +1,20 @@
 import type { Database } from "../database/connection.js";
 import type { JobPolicies } from "../definitions/job-policies.js";
+import { ConfigurationError } from "../errors.js";
 import { checkQueueName, positiveInteger, rejectUnknownKeys } from "../option-checks.js";
 import { discardReadyJobs } from "./queue-clear.js";
 import { pauseQueue, resumeQueue } from "../models/pause.js";
 import { listQueues, type QueueInfo } from "../models/queue-stats.js";
 
-const CLEAR_KEYS = new Set(["batchSize"]);
+const CLEAR_KEYS = new Set(["batchSize", "onBatch"]);
+
+/** Options of `firm.queues.clear()`. */
+export interface ClearQueueOptions {
+  /** Jobs deleted per transaction. Default 500. */
+  readonly batchSize?: number;
+  /** Called after each batch with the jobs it deleted and the running total (for a progress bar). */
+  readonly onBatch?: (progress: { readonly batch: number; readonly total: number }) => void;
+}
 
 /** `firm.queues`: look at queues, pause or resume them, clear their ready jobs. */
 export class QueueOperations {
@@ -29,13 +38,16 @@ export class QueueOperations {
   /**
    * Clear the queue: delete its ready jobs for good, in batches of `batchSize` (default 500).
    * Jobs a worker is claiming at that very moment are skipped, and so are scheduled, blocked,
-   * running and failed jobs of the queue. Returns how many were deleted.
+   * running and failed jobs of the queue. `onBatch` hears of each batch. Returns how many were deleted.
    */
-  async clear(name: string, options: { readonly batchSize?: number } = {}): Promise<number> {
+  async clear(name: string, options: ClearQueueOptions = {}): Promise<number> {
     const queue = checkQueueName(name, "queue");
     rejectUnknownKeys(options, CLEAR_KEYS, "queues.clear option");
     const batchSize = positiveInteger(options.batchSize ?? 500, "queues.clear option batchSize");
-    return discardReadyJobs(await this.database(), this.policies, queue, batchSize);
+    if (options.onBatch !== undefined && typeof options.onBatch !== "function") {
+      throw new ConfigurationError("queues.clear option onBatch must be a function");
+    }
+    return discardReadyJobs(await this.database(), this.policies, queue, batchSize, options.onBatch);
   }
 
   /** Queues with ready jobs or a pause: size, latency of the oldest ready job, paused or not. */

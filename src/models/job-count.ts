@@ -1,6 +1,6 @@
 import { sql } from "kysely";
 import type { Db } from "../database/dialect.js";
-import { EXECUTIONS, finishedJobMatches, type JobListingQuery } from "./job-listing.js";
+import { EXECUTIONS, finishedJobMatches, jobsWithKey, type JobListingQuery } from "./job-listing.js";
 
 /** A count that stops at a bound: `exact` is false when there are more than `count`. */
 export interface BoundedCount {
@@ -52,6 +52,7 @@ function executionRows(db: Db, query: JobListingQuery, upTo: number) {
   if (query.queue !== undefined && !spec.hasQueue)
     builder = builder.where((eb) => eb(jobColumn("queue_name"), "=", query.queue!));
   if (query.queue !== undefined && spec.hasQueue) builder = builder.where("e.queue_name", "=", query.queue);
+  if (query.key !== undefined) builder = builder.where("e.job_id", "in", jobsWithKey(db, query.key));
   if (query.from !== undefined) builder = builder.where(since, ">=", query.from);
   if (query.to !== undefined) builder = builder.where(since, "<", query.to);
   return builder.limit(upTo + 1);

@@ -27,6 +27,8 @@ export interface JobListingQuery {
   readonly state: JobState;
   readonly queue?: string;
   readonly name?: string;
+  /** Only jobs enqueued with this unique key (see docs/jobs.md). */
+  readonly key?: string;
   /** Only jobs whose `since` is at or after this time. */
   readonly from?: Date;
   /** Only jobs whose `since` is before this time. */
@@ -104,6 +106,7 @@ async function executionRows(
   if (query.queue !== undefined)
     builder = builder.where(spec.hasQueue ? "e.queue_name" : "j.queue_name", "=", query.queue);
   if (query.name !== undefined) builder = builder.where("j.class_name", "=", query.name);
+  if (query.key !== undefined) builder = builder.where("e.job_id", "in", jobsWithKey(db, query.key));
   if (query.from !== undefined) builder = builder.where(since, ">=", query.from);
   if (query.to !== undefined) builder = builder.where(since, "<", query.to);
   if (cursor) builder = builder.where("e.job_id", "<", cursor.id);
@@ -125,9 +128,19 @@ export function finishedJobMatches(
   ];
   if (query.queue !== undefined) conditions.push(eb("j.queue_name", "=", query.queue));
   if (query.name !== undefined) conditions.push(eb("j.class_name", "=", query.name));
+  if (query.key !== undefined) conditions.push(eb("j.job_key", "=", query.key));
   if (query.from !== undefined) conditions.push(eb("j.finished_at", ">=", query.from));
   if (query.to !== undefined) conditions.push(eb("j.finished_at", "<", query.to));
   return eb.and(conditions);
+}
+
+/**
+ * The ids of the jobs enqueued with unique key `key`, read through the `job_key` index: a key
+ * matches a handful of jobs, so execution rows are filtered by that short list rather than by
+ * looking up every execution row's job.
+ */
+export function jobsWithKey(db: Db, key: string) {
+  return db.selectFrom("firm_queue_jobs as k").select("k.id").where("k.job_key", "=", key);
 }
 
 async function finishedRows(
