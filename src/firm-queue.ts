@@ -48,6 +48,7 @@ import { countJobEvents } from "./facade/metric-listeners.js";
 import { JobEvents } from "./job-events.js";
 import { logJobOutcomes } from "./facade/job-outcome-log.js";
 import type { JobMiddleware } from "./definitions/job-definition.js";
+import { INSTANCE_PARTS, JOB_PARTS, type InstanceParts, type JobParts } from "./facade/internal-access.js";
 import { JobWaiters, type EndedJob } from "./processes/job-waiters.js";
 import { resolveWaitOptions, type WaitForOptions } from "./facade/wait-for.js";
 
@@ -278,13 +279,24 @@ export class FirmQueue {
     const resolved = resolveJobOptions(name, options as JobOptions | undefined, by);
     this.registry.add({ name, handler: null, options: resolved });
     this.recordDefinitionFile();
-    return new Job<Args, EnqueueResult>(
+    const job = new Job<Args, EnqueueResult>(
       name,
       resolved,
       () => this.database(),
       this.policies,
       (id, options) => this.waitFor(id, options),
     );
+    Object.defineProperty(job, JOB_PARTS, {
+      get: (): JobParts => {
+        const registered = this.registry.get(name)!;
+        return {
+          handler: registered.handler,
+          middleware: this.registry.middlewareFor(registered),
+          logger: this.options.logger,
+        };
+      },
+    });
+    return job;
   }
 
   /** Names of the jobs declared (or defined) on this instance. */
@@ -428,6 +440,16 @@ export class FirmQueue {
     await Promise.all([...this.supervisors].map((supervisor) => supervisor.stop()));
     await this.waiters.close();
     await this.instanceDatabase.close();
+  }
+
+  /** @internal What firm-queue/testing reads of this instance (see facade/internal-access.ts). */
+  get [INSTANCE_PARTS](): InstanceParts {
+    return {
+      registry: this.registry,
+      policies: this.policies,
+      logger: this.options.logger,
+      preserveFinishedJobs: this.options.preserveFinishedJobs,
+    };
   }
 
   /** @internal Fork-mode children run their role through this (see supervisor/child-entry.ts). */

@@ -11,6 +11,8 @@ const RESYNC_MS = 60_000;
  */
 export class DatabaseClock {
   private offset = 0;
+  /** Time added by {@link advance} (firm-queue/testing), on top of the measured offset. */
+  private advanced = 0;
   private syncedAt = -Infinity;
   private syncing: Promise<void> | undefined;
 
@@ -19,7 +21,16 @@ export class DatabaseClock {
   /** The database's time now. Starts a background re-measure when the last one is old. */
   now(): Date {
     if (performance.now() - this.syncedAt > RESYNC_MS) void this.sync().catch(() => undefined);
-    return new Date(Date.now() + this.offset);
+    return new Date(Date.now() + this.offset + this.advanced);
+  }
+
+  /**
+   * Move this clock `ms` forward for good, for every reader of this database in this process: what
+   * firm-queue/testing's `advance()` does, so scheduled jobs, retries and recurring ticks come
+   * due without waiting. Never used outside tests.
+   */
+  advance(ms: number): void {
+    this.advanced += ms;
   }
 
   /** The offset (database minus host) in ms, as last measured. */

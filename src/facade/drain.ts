@@ -39,6 +39,8 @@ export async function drainQueues(
     heartbeatInterval: number;
     preserveFinishedJobs: boolean;
     logger: Logger;
+    /** Stop claiming once this many have run (firm-queue/testing's guard against a job enqueuing itself forever). */
+    limit?: number;
   },
 ): Promise<number> {
   const selector = new QueueSelector(settings.queues);
@@ -68,6 +70,7 @@ export async function drainQueues(
   let count = 0;
   try {
     for (;;) {
+      if (count >= (settings.limit ?? Number.POSITIVE_INFINITY)) return count;
       const jobs = await claimJobs(database, selector, settings.concurrency, processId, (error) =>
         settings.logger.warn("claiming from a later queue failed; running what was claimed, then trying again", {
           error,

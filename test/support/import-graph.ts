@@ -9,6 +9,7 @@ import { dirname, join, relative, resolve } from "node:path";
 export const LAYERS: readonly { readonly name: string; readonly paths: readonly string[] }[] = [
   { name: "public exports", paths: ["index.ts"] },
   { name: "nestjs", paths: ["nestjs/"] },
+  { name: "testing", paths: ["testing/"] },
   { name: "cli", paths: ["cli/"] },
   { name: "dashboard", paths: ["dashboard/"] },
   { name: "facade", paths: ["firm-queue.ts", "facade/"] },
