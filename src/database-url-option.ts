@@ -1,4 +1,5 @@
 import { ConfigurationError } from "./errors.js";
+import { shown } from "./shown-value.js";
 
 /** The database used when nothing at all is configured (development and tests only). */
 export const DEFAULT_DATABASE_URL = "sqlite:firm-queue.sqlite3";
@@ -35,7 +36,7 @@ export function checkUrlText(value: unknown, what: string): string {
 export function checkSchemaName(value: unknown): string {
   if (typeof value !== "string" || !/^[a-z_][a-z0-9_]{0,62}$/.test(value)) {
     throw new ConfigurationError(
-      `schema must be a lower-case PostgreSQL identifier (letters, digits, _), got ${JSON.stringify(value)}`,
+      `schema must be a lower-case PostgreSQL identifier (letters, digits, _), got ${shown(value)}`,
     );
   }
   return value;

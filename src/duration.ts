@@ -1,4 +1,5 @@
 import { ConfigurationError } from "./errors.js";
+import { shown } from "./shown-value.js";
 
 /** A length of time: milliseconds as a number, or a string such as `"250ms"`, `"5s"`, `"3m"`, `"1h"`, `"2d"`. */
 export type Duration = number | string;
@@ -35,13 +36,13 @@ export function toMilliseconds(value: Duration, what: string): number {
     if (match) return withinRange(Math.round(Number(match[1]) * UNIT_MS[match[2]!]!), value, what);
   }
   throw new ConfigurationError(
-    `${what} must be milliseconds or a string like "500ms", "5s", "3m", "1h", "2d"; got ${JSON.stringify(value)}`,
+    `${what} must be milliseconds or a string like "500ms", "5s", "3m", "1h", "2d"; got ${shown(value)}`,
   );
 }
 
 function withinRange(ms: number, given: Duration, what: string): number {
   if (ms > MAX_DURATION_MS)
-    throw new ConfigurationError(`${what} is too long (${JSON.stringify(given)}): at most ${MAX_DURATION_MS} ms`);
+    throw new ConfigurationError(`${what} is too long (${shown(given)}): at most ${MAX_DURATION_MS} ms`);
   return ms;
 }
 
@@ -54,7 +55,7 @@ export function toTimerMilliseconds(value: Duration, what: string): number {
   const ms = toMilliseconds(value, what);
   if (ms > MAX_TIMER_MS) {
     throw new ConfigurationError(
-      `${what} must be at most ${MAX_TIMER_MS} ms (about 24.8 days, the longest a timer can wait), got ${JSON.stringify(value)}`,
+      `${what} must be at most ${MAX_TIMER_MS} ms (about 24.8 days, the longest a timer can wait), got ${shown(value)}`,
     );
   }
   return ms;

@@ -1,3 +1,4 @@
+import { shown } from "./shown-value.js";
 /**
  * Every error firm-queue throws on purpose is a {@link FirmQueueError}. Subclasses name the
  * situation so callers can branch on `instanceof` or on `error.name` after a round trip
@@ -23,7 +24,7 @@ export class RecurringTaskError extends ConfigurationError {
     problem: string,
     options?: { cause?: unknown },
   ) {
-    super(`Recurring task ${JSON.stringify(taskKey)}: ${problem}`, options);
+    super(`Recurring task ${shown(taskKey)}: ${problem}`, options);
   }
 }
 
@@ -51,8 +52,9 @@ export class SerializationError extends FirmQueueError {
     /** Where in the arguments the bad value sits, such as `args.items[2]`. */
     readonly path: string,
     readonly problem: string,
+    options?: { cause?: unknown },
   ) {
-    super(`Cannot enqueue job "${jobName}": ${path} ${problem}`);
+    super(`Cannot enqueue job "${jobName}": ${path} ${problem}`, options);
   }
 }
 
@@ -324,7 +326,7 @@ export class ChildProcessError extends FirmQueueError {
 /** A recurring task was asked for by a key that no task has. */
 export class RecurringTaskNotFoundError extends FirmQueueError {
   constructor(readonly taskKey: string) {
-    super(`There is no recurring task with key ${JSON.stringify(taskKey)}`);
+    super(`There is no recurring task with key ${shown(taskKey)}`);
   }
 }
 

@@ -1,25 +1,43 @@
 import { ConfigurationError } from "./errors.js";
+import { shown } from "./shown-value.js";
 
 /*
  * Checks of option values shared by every layer. Each returns the value it accepted or throws a
  * ConfigurationError naming the option (`what`) and the value it got.
  */
 
-/** A job name: a non-empty string of at most 255 characters. */
+/**
+ * Whether every database stores `text` exactly as given: no NUL character (PostgreSQL's text
+ * cannot hold one) and no unpaired UTF-16 surrogate (it has no UTF-8 form: the drivers write
+ * U+FFFD instead, so the stored name would differ from the one given).
+ */
+export function isStorableText(text: string): boolean {
+  return !text.includes("\0") && !LONE_SURROGATE.test(text);
+}
+
+const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+
+/** A job name: a non-empty string of at most 255 characters that every database stores as given. */
 export function checkJobName(name: unknown): string {
-  if (typeof name !== "string" || name.trim() === "" || name.length > 255) {
+  if (typeof name !== "string" || name.trim() === "" || name.length > 255 || !isStorableText(name)) {
     throw new ConfigurationError(
-      `A job name must be a non-empty string of at most 255 characters, got ${JSON.stringify(name)}`,
+      `A job name must be a non-empty string of at most 255 characters, without NUL characters or unpaired surrogates, got ${shown(name)}`,
     );
   }
   return name;
 }
 
-/** A queue name: 1–255 characters without spaces, commas or `*` (those mean something in queue lists). */
+/** A queue name: 1–255 characters without spaces, commas or `*` (those mean something in queue lists), storable as given. */
 export function checkQueueName(queue: unknown, what: string): string {
-  if (typeof queue !== "string" || queue === "" || queue.length > 255 || /[\s,*]/.test(queue)) {
+  if (
+    typeof queue !== "string" ||
+    queue === "" ||
+    queue.length > 255 ||
+    /[\s,*]/.test(queue) ||
+    !isStorableText(queue)
+  ) {
     throw new ConfigurationError(
-      `${what} must be a queue name (1-255 characters, no spaces, commas or *), got ${JSON.stringify(queue)}`,
+      `${what} must be a queue name (1-255 characters, no spaces, commas, * , NUL characters or unpaired surrogates), got ${shown(queue)}`,
     );
   }
   return queue;
@@ -28,7 +46,7 @@ export function checkQueueName(queue: unknown, what: string): string {
 /** A priority: a 32-bit integer; smaller runs first. */
 export function checkPriority(priority: unknown, what: string): number {
   if (typeof priority !== "number" || !Number.isInteger(priority) || Math.abs(priority) > 2 ** 31 - 1) {
-    throw new ConfigurationError(`${what} must be an integer (smaller runs first), got ${JSON.stringify(priority)}`);
+    throw new ConfigurationError(`${what} must be an integer (smaller runs first), got ${shown(priority)}`);
   }
   return priority;
 }
@@ -50,7 +68,7 @@ export function rejectUnknownKeys(value: object, allowed: ReadonlySet<string>, w
  */
 export function checkJobId(value: unknown, what: string): number {
   if (typeof value !== "number" || !Number.isSafeInteger(value) || value < 1) {
-    throw new ConfigurationError(`${what} needs a job id (a whole number of at least 1), got ${JSON.stringify(value)}`);
+    throw new ConfigurationError(`${what} needs a job id (a whole number of at least 1), got ${shown(value)}`);
   }
   return value;
 }
@@ -58,7 +76,7 @@ export function checkJobId(value: unknown, what: string): number {
 /** A whole number of at least 1. */
 export function positiveInteger(value: unknown, what: string): number {
   if (typeof value !== "number" || !Number.isInteger(value) || value < 1) {
-    throw new ConfigurationError(`${what} must be a whole number of at least 1, got ${JSON.stringify(value)}`);
+    throw new ConfigurationError(`${what} must be a whole number of at least 1, got ${shown(value)}`);
   }
   return value;
 }
@@ -66,7 +84,7 @@ export function positiveInteger(value: unknown, what: string): number {
 /** A whole number, 0 or more. */
 export function nonNegativeInteger(value: unknown, what: string): number {
   if (typeof value !== "number" || !Number.isInteger(value) || value < 0) {
-    throw new ConfigurationError(`${what} must be a whole number of at least 0, got ${JSON.stringify(value)}`);
+    throw new ConfigurationError(`${what} must be a whole number of at least 0, got ${shown(value)}`);
   }
   return value;
 }
@@ -79,8 +97,7 @@ export function positive(value: number, what: string): number {
 
 /** true or false, nothing truthy. */
 export function checkBoolean(value: unknown, what: string): boolean {
-  if (typeof value !== "boolean")
-    throw new ConfigurationError(`${what} must be true or false, got ${JSON.stringify(value)}`);
+  if (typeof value !== "boolean") throw new ConfigurationError(`${what} must be true or false, got ${shown(value)}`);
   return value;
 }
 

@@ -13,10 +13,24 @@ type Tagged = { [TAG]: "date" | "bigint" | "object"; v: unknown };
 /** Encode job arguments as JSON text, or throw {@link SerializationError} naming the bad path. */
 export function serializeArguments(jobName: string, value: unknown): string {
   const input = value === undefined ? null : value;
-  // Plain JSON, the usual arguments, is written as it is: no copy to make, for each job of a batch.
-  if (isPlainJson(input, 0)) return JSON.stringify(input);
-  return JSON.stringify(encode(input, "arguments", jobName, new Set()));
+  try {
+    // Plain JSON, the usual arguments, is written as it is: no copy to make, for each job of a batch.
+    if (isPlainJson(input, 0)) return JSON.stringify(input);
+    return JSON.stringify(encode(input, "arguments", jobName, new Set()));
+  } catch (error) {
+    if (error instanceof SerializationError) throw error;
+    // A getter or a proxy trap that throws while the arguments are read: they are not data.
+    throw new SerializationError(jobName, "arguments", `could not be read: ${(error as Error)?.message ?? error}`, {
+      cause: error,
+    });
+  }
 }
+
+/**
+ * Deepest nesting of arrays and objects stored: far beyond any real arguments, and well within
+ * the stack of every recursive walk over them (this one, reading them back, the dashboard's view).
+ */
+export const MAX_ARGUMENT_DEPTH = 500;
 
 /** Nesting beyond which {@link isPlainJson} gives up (a cycle would nest forever). */
 const PLAIN_DEPTH = 64;
@@ -90,6 +104,8 @@ function encode(value: unknown, path: string, jobName: string, ancestors: Set<ob
   if (value === null) return null;
   const object = value as object;
   if (ancestors.has(object)) throw new SerializationError(jobName, path, "refers back to itself (a cycle)");
+  if (ancestors.size >= MAX_ARGUMENT_DEPTH)
+    throw new SerializationError(jobName, "arguments", `nest deeper than ${MAX_ARGUMENT_DEPTH} levels`);
   if (object instanceof Date) {
     if (Number.isNaN(object.getTime())) throw new SerializationError(jobName, path, "is an invalid Date");
     return { [TAG]: "date", v: object.toISOString() };

@@ -8,6 +8,7 @@ import { countOrZeroArgument, rejectUnknownKeys, wholeNumberArgument } from "../
 import { isLogLevel, type LogLevel } from "../logger.js";
 import { findConfigFile, loadConfigFile } from "./config-file.js";
 import { checkTablePrefix } from "../database/table-prefix.js";
+import { shown } from "../shown-value.js";
 
 /** What a config module's default export may contain. Every key is optional. */
 export interface FirmQueueConfig extends Omit<StartOptions, "mode" | "require"> {
@@ -225,12 +226,10 @@ export async function resolveCliConfig(
     if (config.listenUrl !== undefined) parseDatabaseUrl(checkString(config.listenUrl, "listenUrl"));
     if (config.tablePrefix !== undefined) checkTablePrefix(config.tablePrefix);
     if (config.logLevel !== undefined && !isLogLevel(config.logLevel)) {
-      throw new ConfigurationError(
-        `logLevel must be debug, info, warn or error, got ${JSON.stringify(config.logLevel)}`,
-      );
+      throw new ConfigurationError(`logLevel must be debug, info, warn or error, got ${shown(config.logLevel)}`);
     }
     if (config.logFormat !== undefined && config.logFormat !== "text" && config.logFormat !== "json") {
-      throw new ConfigurationError(`logFormat must be text or json, got ${JSON.stringify(config.logFormat)}`);
+      throw new ConfigurationError(`logFormat must be text or json, got ${shown(config.logFormat)}`);
     }
     const {
       logFormat: _format,
@@ -267,19 +266,19 @@ export async function resolveCliConfig(
 
 function checkMode(value: unknown, label: string): "fork" | "async" {
   if (value !== "fork" && value !== "async")
-    throw new ConfigurationError(`${label} must be "fork" or "async", got ${JSON.stringify(value)}`);
+    throw new ConfigurationError(`${label} must be "fork" or "async", got ${shown(value)}`);
   return value;
 }
 
 function checkString(value: unknown, label: string): string {
   if (typeof value !== "string" || value === "")
-    throw new ConfigurationError(`${label} must be a non-empty string, got ${JSON.stringify(value)}`);
+    throw new ConfigurationError(`${label} must be a non-empty string, got ${shown(value)}`);
   return value;
 }
 
 function checkJobs(value: unknown, label: string): string[] {
   if (!Array.isArray(value) || !value.every((path) => typeof path === "string" && path !== "")) {
-    throw new ConfigurationError(`${label} must be a list of module paths, got ${JSON.stringify(value)}`);
+    throw new ConfigurationError(`${label} must be a list of module paths, got ${shown(value)}`);
   }
   return value as string[];
 }

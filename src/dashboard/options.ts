@@ -4,6 +4,7 @@ import { ConfigurationError } from "../errors.js";
 import type { FirmQueue } from "../firm-queue.js";
 import { parseHost, type RequestHost } from "./host-check.js";
 import { rejectUnknownKeys } from "../option-checks.js";
+import { shown } from "../shown-value.js";
 
 /** What the `authorize` hook sees of a request. */
 export interface DashboardAuthRequest {
@@ -94,7 +95,7 @@ export function resolveDashboardOptions(options: DashboardOptions): ResolvedDash
   const basePath = (options.basePath ?? "").replace(/\/+$/, "");
   if (basePath !== "" && !/^\/[A-Za-z0-9._~\-/]*$/.test(basePath)) {
     throw new ConfigurationError(
-      `dashboard option basePath must be a path such as "/admin/jobs", got ${JSON.stringify(options.basePath)}`,
+      `dashboard option basePath must be a path such as "/admin/jobs", got ${shown(options.basePath)}`,
     );
   }
   if (options.authorize !== undefined && typeof options.authorize !== "function")
@@ -153,7 +154,7 @@ function parseAllowedHosts(value: unknown): RequestHost[] {
     const host = typeof entry === "string" ? parseHost(entry) : null;
     if (!host)
       throw new ConfigurationError(
-        `dashboard option allowedHosts: ${JSON.stringify(entry)} is not a host name (optionally with :port), e.g. "jobs.example.com" or "10.0.0.5:9000"`,
+        `dashboard option allowedHosts: ${shown(entry)} is not a host name (optionally with :port), e.g. "jobs.example.com" or "10.0.0.5:9000"`,
       );
     return host;
   });

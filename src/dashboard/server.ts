@@ -4,6 +4,7 @@ import { listenOn } from "../http-listen.js";
 import { createDashboard } from "./adapters.js";
 import { isLoopbackBindHost } from "./loopback.js";
 import type { DashboardOptions } from "./options.js";
+import { shown } from "../shown-value.js";
 
 /** Options of `startDashboardServer`: the dashboard's, plus where to listen. */
 export interface DashboardServerOptions extends DashboardOptions {
@@ -30,7 +31,7 @@ export interface DashboardServer {
 export async function startDashboardServer(options: DashboardServerOptions): Promise<DashboardServer> {
   const { port = 9000, host = "127.0.0.1", ...dashboardOptions } = options;
   if (!Number.isInteger(port) || port < 0 || port > 65535)
-    throw new ConfigurationError(`dashboard port must be 0-65535, got ${JSON.stringify(port)}`);
+    throw new ConfigurationError(`dashboard port must be 0-65535, got ${shown(port)}`);
   const authenticated =
     dashboardOptions.basicAuth !== undefined ||
     dashboardOptions.bearerToken !== undefined ||

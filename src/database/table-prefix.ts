@@ -2,6 +2,7 @@ import type { Kysely } from "kysely";
 import { ConfigurationError } from "../errors.js";
 import type { UniqueIndex } from "./dialect.js";
 import { TablePrefixPlugin } from "./table-prefix-plugin.js";
+import { shown } from "../shown-value.js";
 
 /**
  * The prefix firm-queue's code is written with: every table, index, trigger, function and the
@@ -32,7 +33,7 @@ export class TablePrefixError extends ConfigurationError {
   ) {
     super(
       `${what} must be 1 to ${MAX_TABLE_PREFIX_LENGTH} characters of lower-case letters, digits and _, ` +
-        `not starting with a digit (such as "billing_q_"), got ${JSON.stringify(prefix)}`,
+        `not starting with a digit (such as "billing_q_"), got ${shown(prefix)}`,
     );
   }
 }

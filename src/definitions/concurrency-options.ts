@@ -1,5 +1,7 @@
 import { toMilliseconds, type Duration } from "../duration.js";
 import { ConfigurationError } from "../errors.js";
+import { isStorableText } from "../option-checks.js";
+import { shown } from "../shown-value.js";
 
 /** What a concurrency key function may return; it is turned into text for the stored key. */
 export type ConcurrencyKeyValue = string | number | bigint;
@@ -87,19 +89,19 @@ export function resolveConcurrency(jobName: string, options: unknown): ResolvedC
   const given = options as ConcurrencyOptions;
   const to = given.to ?? 1;
   if (typeof to !== "number" || !Number.isInteger(to) || to < 1 || to > 2 ** 31 - 1) {
-    throw new ConfigurationError(`${what}.to must be a whole number of at least 1, got ${JSON.stringify(to)}`);
+    throw new ConfigurationError(`${what}.to must be a whole number of at least 1, got ${shown(to)}`);
   }
   const duration = toMilliseconds(given.duration ?? DEFAULT_CONCURRENCY_DURATION, `${what}.duration`);
   if (duration <= 0) throw new ConfigurationError(`${what}.duration must be more than 0`);
   const group = given.group ?? jobName;
-  if (typeof group !== "string" || group === "" || group.length > 200) {
+  if (typeof group !== "string" || group === "" || group.length > 200 || !isStorableText(group)) {
     throw new ConfigurationError(
-      `${what}.group must be a non-empty string of at most 200 characters, got ${JSON.stringify(group)}`,
+      `${what}.group must be a non-empty string of at most 200 characters, without NUL characters or unpaired surrogates, got ${shown(group)}`,
     );
   }
   const chosen = given.onConflict ?? "block";
   if (chosen !== "block" && chosen !== "drop" && chosen !== "discard") {
-    throw new ConfigurationError(`${what}.onConflict must be "block" or "drop", got ${JSON.stringify(chosen)}`);
+    throw new ConfigurationError(`${what}.onConflict must be "block" or "drop", got ${shown(chosen)}`);
   }
   const onConflict: ResolvedOnConflict = chosen === "discard" ? "drop" : chosen;
   return Object.freeze({ to, duration, group, onConflict, keyOf: keyFunction(given.key, what) });
@@ -135,6 +137,11 @@ export function concurrencyKeyFor(jobName: string, concurrency: ResolvedConcurre
     );
   }
   const key = `${concurrency.group}/${String(value)}`;
+  if (!isStorableText(key)) {
+    throw new ConfigurationError(
+      `The concurrency key of job "${jobName}" holds a NUL character or an unpaired surrogate, which no database stores as given: ${shown(key)}`,
+    );
+  }
   if ([...key].length > MAX_KEY_LENGTH) {
     throw new ConfigurationError(
       `The concurrency key of job "${jobName}" is longer than ${MAX_KEY_LENGTH} characters: ${key.slice(0, 60)}…`,

@@ -23,6 +23,7 @@ export type JobArguments =
   | readonly JobArguments[]
   | { readonly [key: string]: JobArguments | undefined };
 import { resolveUnique, type ResolvedUnique, type UniqueOptions } from "./unique-options.js";
+import { shown } from "../shown-value.js";
 
 /** What a handler learns about the job it runs. */
 export interface JobContext {
@@ -210,6 +211,6 @@ function resolveTimeout(timeout: Duration | undefined, what: string): number | n
   const ms = toMilliseconds(timeout, what);
   // setTimeout cannot wait longer than this; a longer timeout would fire at once.
   if (ms < 1 || ms > 2 ** 31 - 1)
-    throw new ConfigurationError(`${what} must be from 1 ms to about 24 days, got ${JSON.stringify(timeout)}`);
+    throw new ConfigurationError(`${what} must be from 1 ms to about 24 days, got ${shown(timeout)}`);
   return ms;
 }

@@ -1,7 +1,8 @@
 import { ConfigurationError, FirmQueueError, RecurringTaskError } from "../errors.js";
-import { checkPriority, checkQueueName } from "../option-checks.js";
+import { checkPriority, checkQueueName, isStorableText } from "../option-checks.js";
 import { serializeArguments } from "../serialization.js";
 import { CronSchedule, DEFAULT_TIMEZONE } from "./schedule.js";
+import { shown } from "../shown-value.js";
 
 /** One recurring task as declared in `recurring: { … }` or given to `firm.recurring.schedule()`. */
 export interface RecurringTaskOptions {
@@ -75,7 +76,7 @@ export function resolveRecurringTask(
 ): RecurringTask {
   checkTaskKey(key);
   if (typeof input !== "object" || input === null || Array.isArray(input)) {
-    throw new RecurringTaskError(key, `must be an object like { job, schedule }, got ${JSON.stringify(input)}`);
+    throw new RecurringTaskError(key, `must be an object like { job, schedule }, got ${shown(input)}`);
   }
   for (const name of Object.keys(input)) {
     if (!TASK_KEYS.has(name))
@@ -83,15 +84,18 @@ export function resolveRecurringTask(
   }
   const task = input as RecurringTaskOptions;
   if (typeof task.job !== "string" || task.job === "")
-    throw new RecurringTaskError(key, `job must name a defined job, got ${JSON.stringify(task.job)}`);
+    throw new RecurringTaskError(key, `job must name a defined job, got ${shown(task.job)}`);
   if (jobNames && !jobNames.includes(task.job)) {
     const known = jobNames.length > 0 ? `defined jobs: ${jobNames.join(", ")}` : "no jobs are defined";
     throw new RecurringTaskError(key, `job "${task.job}" is not defined (${known})`);
   }
   const timezone = task.timezone ?? DEFAULT_TIMEZONE;
   new CronSchedule(key, task.schedule, timezone); // throws when the expression or zone is unusable
-  if (task.description !== undefined && typeof task.description !== "string") {
-    throw new RecurringTaskError(key, `description must be a string, got ${JSON.stringify(task.description)}`);
+  if (task.description !== undefined && (typeof task.description !== "string" || !isStorableText(task.description))) {
+    throw new RecurringTaskError(
+      key,
+      `description must be a string without NUL characters or unpaired surrogates, got ${shown(task.description)}`,
+    );
   }
   return Object.freeze({
     key,
@@ -112,10 +116,10 @@ export function scheduleOf(task: RecurringTask): CronSchedule {
 }
 
 function checkTaskKey(key: unknown): asserts key is string {
-  if (typeof key !== "string" || key.trim() === "" || key.length > MAX_KEY_LENGTH) {
+  if (typeof key !== "string" || key.trim() === "" || key.length > MAX_KEY_LENGTH || !isStorableText(key)) {
     throw new RecurringTaskError(
-      String(key),
-      `a task key must be a non-empty string of at most ${MAX_KEY_LENGTH} characters`,
+      typeof key === "string" ? key : shown(key),
+      `a task key must be a non-empty string of at most ${MAX_KEY_LENGTH} characters, without NUL characters or unpaired surrogates`,
     );
   }
 }

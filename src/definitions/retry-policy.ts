@@ -1,6 +1,7 @@
 import { toMilliseconds, type Duration } from "../duration.js";
 import { ConfigurationError } from "../errors.js";
 import { rejectUnknownKeys } from "../option-checks.js";
+import { shown } from "../shown-value.js";
 
 /**
  * How long to wait before the next attempt:
@@ -68,12 +69,12 @@ export function resolveRetryPolicy(options: RetryOptions | undefined, where: str
   const attempts = options.attempts ?? 1;
   if (typeof attempts !== "number" || !Number.isInteger(attempts) || attempts < 1 || attempts > MAX_ATTEMPTS) {
     throw new ConfigurationError(
-      `${where} retry.attempts must be a whole number of at least 1 (the first attempt included), got ${JSON.stringify(attempts)}`,
+      `${where} retry.attempts must be a whole number of at least 1 (the first attempt included), got ${shown(attempts)}`,
     );
   }
   const jitter = options.jitter ?? 0;
   if (typeof jitter !== "number" || !(jitter >= 0 && jitter <= 1)) {
-    throw new ConfigurationError(`${where} retry.jitter must be a fraction from 0 to 1, got ${JSON.stringify(jitter)}`);
+    throw new ConfigurationError(`${where} retry.jitter must be a fraction from 0 to 1, got ${shown(jitter)}`);
   }
   const maxDelay = toMilliseconds(options.maxDelay ?? DEFAULT_MAX_DELAY, `${where} retry.maxDelay`);
   if (options.abandonOn !== undefined && options.discardOn !== undefined)
@@ -96,7 +97,7 @@ function resolveBackoff(backoff: Backoff, maxDelay: number, where: string): Retr
   const what = `${where} retry.backoff`;
   if (typeof backoff !== "number" && typeof backoff !== "string") {
     throw new ConfigurationError(
-      `${what} must be "exponential", "polynomial", a duration or a function, got ${JSON.stringify(backoff)}`,
+      `${what} must be "exponential", "polynomial", a duration or a function, got ${shown(backoff)}`,
     );
   }
   let fixed: number;
@@ -104,7 +105,7 @@ function resolveBackoff(backoff: Backoff, maxDelay: number, where: string): Retr
     fixed = toMilliseconds(backoff, what);
   } catch {
     throw new ConfigurationError(
-      `${what} must be "exponential", "polynomial", a duration such as 5000 or "30s", or a function; got ${JSON.stringify(backoff)}`,
+      `${what} must be "exponential", "polynomial", a duration such as 5000 or "30s", or a function; got ${shown(backoff)}`,
     );
   }
   if (fixed > maxDelay)
@@ -115,6 +116,6 @@ function resolveBackoff(backoff: Backoff, maxDelay: number, where: string): Retr
 function optionalFunction<F>(value: F | undefined, what: string): F | null {
   if (value === undefined) return null;
   if (typeof value !== "function")
-    throw new ConfigurationError(`${what} must be a function (error) => boolean, got ${JSON.stringify(value)}`);
+    throw new ConfigurationError(`${what} must be a function (error) => boolean, got ${shown(value)}`);
   return value;
 }

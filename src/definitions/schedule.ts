@@ -1,5 +1,6 @@
 import { Cron } from "croner";
 import { RecurringTaskError } from "../errors.js";
+import { shown } from "../shown-value.js";
 
 /** The time zone a schedule is read in when none is given. */
 export const DEFAULT_TIMEZONE = "UTC";
@@ -24,10 +25,7 @@ export class CronSchedule {
     readonly timezone: string = DEFAULT_TIMEZONE,
   ) {
     if (typeof expression !== "string" || expression.trim() === "") {
-      throw new RecurringTaskError(
-        taskKey,
-        `schedule must be a cron expression string, got ${JSON.stringify(expression)}`,
-      );
+      throw new RecurringTaskError(taskKey, `schedule must be a cron expression string, got ${shown(expression)}`);
     }
     checkTimezone(taskKey, timezone);
     try {
@@ -40,15 +38,12 @@ export class CronSchedule {
     } catch (error) {
       throw new RecurringTaskError(
         taskKey,
-        `schedule ${JSON.stringify(expression)} is not a valid cron expression (5 fields, or 6 with seconds first): ${(error as Error).message}`,
+        `schedule ${shown(expression)} is not a valid cron expression (5 fields, or 6 with seconds first): ${(error as Error).message}`,
         { cause: error },
       );
     }
     if (this.next(new Date()) === null) {
-      throw new RecurringTaskError(
-        taskKey,
-        `schedule ${JSON.stringify(expression)} never matches a date in the future`,
-      );
+      throw new RecurringTaskError(taskKey, `schedule ${shown(expression)} never matches a date in the future`);
     }
   }
 
@@ -67,7 +62,7 @@ function checkTimezone(taskKey: string, timezone: unknown): void {
   if (typeof timezone !== "string" || timezone === "") {
     throw new RecurringTaskError(
       taskKey,
-      `timezone must be an IANA time zone name such as "Europe/Berlin", got ${JSON.stringify(timezone)}`,
+      `timezone must be an IANA time zone name such as "Europe/Berlin", got ${shown(timezone)}`,
     );
   }
   try {
@@ -75,7 +70,7 @@ function checkTimezone(taskKey: string, timezone: unknown): void {
   } catch (error) {
     throw new RecurringTaskError(
       taskKey,
-      `timezone ${JSON.stringify(timezone)} is not a time zone this Node.js knows (use an IANA name such as "Europe/Berlin")`,
+      `timezone ${shown(timezone)} is not a time zone this Node.js knows (use an IANA name such as "Europe/Berlin")`,
       { cause: error },
     );
   }

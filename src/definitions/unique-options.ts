@@ -1,5 +1,7 @@
 import { toMilliseconds, type Duration } from "../duration.js";
 import { ConfigurationError } from "../errors.js";
+import { shown } from "../shown-value.js";
+import { isStorableText } from "../option-checks.js";
 
 /**
  * Which states of the job holding a key make a new job with that key a duplicate:
@@ -86,7 +88,7 @@ export function jobKeyClaim(
 function checkMode(mode: unknown, period: unknown, what: string): { mode: UniqueMode; holdFor: number | null } {
   const resolved = mode ?? "waiting";
   if (!MODES.includes(resolved as UniqueMode)) {
-    throw new ConfigurationError(`${what}.mode must be one of ${MODES.join(", ")}, got ${JSON.stringify(mode)}`);
+    throw new ConfigurationError(`${what}.mode must be one of ${MODES.join(", ")}, got ${shown(mode)}`);
   }
   if (resolved === "finished") {
     if (period === undefined) throw new ConfigurationError(`${what}.period is required with mode "finished"`);
@@ -106,9 +108,9 @@ function keyFunction(key: unknown, what: string): (args: unknown) => unknown {
 
 function checkKey(value: unknown, what: string): string {
   const key = typeof value === "number" && Number.isFinite(value) ? String(value) : value;
-  if (typeof key !== "string" || key === "" || key.length > MAX_KEY_LENGTH) {
+  if (typeof key !== "string" || key === "" || key.length > MAX_KEY_LENGTH || !isStorableText(key)) {
     throw new ConfigurationError(
-      `${what} must be a non-empty string (or a number) of at most ${MAX_KEY_LENGTH} characters, got ${JSON.stringify(value)}`,
+      `${what} must be a non-empty string (or a number) of at most ${MAX_KEY_LENGTH} characters, without NUL characters or unpaired surrogates, got ${shown(value)}`,
     );
   }
   return key;

@@ -6,6 +6,7 @@ import {
   type JobEnqueueOptions,
 } from "../definitions/job-definition.js";
 import { rejectUnknownKeys } from "../option-checks.js";
+import { checkEnqueueOptions } from "../lifecycle/enqueue.js";
 
 /**
  * The options of each job of an `enqueueAll`: the shared options, with the job's own `each`
@@ -21,6 +22,8 @@ export function optionsOfEach<Args>(
   if (typeof options !== "object" || options === null)
     throw new ConfigurationError(`enqueueAll("${jobName}") options must be an object`);
   const { each, ...shared } = options;
+  // With no jobs nothing below would look at the options: check them all the same.
+  if (argsList.length === 0) checkEnqueueOptions(jobName, shared);
   if (each === undefined) return argsList.map(() => shared);
   if (Array.isArray(each) && each.length !== argsList.length) {
     throw new ConfigurationError(

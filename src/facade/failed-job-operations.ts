@@ -15,6 +15,7 @@ import {
 import type { JobRow } from "../models/job.js";
 import type { JobPolicies } from "../definitions/job-policies.js";
 import { dispatchContext } from "../lifecycle/dispatch-context.js";
+import { shown } from "../shown-value.js";
 
 /** Options of `firm.failedJobs.list()`. */
 export interface ListFailedJobsOptions extends FailedJobFilter {
@@ -150,9 +151,7 @@ function checkFilter(filter: FailedJobFilter): FailedJobFilter {
 
 function jobId(value: unknown, what: string): number {
   if (typeof value !== "number" || !Number.isSafeInteger(value) || value < 1) {
-    throw new ConfigurationError(
-      `${what} must be a job id (a whole number of at least 1), got ${JSON.stringify(value)}`,
-    );
+    throw new ConfigurationError(`${what} must be a job id (a whole number of at least 1), got ${shown(value)}`);
   }
   return value;
 }

@@ -14,6 +14,7 @@ import { latestRecurringRuns, type RecurringRun } from "../models/recurring-runs
 import { listSemaphoreUsage, type SemaphoreUsage } from "../models/semaphore-usage.js";
 import { throughputBuckets, type ThroughputBucket } from "../models/throughput.js";
 import type { RecurringOperations, RecurringTaskInfo } from "./recurring-operations.js";
+import { shown } from "../shown-value.js";
 
 /** Options of `firm.inspect.jobs()`. */
 export interface ListJobsOptions {
@@ -201,7 +202,7 @@ function checkListing(
   rejectUnknownKeys(options, keys, what);
   if (typeof options.state !== "string" || !JOB_STATES.has(options.state)) {
     throw new ConfigurationError(
-      `${what} state must be one of ${[...JOB_STATES].join(", ")}, got ${JSON.stringify(options.state)}`,
+      `${what} state must be one of ${[...JOB_STATES].join(", ")}, got ${shown(options.state)}`,
     );
   }
   return {
@@ -222,6 +223,6 @@ function checkKey(value: unknown, what: string): string {
 
 function checkDate(value: unknown, what: string): Date {
   if (!(value instanceof Date) || Number.isNaN(value.getTime()))
-    throw new ConfigurationError(`${what} must be a valid Date, got ${JSON.stringify(value)}`);
+    throw new ConfigurationError(`${what} must be a valid Date, got ${shown(value)}`);
   return value;
 }

@@ -5,6 +5,7 @@ import { dispatchContext } from "../lifecycle/dispatch-context.js";
 import { cancelJobsInTransaction, type CancelOutcome } from "../lifecycle/job-cancel.js";
 import { namesAndQueues, unendedJobIds, type CancelFilter } from "../models/job-cancellation.js";
 import { checkJobName, checkQueueName, positiveInteger, rejectUnknownKeys } from "../option-checks.js";
+import { shown } from "../shown-value.js";
 
 /** Options of `firm.jobs.cancelAll()`: which jobs (every condition given must match), and the batch size. */
 export interface CancelAllOptions extends CancelFilter {
@@ -110,14 +111,14 @@ async function tellWaitingCancelled(
 
 function checkJobId(value: unknown): number {
   if (typeof value !== "number" || !Number.isSafeInteger(value) || value < 1) {
-    throw new ConfigurationError(`job id must be a whole number of at least 1, got ${JSON.stringify(value)}`);
+    throw new ConfigurationError(`job id must be a whole number of at least 1, got ${shown(value)}`);
   }
   return value;
 }
 
 function checkKey(value: unknown): string {
   if (typeof value !== "string" || value === "") {
-    throw new ConfigurationError(`jobs.cancelAll option key must be a non-empty string, got ${JSON.stringify(value)}`);
+    throw new ConfigurationError(`jobs.cancelAll option key must be a non-empty string, got ${shown(value)}`);
   }
   return value;
 }

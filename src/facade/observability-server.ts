@@ -3,6 +3,7 @@ import { ConfigurationError } from "../errors.js";
 import { listenOn } from "../http-listen.js";
 import type { FirmMetrics } from "./firm-metrics.js";
 import type { HealthChecks } from "./health-checks.js";
+import { shown } from "../shown-value.js";
 
 /** What one observability server answers, and where it listens. */
 export interface ObservabilityServerOptions {
@@ -31,7 +32,7 @@ export interface ObservabilityServer {
 export async function startObservabilityServer(options: ObservabilityServerOptions): Promise<ObservabilityServer> {
   const { port, host = "127.0.0.1", metrics, health } = options;
   if (!Number.isInteger(port) || port < 0 || port > 65535)
-    throw new ConfigurationError(`metrics/health port must be 0-65535, got ${JSON.stringify(port)}`);
+    throw new ConfigurationError(`metrics/health port must be 0-65535, got ${shown(port)}`);
   const server = createServer((request, response) => {
     void answer(request, response, metrics, health).catch((error: unknown) => {
       if (!response.headersSent) response.writeHead(500, { "content-type": "text/plain; charset=utf-8" });

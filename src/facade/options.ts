@@ -11,6 +11,7 @@ import type { ResolvedDispatcher, ResolvedStartOptions, ResolvedWorker } from ".
 import { describeHandle, type DatabaseHandle } from "../database/handle.js";
 import { resolveDatabaseUrl, checkUrlText, checkSchemaName } from "../database-url-option.js";
 import { checkTablePrefix, DEFAULT_TABLE_PREFIX } from "../database/table-prefix.js";
+import { shown } from "../shown-value.js";
 
 /** Options of `new FirmQueue(...)`. */
 export interface FirmQueueOptions {
@@ -140,10 +141,10 @@ export function resolveOptions(options: FirmQueueOptions = {}): ResolvedOptions 
   }
   const logLevel = options.logLevel ?? process.env.FIRM_QUEUE_LOG_LEVEL ?? "info";
   if (!isLogLevel(logLevel))
-    throw new ConfigurationError(`logLevel must be debug, info, warn or error, got ${JSON.stringify(logLevel)}`);
+    throw new ConfigurationError(`logLevel must be debug, info, warn or error, got ${shown(logLevel)}`);
   const logFormat = options.logFormat ?? (process.env.FIRM_QUEUE_LOG_FORMAT || "text");
   if (!isLogFormat(logFormat))
-    throw new ConfigurationError(`logFormat must be "text" or "json", got ${JSON.stringify(logFormat)}`);
+    throw new ConfigurationError(`logFormat must be "text" or "json", got ${shown(logFormat)}`);
   const outcomesFromEnv = process.env.FIRM_QUEUE_LOG_JOB_OUTCOMES;
   return Object.freeze({
     databaseUrl: options.database === undefined ? resolveDatabaseUrl(options) : describeHandle(options.database),
@@ -276,7 +277,7 @@ export function resolveStartOptions(options: StartOptions = {}): ResolvedStartOp
   rejectUnknownKeys(options, START_KEYS, "start option");
   const mode = options.mode ?? "async";
   if (mode !== "async" && mode !== "fork")
-    throw new ConfigurationError(`start option mode must be "fork" or "async", got ${JSON.stringify(mode)}`);
+    throw new ConfigurationError(`start option mode must be "fork" or "async", got ${shown(mode)}`);
   const processHeartbeatInterval = positive(
     toTimerMilliseconds(options.processHeartbeatInterval ?? 60_000, "processHeartbeatInterval"),
     "processHeartbeatInterval",
@@ -354,16 +355,14 @@ function maintenanceInterval(value: Duration | false | undefined, what: string):
 }
 
 function list<T>(value: readonly T[], what: string): readonly T[] {
-  if (!Array.isArray(value)) throw new ConfigurationError(`${what} must be a list, got ${JSON.stringify(value)}`);
+  if (!Array.isArray(value)) throw new ConfigurationError(`${what} must be a list, got ${shown(value)}`);
   return value;
 }
 
 function resolveRequire(paths: unknown): readonly string[] | undefined {
   if (paths === undefined) return undefined;
   if (!Array.isArray(paths) || paths.length === 0 || !paths.every((path) => typeof path === "string" && path !== "")) {
-    throw new ConfigurationError(
-      `start option require must be a non-empty list of module paths, got ${JSON.stringify(paths)}`,
-    );
+    throw new ConfigurationError(`start option require must be a non-empty list of module paths, got ${shown(paths)}`);
   }
   return Object.freeze([...paths]);
 }

@@ -2,6 +2,7 @@ import { toTimerMilliseconds, type Duration } from "../duration.js";
 import { ConfigurationError } from "../errors.js";
 import { rejectUnknownKeys } from "../option-checks.js";
 import type { SchedulerSettings } from "../roles/scheduler.js";
+import { shown } from "../shown-value.js";
 
 /** The scheduler in `firm.start({ scheduler })`. */
 export interface SchedulerOptions {
@@ -27,7 +28,7 @@ export function resolveSchedulerOptions(
   rejectUnknownKeys(scheduler, SCHEDULER_KEYS, "scheduler option");
   const dynamicTasks = scheduler.dynamicTasks ?? false;
   if (typeof dynamicTasks !== "boolean")
-    throw new ConfigurationError(`scheduler.dynamicTasks must be true or false, got ${JSON.stringify(dynamicTasks)}`);
+    throw new ConfigurationError(`scheduler.dynamicTasks must be true or false, got ${shown(dynamicTasks)}`);
   const pollingInterval = toTimerMilliseconds(scheduler.pollingInterval ?? 5000, "scheduler.pollingInterval");
   if (pollingInterval <= 0) throw new ConfigurationError("scheduler.pollingInterval must be more than 0");
   return Object.freeze({ dynamicTasks, pollingInterval });

@@ -149,6 +149,18 @@ function prepareJob(request: EnqueueRequest, now: Date, value: unknown): Prepare
   };
 }
 
+/**
+ * Check the options of a bulk enqueue given no jobs: a bad option is refused whatever the list
+ * holds, as it would be with jobs in it.
+ */
+export function checkEnqueueOptions(jobName: string, options: EnqueueOptions): void {
+  rejectUnknownKeys(options, ENQUEUE_OPTION_KEYS, `enqueue("${jobName}") option`);
+  if (options.queue !== undefined) checkQueueName(options.queue, "enqueue option queue");
+  if (options.priority !== undefined) checkPriority(options.priority, "enqueue option priority");
+  scheduledAt(options, new Date());
+  jobKeyClaim(jobName, null, null, options.key);
+}
+
 function scheduledAt(options: EnqueueOptions, now: Date): Date {
   if (options.at !== undefined && options.wait !== undefined) {
     throw new ConfigurationError("enqueue options wait and at cannot be used together");

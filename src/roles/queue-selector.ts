@@ -1,6 +1,7 @@
 import { ConfigurationError } from "../errors.js";
 import type { Db } from "../database/dialect.js";
 import { readyQueueNamesWithPrefix, type ClaimTarget } from "../models/ready-execution.js";
+import { shown } from "../shown-value.js";
 
 /**
  * Which queues a worker takes jobs from, and in what order.
@@ -73,6 +74,6 @@ export function queuePatterns(queues: string | readonly string[]): readonly stri
   const list = typeof queues === "string" ? queues.split(",") : [...queues];
   const patterns = list.map((queue) => String(queue).trim()).filter((queue) => queue !== "");
   if (patterns.length === 0)
-    throw new ConfigurationError(`queues must name at least one queue or "*", got ${JSON.stringify(queues)}`);
+    throw new ConfigurationError(`queues must name at least one queue or "*", got ${shown(queues)}`);
   return Object.freeze(patterns);
 }
