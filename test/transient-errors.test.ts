@@ -19,6 +19,16 @@ describe("isConnectionError", () => {
     }
     expect(isConnectionError(new Error("Connection terminated unexpectedly"))).toBe(true);
     expect(isConnectionError(new Error("wrapped", { cause: error({ code: "ECONNRESET" }) }))).toBe(true);
+    // A Galera node that is not synced (joining, or outside the primary component).
+    expect(
+      isConnectionError(
+        error({
+          code: "ER_UNKNOWN_COM_ERROR",
+          errno: 1047,
+          message: "WSREP has not yet prepared node for application use",
+        }),
+      ),
+    ).toBe(true);
   });
 
   it("leaves other errors alone", () => {

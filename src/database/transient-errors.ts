@@ -52,6 +52,9 @@ const MESSAGES = [
   /Client has encountered a connection error/i,
   /socket hang up/i,
   /Can't add new command when connection is in closed state/i,
+  // A Galera node that is joining, or cut off from the cluster's primary component (errno 1047):
+  // it answers, but takes no statements until it is synced again.
+  /WSREP has not yet prepared node for application use/i,
 ];
 
 /**

@@ -67,3 +67,18 @@ export function startCounts(lines: readonly string[]): (job: number) => number {
   }
   return (job) => counts.get(job) ?? 0;
 }
+
+/**
+ * Jobs of the run that never ran to the end: every chaos job, and every tick that finished (a
+ * tick enqueued in the moment between the drain and the stop is left ready, rightly).
+ */
+export async function jobsNeverRun(db: Db, succeeded: ReadonlySet<number>): Promise<string | null> {
+  const rows = await db
+    .selectFrom("firm_queue_jobs")
+    .select(["id", "class_name", "finished_at", "queue_name"])
+    .execute();
+  const lost = rows.filter(
+    (row) => !succeeded.has(Number(row.id)) && (row.class_name !== TICK_TASK || row.finished_at !== null),
+  );
+  return lost.length === 0 ? null : `${lost.length} jobs never ran to the end: ${JSON.stringify(lost.slice(0, 10))}`;
+}

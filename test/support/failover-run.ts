@@ -10,7 +10,7 @@ import { analyseChaosLog } from "./chaos-log.js";
 import { Random } from "./chaos-settings.js";
 import { enqueueJobs, planJobs } from "./chaos-workload.js";
 import { FailoverEnqueuer } from "./failover-enqueuer.js";
-import { leftBehind, startCounts, tickGaps, unfinishedJobs } from "./failover-checks.js";
+import { jobsNeverRun, leftBehind, startCounts, tickGaps, unfinishedJobs } from "./failover-checks.js";
 import { PostgresPair, type ReplicationMode } from "./postgres-pair.js";
 
 export const HA_CONFIG = "test/fixtures/ha.config.ts";
@@ -130,11 +130,8 @@ export async function runFailover(
     for (const violation of analysis.violations)
       if (violation.kind !== "rerun-after-success" && violation.kind !== "over-limit")
         violations.push(`${violation.kind} (run log line ${violation.line}): ${violation.detail}`);
-    const neverRan = [...present].filter((id) => !analysis.succeeded.has(id));
-    if (neverRan.length > 0)
-      violations.push(
-        `${neverRan.length} jobs on the new primary never succeeded: ${neverRan.slice(0, 10).join(", ")}`,
-      );
+    const neverRun = await jobsNeverRun(db, analysis.succeeded);
+    if (neverRun) violations.push(neverRun);
     const ticks = await tickGaps(db, startCounts(cluster.lines()));
     return {
       mode,
