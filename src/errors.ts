@@ -161,6 +161,21 @@ export class JobNotFoundError extends FirmQueueError {
   }
 }
 
+/**
+ * A `dependsOn` or `onDependencyFailure` enqueue option that cannot be used: not a list, an entry
+ * that is not a job id, the same id twice, more than the maximum number of dependencies, or a
+ * policy other than `"cancel"` or `"run"`. Nothing was written.
+ */
+export class InvalidDependencyError extends ConfigurationError {
+  constructor(
+    /** The option at fault, as the caller wrote it (`enqueue("resize") option dependsOn`). */
+    readonly option: string,
+    readonly problem: string,
+  ) {
+    super(`${option} ${problem}; nothing was written`);
+  }
+}
+
 /** A handler returned a value whose JSON is larger than the limit; the attempt failed. */
 export class ResultTooLargeError extends FirmQueueError {
   constructor(

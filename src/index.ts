@@ -12,6 +12,7 @@ export type { Job, EnqueueAndWaitOptions } from "./facade/job.js";
 export type { EndedJob, WaitForOptions } from "./facade/wait-for.js";
 export type { FirmQueueOptions, StartOptions, WorkerOptions, DispatcherOptions } from "./facade/options.js";
 export type {
+  DependencyResult,
   JobContext,
   JobHandler,
   JobOptions,
@@ -77,6 +78,7 @@ export {
   WaitTimeoutError,
   JobDeletedWhileAwaitedError,
   JobDroppedError,
+  InvalidDependencyError,
   ClosedError,
   UnrecoverableError,
   TimeoutError,

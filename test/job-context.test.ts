@@ -22,7 +22,7 @@ describe("jobContext", () => {
     error: () => undefined,
   };
 
-  it("makes the signal only when read, and spreading copies every field", () => {
+  it("makes the signal only when read, and spreading copies every field", async () => {
     let made = 0;
     const controller = new AbortController();
     const context = jobContext(
@@ -33,6 +33,7 @@ describe("jobContext", () => {
         made++;
         return controller.signal;
       },
+      async (jobId) => [{ id: jobId - 1, name: "resize", state: "finished", result: { ok: true } }],
     );
     expect(made).toBe(0);
     const copy = { ...context };
@@ -41,6 +42,9 @@ describe("jobContext", () => {
     expect(copy.signal).toBe(controller.signal);
     expect(copy.enqueuedAt).toEqual(new Date("2026-12-01T10:00:00.123Z"));
     expect(copy.logger).toBe(context.logger);
+    expect(await copy.dependencyResults()).toEqual([
+      { id: 6, name: "resize", state: "finished", result: { ok: true } },
+    ]);
   });
 
   it("binds the logger to the job once", () => {
@@ -49,6 +53,7 @@ describe("jobContext", () => {
       logger,
       () => undefined,
       () => new AbortController().signal,
+      async () => [],
     );
     expect(context.logger).toBe(context.logger);
     expect(context.enqueuedAt).toBe(context.enqueuedAt);

@@ -9,6 +9,7 @@ const TABLES = [
   "blocked_executions",
   "claimed_executions",
   "failed_executions",
+  "job_dependencies",
   "job_keys",
   "jobs",
   "pauses",

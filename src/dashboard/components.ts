@@ -17,6 +17,7 @@ export const STATES: readonly JobState[] = [
 
 /** What each state's time column means. */
 export const SINCE_LABEL: Record<JobState, string> = {
+  pending: "Enqueued",
   ready: "Ready since",
   scheduled: "Due",
   claimed: "Claimed",

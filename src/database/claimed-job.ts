@@ -21,6 +21,9 @@ export const CLAIMED_JOB_COLUMNS = [
   "trace_context",
   "scheduled_at",
   "created_at",
+  // Whether its finish must release dependents (migration 012): a job without them takes the
+  // one-statement finish.
+  "has_dependents",
 ] as const;
 
 /**

@@ -128,7 +128,9 @@ export interface Dialect {
   readonly claimReady?: (db: Db, claim: ReadyClaim) => Promise<ReadyClaimResult>;
   /**
    * Record successful attempts in one statement, through the stale-worker guard: only jobs whose
-   * claim the process still holds are recorded; returns their ids.
+   * claim the process still holds are recorded; returns their ids. A job that has dependents
+   * (`has_dependents`, read under the job's row lock: a dependent may have been added since the
+   * claim) is left as it was, claimed, for the portable transaction to finish and release them.
    */
   readonly finishClaimed?: (db: Db, batch: FinishBatch) => Promise<number[]>;
   /**

@@ -14,20 +14,27 @@ import { inOneBlock } from "./mysql-block.js";
  * deleted whose entries InnoDB's purge has not removed yet, and each of the three statements
  * would walk them all (on a 20,000-job drain the block took three to five times longer by its
  * tenth batch of 1,000).
+ *
+ * A job that has dependents is left claimed, for the portable transaction to finish and release
+ * them: the first statement joins each claim to its job row and locks both (a locking read sees
+ * the latest `has_dependents`, set by a dependent added while the job ran), and the next two touch
+ * only the claims it returned.
  */
 export async function finishOnMariadb(db: Db, batch: FinishBatch): Promise<number[]> {
   const ids = sql.join(batch.jobIds.map((id) => sql`${id}`));
-  const held = sql`c.process_id = ${batch.processId} AND c.job_id IN (${ids})`;
+  const held = sql`c.process_id = ${batch.processId} AND c.job_id IN (${ids}) AND j.has_dependents = 0`;
   const claims = sql`firm_queue_claimed_executions c FORCE INDEX (index_firm_queue_claimed_executions_on_job_id)`;
   const outcome = batch.preserve
     ? sql`UPDATE firm_queue_jobs j JOIN ${claims} ON c.job_id = j.id
         SET j.finished_at = ${batch.now}, j.updated_at = ${batch.now}, j.attempts = j.attempts + 1 WHERE ${held}`
     : sql`DELETE j FROM firm_queue_jobs j JOIN ${claims} ON c.job_id = j.id WHERE ${held}`;
+  // With finished jobs deleted, their claims went with them (cascade); the claims of jobs left
+  // for the portable path must stay, so the last DELETE joins the job rows that remain.
   const [recorded] = (await inOneBlock(
     db,
-    sql`SELECT c.job_id FROM ${claims} WHERE ${held} FOR UPDATE;
+    sql`SELECT c.job_id FROM ${claims} STRAIGHT_JOIN firm_queue_jobs j ON j.id = c.job_id WHERE ${held} FOR UPDATE;
       ${outcome};
-      DELETE c FROM ${claims} WHERE ${held}`,
+      DELETE c FROM ${claims} JOIN firm_queue_jobs j ON j.id = c.job_id WHERE ${held}`,
   )) as [{ job_id: number | string }[]];
   return recorded.map((row) => Number(row.job_id));
 }

@@ -8,6 +8,13 @@ import { executePrepared } from "./postgres-prepared.js";
  * `removed` returns is touched), and those jobs are marked finished, or deleted when finished jobs
  * are not kept. Returns the ids recorded. For jobs without a concurrency key only: a slot to give
  * back needs the portable transaction (see `finishClaimedJobs`).
+ *
+ * A job that has dependents needs the portable transaction too (it releases them). The worker
+ * sends those there itself, knowing from the claim; a dependent added while the job ran is caught
+ * here: the UPDATE (or DELETE) of a job row another transaction changed since this statement
+ * began re-reads the row as committed, and `0 / (1 - has_dependents)` then divides by zero, which
+ * undoes the whole statement. Nothing is recorded and every job goes to the portable path. For a
+ * job without dependents the guard is one integer expression.
  */
 export async function finishInOneStatement(db: Db, batch: FinishBatch): Promise<number[]> {
   // The ids as one array literal: whole numbers need no quoting, where an array parameter would
@@ -15,9 +22,9 @@ export async function finishInOneStatement(db: Db, batch: FinishBatch): Promise<
   const ids = `{${batch.jobIds.join(",")}}`;
   const outcome = batch.preserve
     ? sql`UPDATE firm_queue_jobs j SET finished_at = ${batch.now}, updated_at = ${batch.now}, attempts = j.attempts + 1
-          FROM removed WHERE j.id = removed.job_id`
-    : sql`DELETE FROM firm_queue_jobs j USING removed WHERE j.id = removed.job_id`;
-  const { rows } = await executePrepared(
+          FROM removed WHERE j.id = removed.job_id AND 0 / (1 - j.has_dependents) = 0`
+    : sql`DELETE FROM firm_queue_jobs j USING removed WHERE j.id = removed.job_id AND 0 / (1 - j.has_dependents) = 0`;
+  const statement = executePrepared(
     db,
     sql<{ job_id: number | string }>`
     WITH removed AS (
@@ -27,5 +34,17 @@ export async function finishInOneStatement(db: Db, batch: FinishBatch): Promise<
     ), recorded AS (${outcome})
     SELECT job_id FROM removed`,
   );
+  const rows = await statement.then(
+    (result) => result.rows,
+    (error: unknown) => {
+      if (isDependentsGuard(error)) return [];
+      throw error;
+    },
+  );
   return rows.map((row) => Number(row.job_id));
+}
+
+/** SQLSTATE `division_by_zero`: the guard above met a job that has dependents. */
+function isDependentsGuard(error: unknown): boolean {
+  return typeof error === "object" && error !== null && (error as { code?: unknown }).code === "22012";
 }

@@ -37,6 +37,10 @@ export interface JobsTable {
   progress: ColumnType<string | null, string | null | undefined, string | null>;
   /** JSON of the OpenTelemetry context that enqueued the job (migration 006); null when none. */
   trace_context: ColumnType<string | null, string | null | undefined, string | null>;
+  /** Dependencies that have not ended yet (migration 012): above 0, the job is pending. */
+  unmet_dependencies: ColumnType<number, number | undefined, number>;
+  /** 1 once a job has dependents (migration 012): its end releases or cancels them. */
+  has_dependents: ColumnType<number, number | undefined, number>;
 }
 
 /** firm_queue_ready_executions: jobs waiting to be claimed, with what polling orders by. */
@@ -163,6 +167,19 @@ export interface SchemaMigrationsTable {
   applied_at: ColumnType<Date | string, Date, never>;
 }
 
+/** firm_queue_job_dependencies: one row per dependency of a job (migration 012). */
+export interface JobDependenciesTable {
+  id: Id;
+  job_id: number;
+  dependency_id: number;
+  position: number;
+  on_failure: string;
+  dependency_name: string;
+  dependency_state: string | null;
+  result: string | null;
+  created_at: CreatedAt;
+}
+
 /** Every table firm-queue owns, by name. */
 export interface Schema {
   firm_queue_jobs: JobsTable;
@@ -178,6 +195,7 @@ export interface Schema {
   firm_queue_semaphores: SemaphoresTable;
   firm_queue_schema_migrations: SchemaMigrationsTable;
   firm_queue_job_keys: JobKeysTable;
+  firm_queue_job_dependencies: JobDependenciesTable;
 }
 
 /** Read a timestamp column whatever the driver returned. */

@@ -8,6 +8,10 @@ import type { Db, FinishBatch } from "./dialect.js";
  * or deleted when finished jobs are not kept. Returns the ids recorded. The ids travel as one JSON
  * array (`json_each`), so each statement's text, and its prepared statement, is the same for
  * every batch. For jobs without a concurrency key only (see `finishClaimedJobs`).
+ *
+ * A job that has dependents goes to the portable transaction, which releases them: when one of
+ * `jobIds` has some (a dependent added while it ran; writers are serialized, so this read is the
+ * truth), nothing is recorded here and every job goes there.
  */
 export function finishOnSqlite(
   db: Db,
@@ -15,6 +19,11 @@ export function finishOnSqlite(
   batch: FinishBatch,
 ): Promise<number[]> {
   return transaction(db, async (trx) => {
+    const { rows: dependents } = await sql`SELECT 1 AS found FROM firm_queue_jobs
+      WHERE id IN (SELECT value FROM json_each(${JSON.stringify(batch.jobIds)})) AND has_dependents = 1 LIMIT 1`.execute(
+      trx,
+    );
+    if (dependents.length > 0) return [];
     const { rows } = await sql<{ job_id: number }>`
       DELETE FROM firm_queue_claimed_executions
       WHERE process_id = ${batch.processId} AND job_id IN (SELECT value FROM json_each(${JSON.stringify(batch.jobIds)}))

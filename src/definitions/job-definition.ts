@@ -7,6 +7,7 @@ import type { Logger } from "../logger.js";
 import { resolveRetryPolicy, type RetryOptions, type RetryPolicy } from "./retry-policy.js";
 import type { StandardSchema } from "../standard-schema.js";
 import { checkSchema } from "./argument-validation.js";
+import type { DependencyFailurePolicy } from "./dependency-options.js";
 
 /**
  * A value job arguments can hold (they are stored as JSON, with Date and bigint kept): the
@@ -49,6 +50,22 @@ export interface JobContext {
    * throws a ResultNotSerializableError.
    */
   progress(value: unknown): void;
+  /**
+   * The jobs this one depends on (`dependsOn`, or its children in a flow), in that order, with
+   * how each ended and what it returned. Empty for a job without dependencies. Read from the
+   * database on each call; kept even when the dependencies' rows are gone (see docs/workflows.md).
+   */
+  dependencyResults(): Promise<DependencyResult[]>;
+}
+
+/** One dependency of a job, as `context.dependencyResults()` reports it. */
+export interface DependencyResult {
+  readonly id: number;
+  readonly name: string;
+  /** How it ended: `finished`, `failed` or `cancelled`; `null` if it has not ended (a job run by hand). */
+  readonly state: "finished" | "failed" | "cancelled" | null;
+  /** What its handler returned, decoded (null when it returned nothing or did not finish). */
+  readonly result: unknown;
 }
 
 /** The function that does a job's work. */
@@ -114,6 +131,16 @@ export interface JobEnqueueOptions {
    * string. See docs/jobs.md.
    */
   readonly key?: string | number;
+  /**
+   * Ids of jobs this one waits for: it stays `pending` until every one of them has ended, then
+   * runs (see docs/workflows.md). An id with no job is a JobNotFoundError and nothing is written.
+   */
+  readonly dependsOn?: readonly number[];
+  /**
+   * What happens when a dependency fails for good or is cancelled: `"cancel"` (the default) cancels
+   * this job, and in turn its own dependents; `"run"` runs it anyway once every dependency ended.
+   */
+  readonly onDependencyFailure?: DependencyFailurePolicy;
 }
 
 /** Options for one `enqueue` call. */
@@ -166,9 +193,17 @@ const JOB_OPTION_KEYS = new Set([
   "unique",
 ]);
 /** The options one job of a bulk enqueue may set for itself. */
-export const JOB_ENQUEUE_OPTION_KEYS = new Set(["queue", "priority", "wait", "at", "key"]);
+export const JOB_ENQUEUE_OPTION_KEYS = new Set([
+  "queue",
+  "priority",
+  "wait",
+  "at",
+  "key",
+  "dependsOn",
+  "onDependencyFailure",
+]);
 /** The options `enqueue` accepts; any other key is refused. */
-export const ENQUEUE_OPTION_KEYS = new Set(["queue", "priority", "wait", "at", "key", "transaction"]);
+export const ENQUEUE_OPTION_KEYS = new Set([...JOB_ENQUEUE_OPTION_KEYS, "transaction"]);
 
 /** Check `defineJob` options and fill in defaults; unknown keys and bad values name themselves. */
 export function resolveJobOptions(

@@ -63,6 +63,7 @@ export interface RecurringTaskDetail extends RecurringTaskInfo {
 }
 
 const JOB_STATES: ReadonlySet<string> = new Set([
+  "pending",
   "ready",
   "scheduled",
   "blocked",

@@ -3,6 +3,7 @@ import type { DispatchContext } from "./dispatch-context.js";
 import { markCancelled } from "../models/job-cancellation.js";
 import { releaseJobKeys } from "../models/job-key.js";
 import { promoteNextBlocked } from "./semaphore-release.js";
+import { releaseDependents } from "./dependency-release.js";
 
 /**
  * Jobs whose claims are being put back in line (a stopping worker) but whose cancel was
@@ -18,6 +19,7 @@ export async function endCancelled(
   if (jobIds.length === 0) return;
   await markCancelled(trx, jobIds, now);
   await releaseJobKeys(trx, jobIds, now);
+  await releaseDependents(trx, context, jobIds, "cancelled", now);
   const keys = await trx
     .selectFrom("firm_queue_jobs")
     .select("concurrency_key")

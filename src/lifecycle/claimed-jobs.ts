@@ -6,7 +6,8 @@ import { recordFailedAttempt, type FailedAttemptOutcome } from "./failed-attempt
 import { dispatchStoredJobsNow } from "./job-dispatch.js";
 import { JobMoves } from "./job-moves.js";
 import type { ClaimedJob } from "../database/claimed-job.js";
-import { markJobsFinished, type JobRow } from "../models/job.js";
+import { finishJobs, type JobRow } from "../models/job.js";
+import { releaseDependents } from "./dependency-release.js";
 import { releaseJobKeys } from "../models/job-key.js";
 import { writeResults } from "../models/job-progress.js";
 import { endCancelled } from "./cancelled-release.js";
@@ -101,10 +102,29 @@ export async function finishClaimedJobs(
   if (jobs.length === 0) return new Set();
   const { finishClaimed } = database.dialect;
   if (finishClaimed !== undefined && jobs.every(isPlainFinish)) {
-    // No slot or key to give back: the database's single statement does the guard and the record.
+    // No slot, key or dependents to hand on: the database's single statement does the guard and
+    // the record. A job it left (a dependent was added while it ran; or its claim was lost) goes
+    // through the transaction below, which finds out which.
     const jobIds = jobs.map((job) => Number(job.id));
-    return new Set(await finishClaimed(database.db, { jobIds, processId, now: database.clock.now(), preserve }));
+    const recorded = new Set(
+      await finishClaimed(database.db, { jobIds, processId, now: database.clock.now(), preserve }),
+    );
+    if (recorded.size === jobs.length) return recorded;
+    const rest = jobs.filter((job) => !recorded.has(Number(job.id)));
+    for (const id of await finishInTransaction(database, policies, processId, rest, preserve)) recorded.add(id);
+    return recorded;
   }
+  return finishInTransaction(database, policies, processId, jobs, preserve);
+}
+
+/** {@link finishClaimedJobs} in several statements: for jobs with a slot, key, result or dependents. */
+async function finishInTransaction(
+  database: Database,
+  policies: JobPolicies,
+  processId: number,
+  jobs: readonly FinishedJob[],
+  preserve: boolean,
+): Promise<Set<number>> {
   const moves = JobMoves.for(policies.events);
   const recorded = await database.claimTransaction(async (trx) => {
     moves?.reset();
@@ -121,7 +141,8 @@ export async function finishClaimedJobs(
     const finished = new Set(removed.map((row) => Number(row.job_id)));
     if (finished.size === 0) return finished;
     const now = database.clock.now();
-    await markJobsFinished(trx, [...finished], now, preserve);
+    // Read under the rows' locks: a dependent added while the job ran is seen here.
+    const withDependents = await finishJobs(trx, database.dialect, [...finished], now, preserve);
     await releaseJobKeys(trx, [...finished], now, true);
     if (preserve)
       await writeResults(
@@ -136,6 +157,11 @@ export async function finishClaimedJobs(
       .sort((a, b) => compareKeys(a.concurrencyKey!, b.concurrencyKey!));
     const context = dispatchContext(database, policies, moves);
     for (const holder of holders) await releaseSemaphoreAndPromote(trx, context, holder, now);
+    if (withDependents.length > 0) {
+      const results = new Map<number, string>();
+      for (const job of jobs) if ((job.result ?? null) !== null) results.set(Number(job.id), job.result!);
+      await releaseDependents(trx, context, withDependents, "finished", now, results);
+    }
     return finished;
   });
   moves?.emit(policies.events);
@@ -189,9 +215,14 @@ export async function releaseKeptSlot(
 export type FinishedJob = Pick<
   ClaimedJob,
   "id" | "class_name" | "concurrency_key" | "semaphore_id" | "job_key" | "result"
->;
+> & { readonly has_dependents?: number };
 
-/** A finish with nothing to hand on or store: no concurrency slot, no unique key, no result. */
+/** A finish with nothing to hand on or store: no concurrency slot, unique key, result or dependents. */
 function isPlainFinish(job: FinishedJob): boolean {
-  return job.concurrency_key === null && (job.job_key ?? null) === null && (job.result ?? null) === null;
+  return (
+    job.concurrency_key === null &&
+    (job.job_key ?? null) === null &&
+    (job.result ?? null) === null &&
+    !job.has_dependents
+  );
 }

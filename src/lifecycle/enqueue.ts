@@ -18,6 +18,7 @@ import { serializeArguments } from "../serialization.js";
 import { appTransactionConnection, type EnqueueTransaction } from "../database/app-transaction.js";
 import { bridgeKysely, singleConnection } from "../database/bridge.js";
 import { validateArguments } from "../definitions/argument-validation.js";
+import { checkDependencies } from "../definitions/dependency-options.js";
 
 /** One job to write: its name, arguments, and the options that decide queue, priority and time. */
 export interface EnqueueRequest {
@@ -94,7 +95,11 @@ async function writeJobs(
   const simple =
     enqueueReady !== undefined &&
     jobs.every(
-      (job) => job.concurrencyKey === null && job.keyClaim === null && job.scheduledAt.getTime() <= now.getTime(),
+      (job) =>
+        job.concurrencyKey === null &&
+        job.keyClaim === null &&
+        !job.dependencies &&
+        job.scheduledAt.getTime() <= now.getTime(),
     );
   const results = simple
     ? (await enqueueReady(database.db, { jobs, now })).map(created)
@@ -131,7 +136,9 @@ function prepareJob(request: EnqueueRequest, now: Date, value: unknown): Prepare
   const options = request.options ?? {};
   rejectUnknownKeys(options, ENQUEUE_OPTION_KEYS, `enqueue("${request.name}") option`);
   const keyClaim = jobKeyClaim(request.name, request.defaults.unique, value, options.key);
+  const dependencies = checkDependencies(options.dependsOn, options.onDependencyFailure, `enqueue("${request.name}")`);
   return {
+    dependencies,
     keyClaim,
     jobKey: keyClaim?.key ?? null,
     className: request.name,

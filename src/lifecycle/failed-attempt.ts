@@ -7,6 +7,7 @@ import { dispatchJobs, toDispatchable } from "./job-dispatch.js";
 import { recordAttemptFailure } from "../models/job.js";
 import { releaseJobKeys } from "../models/job-key.js";
 import { releaseSemaphoreAndPromote, slotHolderOf } from "./semaphore-release.js";
+import { releaseDependents } from "./dependency-release.js";
 
 /** What became of a job after a failed attempt, for the caller to log. */
 export interface FailedAttemptOutcome {
@@ -69,6 +70,7 @@ export async function recordFailedAttempt(
     // Cancelled while it ran: whatever failed it, the job ends cancelled and is not retried.
     await recordAttemptFailure(trx, jobId, errorJson, now, { finishedAt: now });
     await releaseJobKeys(trx, [jobId], now);
+    await releaseDependents(trx, context, [jobId], "cancelled", now);
     return { ...outcome, decision: { action: "abandon" }, cancelled: true };
   }
   if (decision.action === "retry") {
@@ -81,9 +83,12 @@ export async function recordFailedAttempt(
   await releaseJobKeys(trx, [jobId], now);
   if (decision.action === "abandon") {
     await recordAttemptFailure(trx, jobId, errorJson, now, { finishedAt: now });
-    return outcome;
+  } else {
+    await recordAttemptFailure(trx, jobId, errorJson, now);
+    await insertFailedExecution(trx, jobId, errorJson, now);
   }
-  await recordAttemptFailure(trx, jobId, errorJson, now);
-  await insertFailedExecution(trx, jobId, errorJson, now);
+  // Its dependents learn it failed (an abandoned job did not succeed either). The edges are read
+  // after the UPDATE above took the job's row lock, so a dependent added meanwhile is among them.
+  await releaseDependents(trx, context, [jobId], "failed", now);
   return outcome;
 }

@@ -4,6 +4,7 @@ import type { Db } from "../database/dialect.js";
 import { dispatchContext, type DispatchContext } from "./dispatch-context.js";
 import {
   lockClaims,
+  lockPendingJobs,
   markCancelled,
   markCancelledAttempt,
   requestCancel,
@@ -12,6 +13,7 @@ import {
 import { releaseJobKeys } from "../models/job-key.js";
 import { compareKeys, releaseSemaphoreAndPromote, slotHolderOf, type SlotHolder } from "./semaphore-release.js";
 import { removeClaim } from "./claimed-jobs.js";
+import { releaseDependents } from "./dependency-release.js";
 
 /**
  * What a cancel did to one job:
@@ -43,6 +45,17 @@ export async function cancelJobsInTransaction(
   const ready = taken.filter((job) => job.wasReady).map((job) => job.jobId);
   for (const holder of await slotHolders(trx, ready)) await releaseSemaphoreAndPromote(trx, context, holder, now);
   for (const id of cancelled) outcomes.set(id, "cancelled");
+  // Jobs waiting for their dependencies are in no execution table: they end here too.
+  const pending = await lockPendingJobs(
+    trx,
+    context.dialect,
+    jobIds.filter((id) => !outcomes.has(id)),
+  );
+  await markCancelled(trx, pending, now);
+  await releaseJobKeys(trx, pending, now);
+  for (const id of pending) outcomes.set(id, "cancelled");
+  // Their dependents are cancelled in turn, or run anyway (`onDependencyFailure`).
+  await releaseDependents(trx, context, [...cancelled, ...pending], "cancelled", now);
   const rest = jobIds.filter((id) => !outcomes.has(id));
   const running = await lockClaims(trx, context.dialect, rest);
   await requestCancel(trx, running, now);
@@ -75,6 +88,7 @@ export async function recordCancelledClaim(
     await releaseJobKeys(trx, [jobId], now);
     const context = dispatchContext(database, policies);
     for (const holder of await slotHolders(trx, [jobId])) await releaseSemaphoreAndPromote(trx, context, holder, now);
+    await releaseDependents(trx, context, [jobId], "cancelled", now);
     return true;
   });
 }

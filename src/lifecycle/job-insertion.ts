@@ -4,10 +4,15 @@ import { deleteJobs, insertJobs, type DispatchableJob, type NewJob } from "../mo
 import { created, DROPPED, type EnqueueResult } from "./enqueue-result.js";
 import { dispatchJobs, type DispatchContext } from "./job-dispatch.js";
 import { admitKeyedJobs, type KeyedJob } from "./unique-admission.js";
+import { planDependencies, writeDependencies, type PlannedDependencies } from "./dependency-admission.js";
+import { markCancelled } from "../models/job-cancellation.js";
+import { releaseJobKeys } from "../models/job-key.js";
 
-/** A job ready to insert, with the unique key it will try to take. */
+/** A job ready to insert, with the unique key it will try to take and the jobs it waits for. */
 export interface PreparedJob extends NewJob {
   readonly keyClaim: JobKeyClaim | null;
+  /** What the job waits for (`dependsOn`, or its children in a flow); absent or null: nothing. */
+  readonly dependencies?: PlannedDependencies | null;
 }
 
 /**
@@ -21,7 +26,14 @@ export async function insertAndRoute(
   now: Date,
   context: DispatchContext,
 ): Promise<{ results: EnqueueResult[]; ids: number[] }> {
-  const ids = await insertJobs(trx, jobs, now);
+  // Dependencies are read and locked before anything is written: an unknown id writes nothing.
+  const plan = await planDependencies(trx, context, jobs);
+  const ids = await insertJobs(
+    trx,
+    plan === null ? jobs : jobs.map((job, index) => ({ ...job, unmetDependencies: plan.unmet[index]! })),
+    now,
+  );
+  if (plan !== null) await writeDependencies(trx, plan, jobs, ids, now);
   const keyed: KeyedJob[] = [];
   jobs.forEach((job, index) => {
     if (job.keyClaim !== null)
@@ -34,11 +46,19 @@ export async function insertAndRoute(
       [...matched.keys()].map((index) => ids[index]!),
     );
   const toDispatch: DispatchableJob[] = [];
+  const cancelled: number[] = [];
   for (const [index, job] of jobs.entries()) {
     if (matched.has(index)) continue;
+    // A job that waits (pending) or whose dependency already failed is not put in line.
+    if (plan?.cancelled.has(index)) cancelled.push(ids[index]!);
+    if (plan !== null && (plan.cancelled.has(index) || plan.unmet[index]! > 0)) continue;
     const replacement = replacedInCall.get(index);
     if (replacement !== undefined) await rewriteJob(trx, ids[index]!, replacement, now);
     toDispatch.push({ ...job, id: ids[index]!, scheduledAt: replacement?.scheduledAt ?? job.scheduledAt });
+  }
+  if (cancelled.length > 0) {
+    await markCancelled(trx, cancelled, now);
+    await releaseJobKeys(trx, cancelled, now);
   }
   const { discarded } = await dispatchJobs(trx, toDispatch, now, context);
   const dropped = new Set(discarded);

@@ -50,6 +50,22 @@ export async function lockClaims(trx: Db, dialect: Dialect, jobIds: readonly num
   return rows.map((row) => Number(row.job_id));
 }
 
+/** The jobs among `jobIds` waiting for their dependencies (pending), locked until the transaction ends. */
+export async function lockPendingJobs(trx: Db, dialect: Dialect, jobIds: readonly number[]): Promise<number[]> {
+  if (jobIds.length === 0) return [];
+  const rows = await dialect
+    .withRowLock(
+      trx
+        .selectFrom("firm_queue_jobs")
+        .select("id")
+        .where("id", "in", jobIds)
+        .where("finished_at", "is", null)
+        .where("unmet_dependencies", ">", 0),
+    )
+    .execute();
+  return rows.map((row) => Number(row.id));
+}
+
 /** Record waiting jobs as cancelled: they end now, kept like finished jobs. */
 export async function markCancelled(trx: Db, jobIds: readonly number[], now: Date): Promise<void> {
   if (jobIds.length === 0) return;

@@ -17,7 +17,9 @@ export async function countJobsUpTo(db: Db, query: JobListingQuery, upTo: number
   const inner =
     query.state === "finished" || query.state === "cancelled"
       ? finishedRows(db, query, upTo)
-      : executionRows(db, query, upTo);
+      : query.state === "pending"
+        ? pendingRows(db, query, upTo)
+        : executionRows(db, query, upTo);
   const row = await db
     .selectFrom(inner.as("matching"))
     .select((eb) => eb.fn.countAll<number>().as("count"))
@@ -35,9 +37,23 @@ function finishedRows(db: Db, query: JobListingQuery, upTo: number) {
     .limit(upTo + 1);
 }
 
+/** Pending jobs matching the query, at most `upTo + 1` of them. */
+function pendingRows(db: Db, query: JobListingQuery, upTo: number) {
+  let builder = db
+    .selectFrom("firm_queue_jobs as j")
+    .select(sql`1`.as("one"))
+    .where("j.unmet_dependencies", ">", 0)
+    .where("j.finished_at", "is", null);
+  if (query.queue !== undefined) builder = builder.where("j.queue_name", "=", query.queue);
+  if (query.name !== undefined) builder = builder.where("j.class_name", "=", query.name);
+  if (query.from !== undefined) builder = builder.where("j.created_at", ">=", query.from);
+  if (query.to !== undefined) builder = builder.where("j.created_at", "<", query.to);
+  return builder.limit(upTo + 1);
+}
+
 /** Jobs in the query's execution table matching it, at most `upTo + 1` of them. */
 function executionRows(db: Db, query: JobListingQuery, upTo: number) {
-  const spec = EXECUTIONS[query.state as Exclude<JobListingQuery["state"], "finished" | "cancelled">];
+  const spec = EXECUTIONS[query.state as Exclude<JobListingQuery["state"], "finished" | "cancelled" | "pending">];
   const since = sql.ref(`e.${spec.time}`);
   let builder = db.selectFrom(`${spec.table} as e` as "firm_queue_ready_executions as e").select(sql`1`.as("one"));
   // The job's columns are read by primary key per execution row, as scalar subqueries: planners

@@ -5,7 +5,7 @@ import { parseStoredError, type StoredError } from "./failed-execution.js";
 import type { JobRow } from "./job.js";
 
 /** Where a job is in its life. */
-export type JobState = "ready" | "scheduled" | "blocked" | "claimed" | "failed" | "finished" | "cancelled";
+export type JobState = "pending" | "ready" | "scheduled" | "blocked" | "claimed" | "failed" | "finished" | "cancelled";
 
 /** What every view of a job shows: `getJob`, failed-job and inspection listings build on it. */
 export interface JobBasics {
@@ -98,7 +98,9 @@ export async function findJobInfo(db: Db, jobId: number): Promise<JobInfo | null
               ? "scheduled"
               : row.cancelled_at !== null && row.finished_at !== null
                 ? "cancelled"
-                : "finished";
+                : row.finished_at === null && row.unmet_dependencies > 0
+                  ? "pending"
+                  : "finished";
   const error = parseStoredError(row.failure);
   const lastError = parseStoredError(row.last_error);
   return {

@@ -42,7 +42,7 @@ export interface JobPage {
 }
 
 /** The states a job is in by having a row in an execution table. */
-export type ExecutionState = Exclude<JobState, "finished" | "cancelled">;
+export type ExecutionState = Exclude<JobState, "finished" | "cancelled" | "pending">;
 
 /** The execution table of each state, and its column that says since when. */
 export const EXECUTIONS: Record<ExecutionState, { table: string; time: string; hasQueue: boolean }> = {
@@ -77,7 +77,9 @@ export async function listJobsPage(
   const rows =
     query.state === "finished" || query.state === "cancelled"
       ? await finishedRows(db, query, limit + 1, cursor)
-      : await executionRows(db, query.state, query, limit + 1, cursor);
+      : query.state === "pending"
+        ? await pendingRows(db, query, limit + 1, cursor)
+        : await executionRows(db, query.state, query, limit + 1, cursor);
   const more = rows.length > limit;
   const jobs = rows.slice(0, limit).map((row) => toSummary(row, query.state));
   const last = jobs.at(-1);
@@ -165,6 +167,34 @@ async function finishedRows(
     );
   }
   return (await builder.orderBy("j.finished_at", "desc").orderBy("j.id", "desc").limit(limit).execute()) as ListedRow[];
+}
+
+/**
+ * Jobs waiting for their dependencies, newest first: on PostgreSQL and SQLite through the partial
+ * index of pending jobs (migration 012), which holds only them.
+ */
+async function pendingRows(
+  db: Db,
+  query: JobListingQuery,
+  limit: number,
+  cursor: JobCursor | null,
+): Promise<ListedRow[]> {
+  let builder = db
+    .selectFrom("firm_queue_jobs as j")
+    .selectAll("j")
+    .select([
+      sql<Date | string>`j.created_at`.as("since"),
+      sql<string | null>`NULL`.as("failure"),
+      sql<number | null>`NULL`.as("process_id"),
+    ])
+    .where("j.unmet_dependencies", ">", 0)
+    .where("j.finished_at", "is", null);
+  if (query.queue !== undefined) builder = builder.where("j.queue_name", "=", query.queue);
+  if (query.name !== undefined) builder = builder.where("j.class_name", "=", query.name);
+  if (query.from !== undefined) builder = builder.where("j.created_at", ">=", query.from);
+  if (query.to !== undefined) builder = builder.where("j.created_at", "<", query.to);
+  if (cursor) builder = builder.where("j.id", "<", cursor.id);
+  return (await builder.orderBy("j.id", "desc").limit(limit).execute()) as ListedRow[];
 }
 
 /** A listed row as a {@link JobSummary} of state `state`. */

@@ -11,7 +11,7 @@ const TABLES = [
 
 /**
  * The state of each of `ids`: one lookup per execution table on its unique `job_id` index, then
- * the jobs table for the rest (finished; absent from the map when the job is gone).
+ * the jobs table for the rest (pending, finished or cancelled; absent from the map when the job is gone).
  */
 export async function jobStates(db: Db, ids: readonly number[]): Promise<Map<number, JobState>> {
   const states = new Map<number, JobState>();
@@ -30,8 +30,20 @@ export async function jobStates(db: Db, ids: readonly number[]): Promise<Map<num
   });
   const rest = ids.filter((id) => !states.has(id));
   if (rest.length > 0) {
-    const rows = await db.selectFrom("firm_queue_jobs").select("id").where("id", "in", rest).execute();
-    for (const row of rows) states.set(Number(row.id), "finished");
+    const rows = await db
+      .selectFrom("firm_queue_jobs")
+      .select(["id", "finished_at", "cancelled_at", "unmet_dependencies"])
+      .where("id", "in", rest)
+      .execute();
+    for (const row of rows)
+      states.set(
+        Number(row.id),
+        row.finished_at === null && row.unmet_dependencies > 0
+          ? "pending"
+          : row.finished_at !== null && row.cancelled_at !== null
+            ? "cancelled"
+            : "finished",
+      );
   }
   return states;
 }

@@ -1,5 +1,5 @@
 import type { Selectable } from "kysely";
-import type { Db } from "../database/dialect.js";
+import type { Db, Dialect } from "../database/dialect.js";
 import type { JobsTable } from "../database/schema.js";
 
 /** A jobs row as read from the database. */
@@ -29,6 +29,10 @@ export interface NewJob {
   readonly jobKey?: string | null;
   /** The OpenTelemetry context of the enqueue, as JSON text (see tracing.ts); absent: none. */
   readonly traceContext?: string | null;
+  /** Dependencies not ended yet (above 0: the job is written pending); absent: 0. */
+  readonly unmetDependencies?: number;
+  /** The job has dependents from the start (a child in a flow); absent: false. */
+  readonly hasDependents?: boolean;
 }
 
 /** Rows per INSERT: keeps every database under its bound-parameter limit. */
@@ -55,6 +59,8 @@ export async function insertJobs(trx: Db, jobs: readonly NewJob[], now: Date): P
           concurrency_key: job.concurrencyKey,
           job_key: job.jobKey ?? null,
           trace_context: job.traceContext ?? null,
+          unmet_dependencies: job.unmetDependencies ?? 0,
+          has_dependents: job.hasDependents ? 1 : 0,
           created_at: now,
           updated_at: now,
         })),
@@ -66,23 +72,44 @@ export async function insertJobs(trx: Db, jobs: readonly NewJob[], now: Date): P
   return ids;
 }
 
-/** Record a finished attempt: either keep the row with `finished_at`, or delete it. */
-export async function markJobsFinished(
+/**
+ * Record finished attempts (keep the rows with `finished_at` set, or delete them when finished jobs
+ * are not kept) and return those of `jobIds` that have
+ * dependents, read from the rows as this transaction locked them: the UPDATE or DELETE waits for
+ * an enqueue adding a dependent to one of them, and then sees its mark.
+ */
+export async function finishJobs(
   trx: Db,
+  dialect: Dialect,
   jobIds: readonly number[],
   now: Date,
   preserve: boolean,
-): Promise<void> {
-  if (jobIds.length === 0) return;
-  if (preserve) {
-    await trx
-      .updateTable("firm_queue_jobs")
-      .set((eb) => ({ finished_at: now, updated_at: now, attempts: eb("attempts", "+", 1) }))
+): Promise<number[]> {
+  if (jobIds.length === 0) return [];
+  if (!preserve) {
+    const rows = await trx
+      .deleteFrom("firm_queue_jobs")
       .where("id", "in", jobIds)
+      .returning(["id", "has_dependents"])
       .execute();
-  } else {
-    await trx.deleteFrom("firm_queue_jobs").where("id", "in", jobIds).execute();
+    return rows.filter((row) => row.has_dependents !== 0).map((row) => Number(row.id));
   }
+  const update = trx
+    .updateTable("firm_queue_jobs")
+    .set((eb) => ({ finished_at: now, updated_at: now, attempts: eb("attempts", "+", 1) }))
+    .where("id", "in", jobIds);
+  if (dialect.returnsFromUpdate) {
+    const rows = await update.returning(["id", "has_dependents"]).execute();
+    return rows.filter((row) => row.has_dependents !== 0).map((row) => Number(row.id));
+  }
+  await update.execute();
+  // The rows are locked by the UPDATE: this locking read sees them as they are now.
+  const rows = await dialect
+    .withRowLock(
+      trx.selectFrom("firm_queue_jobs").select("id").where("id", "in", jobIds).where("has_dependents", "=", 1),
+    )
+    .execute();
+  return rows.map((row) => Number(row.id));
 }
 
 /**

@@ -1,11 +1,12 @@
 import type { ClaimedJob } from "../database/claimed-job.js";
 import { toDate } from "../database/schema.js";
-import type { JobContext } from "../definitions/job-definition.js";
+import type { DependencyResult, JobContext } from "../definitions/job-definition.js";
 import type { Logger } from "../logger.js";
 import { bindLogger } from "../logger-adapter.js";
 
 /**
- * The context a handler gets for one attempt of `job`. `enqueuedAt`, `logger` and `signal` are
+ * The context a handler gets for one attempt of `job`. `enqueuedAt`, `logger`, `signal` and
+ * `dependencyResults` are
  * made when first read (and then kept): most handlers read none of them, and building a bound
  * logger, a Date and an AbortSignal for every job was a measurable share of a busy worker's time
  * (docs/benchmarks.md, "Hot path, third pass"). They are the object's own enumerable properties,
@@ -16,12 +17,16 @@ export function jobContext(
   logger: Logger,
   progress: (value: unknown) => void,
   signal: () => AbortSignal,
+  dependencies: DependencyReader,
 ): JobContext {
-  return new HandlerContext(job, logger, progress, signal);
+  return new HandlerContext(job, logger, progress, signal, dependencies);
 }
 
+/** Reads a job's dependencies for `context.dependencyResults()` (one reader per worker). */
+export type DependencyReader = (jobId: number) => Promise<DependencyResult[]>;
+
 /**
- * Every instance gets the same three getter functions, which read the instance's private state:
+ * Every instance gets the same four getter functions, which read the instance's private state:
  * getters written in an object literal are new closures for each object, which V8 cannot share a
  * shape between, so each context was a dictionary of about 800 bytes; these are about 150
  * (docs/benchmarks.md, "Hot path, sixth pass").
@@ -36,11 +41,14 @@ class HandlerContext {
   declare readonly enqueuedAt: Date;
   declare readonly logger: Logger;
   declare readonly signal: AbortSignal;
+  declare readonly dependencyResults: () => Promise<DependencyResult[]>;
   readonly #createdAt: ClaimedJob["created_at"];
   readonly #logger: Logger;
   readonly #signal: () => AbortSignal;
+  readonly #dependencies: DependencyReader;
   #enqueuedAt: Date | undefined;
   #bound: Logger | undefined;
+  #readDependencies: (() => Promise<DependencyResult[]>) | undefined;
 
   static readonly #lazy: PropertyDescriptorMap = {
     enqueuedAt: {
@@ -69,9 +77,23 @@ class HandlerContext {
         return this.#signal();
       },
     },
+    // A getter, like the rest, so that a spread context (middleware's) still has it.
+    dependencyResults: {
+      enumerable: true,
+      get(this: HandlerContext) {
+        this.#readDependencies ??= () => this.#dependencies(this.jobId);
+        return this.#readDependencies;
+      },
+    },
   };
 
-  constructor(job: ClaimedJob, logger: Logger, progress: (value: unknown) => void, signal: () => AbortSignal) {
+  constructor(
+    job: ClaimedJob,
+    logger: Logger,
+    progress: (value: unknown) => void,
+    signal: () => AbortSignal,
+    dependencies: DependencyReader,
+  ) {
     this.jobId = Number(job.id);
     this.name = job.class_name;
     this.queue = job.queue_name;
@@ -81,6 +103,7 @@ class HandlerContext {
     this.#createdAt = job.created_at;
     this.#logger = logger;
     this.#signal = signal;
+    this.#dependencies = dependencies;
     Object.defineProperties(this, HandlerContext.#lazy);
   }
 }

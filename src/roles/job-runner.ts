@@ -12,7 +12,8 @@ import type { ClaimedJob } from "../database/claimed-job.js";
 import { runWithTimeout } from "./job-timeout.js";
 import { LateHandler } from "./late-handler.js";
 import { JobAbort } from "./job-abort.js";
-import { jobContext } from "./job-context.js";
+import { jobContext, type DependencyReader } from "./job-context.js";
+import { readDependencyResults } from "../lifecycle/dependency-results.js";
 import { persistently } from "./persistent-write.js";
 import { deserializeArguments } from "../serialization.js";
 import { attemptOf } from "./job-event-emits.js";
@@ -44,6 +45,8 @@ export class JobRunner {
   private readonly giveUp = new AbortController();
   /** Writes what handlers report through `context.progress`, throttled. */
   private readonly progress: ProgressReporter;
+  /** `context.dependencyResults()` of every job this runner runs. */
+  private readonly dependencies: DependencyReader;
 
   constructor(
     private readonly database: Database,
@@ -54,6 +57,7 @@ export class JobRunner {
     private readonly logger: Logger,
   ) {
     this.progress = new ProgressReporter((values) => writeProgress(database.db, values), logger);
+    this.dependencies = (jobId) => readDependencyResults(database.db, jobId);
     this.finished = new FinishBatcher((jobs) =>
       finishClaimedJobs(database, policies, processId, jobs, preserveFinishedJobs),
     );
@@ -259,7 +263,7 @@ export class JobRunner {
     const middleware = this.registry.middlewareFor(definition);
     return runWithTimeout(
       (handlerSignal) => {
-        const full = jobContext(job, this.logger, progress, handlerSignal);
+        const full = jobContext(job, this.logger, progress, handlerSignal, this.dependencies);
         if (middleware.length === 0) return handler(args, full);
         // The job's result is what the handler returned, whatever the middleware returns.
         let result: unknown;

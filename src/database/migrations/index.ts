@@ -9,6 +9,7 @@ import { addJobsCancelledAt } from "./008-add-jobs-cancelled-at.js";
 import { addJobsResultAndProgress } from "./009-add-jobs-result-and-progress.js";
 import { partialJobIndexes } from "./010-partial-job-indexes.js";
 import { notifyEndedJobs } from "./011-notify-ended-jobs.js";
+import { addJobDependencies } from "./012-job-dependencies.js";
 import type { Migration } from "./table-spec.js";
 
 /** Every migration, oldest first. Append only: a released migration is never edited. */
@@ -24,4 +25,5 @@ export const MIGRATIONS: readonly Migration[] = [
   addJobsResultAndProgress,
   partialJobIndexes,
   notifyEndedJobs,
+  addJobDependencies,
 ];

@@ -1,0 +1,78 @@
+import type { Db } from "../database/dialect.js";
+import type { DispatchContext } from "./dispatch-context.js";
+import { lockDependents, lowerUnmetCounts } from "../models/dependency-jobs.js";
+import { openDependenciesOf, recordDependencyEnds, type DependencyState } from "../models/job-dependency.js";
+import { markCancelled } from "../models/job-cancellation.js";
+import { releaseJobKeys } from "../models/job-key.js";
+import { dispatchJobs, toDispatchable } from "./job-dispatch.js";
+
+/**
+ * Tell the dependents of jobs that just ended, in the transaction that ended them. Each edge
+ * still open on one of `dependencyIds` is recorded with `state` (and the dependency's result, from
+ * `results`), then its dependent:
+ * - when the dependency finished, or failed or was cancelled and the dependent runs anyway
+ *   (`onDependencyFailure: "run"`), has its count of unmet dependencies lowered; at 0 it is
+ *   dispatched (ready, scheduled for its own time, or blocked on its concurrency key);
+ * - otherwise is cancelled, and the same happens to its own dependents, level by level.
+ *
+ * The work is proportional to the edges of the jobs that ended (one row each, and one locked
+ * dependent row), never to a dependent's other dependencies: a fan-in of 10,000 costs each finish
+ * what a fan-in of 2 does. Concurrent finishes of the last two dependencies of a job both lock its
+ * row (in id order), so the second reads the count the first lowered and only one sees 0.
+ */
+export async function releaseDependents(
+  trx: Db,
+  context: DispatchContext,
+  dependencyIds: readonly number[],
+  state: DependencyState,
+  now: Date,
+  results: ReadonlyMap<number, string> | null = null,
+): Promise<void> {
+  let ended = dependencyIds;
+  let endedAs = state;
+  let endedResults = results;
+  while (ended.length > 0) {
+    const edges = await openDependenciesOf(trx, context.dialect, ended);
+    if (edges.length === 0) return;
+    await recordDependencyEnds(trx, edges, endedAs, endedResults);
+    const met = new Map<number, number>();
+    const toCancel = new Set<number>();
+    for (const edge of edges) {
+      if (endedAs === "finished" || edge.onFailure === "run") met.set(edge.jobId, (met.get(edge.jobId) ?? 0) + 1);
+      else toCancel.add(edge.jobId);
+    }
+    const dependents = await lockDependents(trx, context.dialect, [...new Set(edges.map((edge) => edge.jobId))]);
+    // A dependent already ended (cancelled by hand) is left as it is.
+    const waiting = dependents.filter((row) => row.finished_at === null);
+    const cancelled = waiting.filter((row) => toCancel.has(Number(row.id)));
+    const byAmount = new Map<number, number[]>();
+    const released = [];
+    for (const row of waiting) {
+      const id = Number(row.id);
+      const amount = met.get(id);
+      if (amount === undefined || toCancel.has(id)) continue;
+      byAmount.set(amount, [...(byAmount.get(amount) ?? []), id]);
+      if (row.unmet_dependencies - amount <= 0) released.push(row);
+    }
+    await lowerUnmetCounts(trx, byAmount, now);
+    if (released.length > 0)
+      await dispatchJobs(
+        trx,
+        released.map((row) => toDispatchable(row)),
+        now,
+        context,
+      );
+    const cancelledIds = cancelled.map((row) => Number(row.id));
+    if (cancelledIds.length > 0) {
+      await markCancelled(trx, cancelledIds, now);
+      await releaseJobKeys(trx, cancelledIds, now);
+      context.policies.logger.info("jobs cancelled: a job they depend on failed or was cancelled", {
+        jobIds: cancelledIds,
+      });
+    }
+    // The next level: dependents of the jobs just cancelled.
+    ended = cancelled.filter((row) => row.has_dependents !== 0).map((row) => Number(row.id));
+    endedAs = "cancelled";
+    endedResults = null;
+  }
+}
