@@ -1,6 +1,7 @@
 import { randomInt } from "node:crypto";
 import type { ClaimedJob } from "../database/claimed-job.js";
 import { validateArguments } from "../definitions/argument-validation.js";
+import type { DependencyResult } from "../definitions/job-definition.js";
 import { runThroughMiddleware } from "../definitions/job-middleware.js";
 import { ConfigurationError, JobNotImplementedError } from "../errors.js";
 import { JOB_PARTS, type JobParts } from "../facade/internal-access.js";
@@ -26,6 +27,8 @@ export interface PerformJobOptions {
   readonly signal?: AbortSignal;
   /** Where the context's `logger` writes (bound to the job, as in a worker). Default: the FirmQueue's logger. */
   readonly logger?: Logger;
+  /** What the context's `dependencyResults()` returns (see docs/workflows.md). Default: none. */
+  readonly dependencyResults?: readonly DependencyResult[];
 }
 
 /** What {@link performJob} gives back. */
@@ -36,7 +39,7 @@ export interface PerformedJob {
   readonly progress: readonly unknown[];
 }
 
-const OPTION_KEYS = new Set(["jobId", "attempt", "queue", "priority", "signal", "logger"]);
+const OPTION_KEYS = new Set(["jobId", "attempt", "queue", "priority", "signal", "logger", "dependencyResults"]);
 
 /**
  * Run `job`'s handler once with `args`, in this process and without a database: the arguments
@@ -75,6 +78,7 @@ export async function performJob<Args>(
     trace_context: null,
     scheduled_at: null,
     created_at: new Date(),
+    has_dependents: 0,
   } as ClaimedJob;
   const decoded = deserializeArguments(stored);
   const { schema } = job.options;
@@ -84,7 +88,14 @@ export async function performJob<Args>(
     progress.push(deserializeArguments(encodeProgress(job.name, jobId, value)));
   };
   const signal = options.signal ?? new AbortController().signal;
-  const context = jobContext(row, options.logger ?? parts.logger, report, () => signal);
+  const dependencies = [...(options.dependencyResults ?? [])];
+  const context = jobContext(
+    row,
+    options.logger ?? parts.logger,
+    report,
+    () => signal,
+    async () => dependencies,
+  );
   let result: unknown;
   if (parts.middleware.length === 0) result = await handler(input, context);
   else
