@@ -1,4 +1,5 @@
-import { confirm, isCancel, progress } from "@clack/prompts";
+import { confirm, isCancel } from "@clack/prompts";
+import { SingleBar } from "cli-progress";
 import { UsageError } from "./usage-error.js";
 
 /**
@@ -50,17 +51,30 @@ export interface Progress {
  */
 export function progressBar(label: string, total: number): Progress {
   if (!interactive() || total <= 0) return { shown: false, advance: () => {}, stop: () => {} };
-  const bar = progress({ max: total, output: process.stderr, style: "heavy" });
+  // cli-progress redraws inside update() when a frame is due (synchronousUpdate), not only on its
+  // timer: on SQLite the batches run back to back without giving timers a turn.
+  const bar = new SingleBar({
+    stream: process.stderr,
+    format: `${label} {value} of ~{total} [{bar}] {percentage}%`,
+    barCompleteChar: "#",
+    barIncompleteChar: "-",
+    hideCursor: true,
+    clearOnComplete: true,
+    synchronousUpdate: true,
+    fps: 10,
+  });
+  bar.start(total, 0);
   let done = 0;
-  bar.start(`${label} 0 of ~${total}`);
   return {
     shown: true,
     advance(count: number) {
       done += count;
-      bar.advance(count, `${label} ${done} of ~${Math.max(total, done)}`);
+      // Jobs that arrived after the count was taken: grow the total rather than pass 100%.
+      if (done > bar.getTotal()) bar.setTotal(done);
+      bar.increment(count);
     },
     stop() {
-      bar.clear();
+      bar.stop();
     },
   };
 }
