@@ -5,6 +5,8 @@
 // FIRM_QUEUE_GALERA_KILLS=N makes the node-kill run longer (default 1 kill); FIRM_QUEUE_HA_SEED replays one.
 
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describeClusterWarnings } from "../src/cli/cluster-warnings.js";
+import { FirmQueue, silentLogger } from "../src/index.js";
 import { describeGalera, runGalera } from "./support/galera-run.js";
 import { GaleraCluster } from "./support/galera-cluster.js";
 import { testDialects } from "./support/test-database.js";
@@ -27,6 +29,28 @@ describe.skipIf(!wanted || unavailable !== null)("MariaDB Galera cluster, three 
     cluster = await GaleraCluster.start();
   }, 300_000);
   afterAll(() => cluster?.stop());
+
+  it("firm-queue check names wsrep_sync_wait until reads wait for the cluster", async () => {
+    const node = cluster.nodes[1]!;
+    await cluster.sql(node, "CREATE DATABASE IF NOT EXISTS firm_check");
+    const warningsOn = async () => {
+      const firm = new FirmQueue({ databaseUrl: cluster.url(node, "firm_check"), logger: silentLogger });
+      try {
+        return await describeClusterWarnings(firm);
+      } finally {
+        await firm.close();
+      }
+    };
+    const warnings = await warningsOn();
+    expect(warnings).toHaveLength(1);
+    expect(warnings[0]).toMatch(/^WARNING: +wsrep_sync_wait=0 \(reads do not wait for the cluster\)/);
+    await cluster.sql(node, "SET GLOBAL wsrep_sync_wait = 1");
+    try {
+      expect(await warningsOn()).toEqual([]);
+    } finally {
+      await cluster.sql(node, "SET GLOBAL wsrep_sync_wait = 0");
+    }
+  });
 
   it("workers on every node lose no job, run none twice, break no limit, lose or double no tick", async () => {
     const report = await runGalera(cluster, SEED, 300, 0);

@@ -6,6 +6,7 @@ import { firmFor } from "./firm-for.js";
 import { resolveRecurringTasks, type RecurringTask } from "../definitions/recurring-task.js";
 import type { StopOptions, Supervisor } from "../supervisor/supervisor.js";
 import { resolveCliConfig, type CliConfig, type CliFlags } from "./config.js";
+import { describeClusterWarnings } from "./cluster-warnings.js";
 import { describeConnections } from "./connections.js";
 import { startObservability, type ObservabilityFlags } from "./observability-flags.js";
 import { defaultPrefetch } from "../roles/claim-buffer.js";
@@ -62,7 +63,8 @@ export async function runCheck(flags: CliFlags, hosts = 1): Promise<string> {
   try {
     const recurring = resolveRecurringTasks(config.startOptions.recurring, firm.jobNames);
     const connections = await describeConnections(config, firm, recurring, hosts);
-    return summarize(config, firm, recurring, connections.lines);
+    const cluster = await describeClusterWarnings(firm);
+    return summarize(config, firm, recurring, [...connections.lines, ...cluster]);
   } finally {
     await firm.close();
   }

@@ -62,4 +62,18 @@ export interface DatabaseAdapter {
    * where there is no server (SQLite).
    */
   connectionLimit?(db: Db): Promise<{ readonly max: number; readonly inUse: number }>;
+  /**
+   * Server settings of a replicated or clustered database that break firm-queue's guarantees
+   * there (docs/high-availability.md), as read on firm-queue's own session; for `firm-queue
+   * check`. Empty when none applies; absent where there is no server.
+   */
+  clusterWarnings?(db: Db): Promise<readonly ClusterWarning[]>;
+}
+
+/** One setting that breaks a guarantee on a cluster, and what it breaks. */
+export interface ClusterWarning {
+  /** The server setting, e.g. `synchronous_standby_names`. */
+  readonly setting: string;
+  /** Its value as read, and what follows from it. */
+  readonly message: string;
 }

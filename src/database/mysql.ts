@@ -11,6 +11,7 @@ import { retryTransient } from "./transient-errors.js";
 import { claimReadyOnMariadb } from "./mysql-claim.js";
 import { finishOnMariadb } from "./mysql-finish.js";
 import { withSchemaErrors } from "./missing-table.js";
+import { galeraClusterWarnings } from "./galera-check.js";
 
 /** ER_LOCK_DEADLOCK and ER_LOCK_WAIT_TIMEOUT. */
 const TRANSIENT_ERRNOS = new Set([1213, 1205]);
@@ -137,6 +138,7 @@ export const mysqlAdapter: DatabaseAdapter = {
     const row = rows[0]!;
     return { max: Number(row.max), inUse: Number(row.in_use) };
   },
+  clusterWarnings: galeraClusterWarnings,
 };
 
 /** MariaDB answers INSERT … RETURNING with rows; Kysely's MySQL adapter assumes it cannot. */

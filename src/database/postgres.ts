@@ -20,6 +20,7 @@ import { enqueueReadyInOneStatement } from "./postgres-enqueue.js";
 import { retryTransient } from "./transient-errors.js";
 import { withSchemaErrors } from "./missing-table.js";
 import { FailoverPool } from "./postgres-failover.js";
+import { postgresClusterWarnings } from "./postgres-replication-check.js";
 import { needsHostSelection, postgresHosts } from "./postgres-hosts.js";
 
 /** deadlock_detected, serialization_failure, lock_not_available. */
@@ -165,4 +166,5 @@ export const postgresAdapter: DatabaseAdapter = {
     const row = rows[0]!;
     return { max: row.max - row.reserved, inUse: row.in_use };
   },
+  clusterWarnings: postgresClusterWarnings,
 };
