@@ -22,6 +22,7 @@ export const SINCE_LABEL: Record<JobState, string> = {
   scheduled: "Due",
   claimed: "Claimed",
   blocked: "Blocked since",
+  throttled: "Waiting for budget since",
   failed: "Failed",
   finished: "Finished",
   cancelled: "Cancelled",

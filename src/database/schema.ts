@@ -37,10 +37,12 @@ export interface JobsTable {
   progress: ColumnType<string | null, string | null | undefined, string | null>;
   /** JSON of the OpenTelemetry context that enqueued the job (migration 006); null when none. */
   trace_context: ColumnType<string | null, string | null | undefined, string | null>;
-  /** Dependencies that have not ended yet (migration 012): above 0, the job is pending. */
+  /** Dependencies that have not ended yet (migration 013): above 0, the job is pending. */
   unmet_dependencies: ColumnType<number, number | undefined, number>;
-  /** 1 once a job has dependents (migration 012): its end releases or cancels them. */
+  /** 1 once a job has dependents (migration 013): its end releases or cancels them. */
   has_dependents: ColumnType<number, number | undefined, number>;
+  /** The rate-limit budget of the job's own limit (migration 013); null when none. */
+  rate_limit_key: ColumnType<string | null, string | null | undefined, string | null>;
 }
 
 /** firm_queue_ready_executions: jobs waiting to be claimed, with what polling orders by. */
@@ -149,6 +151,40 @@ export interface SemaphoresTable {
   updated_at: Timestamp;
 }
 
+/** firm_queue_rate_budgets: one row per rate-limit budget (migration 013). */
+export interface RateBudgetsTable {
+  id: Id;
+  key: string;
+  limit_count: number;
+  period_ms: number;
+  /** Set for a queue's budget. */
+  queue_name: ColumnType<string | null, string | null | undefined, string | null>;
+  /** When a job waiting for the budget may start; null while none waits. */
+  available_at: ColumnType<Date | string | null, Date | null | undefined, Date | null>;
+  /** Closed by a RateLimitedError until then. */
+  closed_until: ColumnType<Date | string | null, Date | null | undefined, Date | null>;
+  created_at: CreatedAt;
+  updated_at: Timestamp;
+}
+
+/** firm_queue_rate_starts: the start log of rate-limit windows, one row per budget claim (migration 013). */
+export interface RateStartsTable {
+  id: Id;
+  budget_key: string;
+  started_at: Timestamp;
+  count: number;
+}
+
+/** firm_queue_throttled_executions: due jobs waiting for their rate-limit budget (migration 013). */
+export interface ThrottledExecutionsTable {
+  id: Id;
+  job_id: number;
+  queue_name: string;
+  priority: ColumnType<number, number | undefined, number>;
+  budget_key: string;
+  created_at: CreatedAt;
+}
+
 /** firm_queue_job_keys: unique job keys held now (migration 007). */
 export interface JobKeysTable {
   id: Id;
@@ -167,7 +203,7 @@ export interface SchemaMigrationsTable {
   applied_at: ColumnType<Date | string, Date, never>;
 }
 
-/** firm_queue_job_dependencies: one row per dependency of a job (migration 012). */
+/** firm_queue_job_dependencies: one row per dependency of a job (migration 013). */
 export interface JobDependenciesTable {
   id: Id;
   job_id: number;
@@ -196,6 +232,9 @@ export interface Schema {
   firm_queue_schema_migrations: SchemaMigrationsTable;
   firm_queue_job_keys: JobKeysTable;
   firm_queue_job_dependencies: JobDependenciesTable;
+  firm_queue_rate_budgets: RateBudgetsTable;
+  firm_queue_rate_starts: RateStartsTable;
+  firm_queue_throttled_executions: ThrottledExecutionsTable;
 }
 
 /** Read a timestamp column whatever the driver returned. */

@@ -25,6 +25,7 @@ export type JobArguments =
   | { readonly [key: string]: JobArguments | undefined };
 import { resolveUnique, type ResolvedUnique, type UniqueOptions } from "./unique-options.js";
 import { shown } from "../shown-value.js";
+import { resolveRateLimit, type RateLimitOptions, type ResolvedRateLimit } from "./rate-limit-options.js";
 
 /** What a handler learns about the job it runs. */
 export interface JobContext {
@@ -115,6 +116,8 @@ export interface JobOptions<Args = any> {
   readonly schema?: StandardSchema;
   /** Make the job unique by a key: a new job with a held key is skipped or replaces the waiting one (see docs/jobs.md). */
   readonly unique?: UniqueOptions<Args>;
+  /** At most `limit` starts in any window of `period`, per key or group (see docs/rate-limits.md). */
+  readonly rateLimit?: RateLimitOptions<Args>;
 }
 
 /** The options one job of an enqueue may have: where it goes, in what order, and when it runs. */
@@ -180,6 +183,8 @@ export interface ResolvedJobOptions {
   readonly schema: StandardSchema | null;
   /** Null when the job has no `unique` option. */
   readonly unique: ResolvedUnique | null;
+  /** Null when the job has no `rateLimit` option. */
+  readonly rateLimit: ResolvedRateLimit | null;
 }
 
 const JOB_OPTION_KEYS = new Set([
@@ -191,6 +196,7 @@ const JOB_OPTION_KEYS = new Set([
   "middleware",
   "schema",
   "unique",
+  "rateLimit",
 ]);
 /** The options one job of a bulk enqueue may set for itself. */
 export const JOB_ENQUEUE_OPTION_KEYS = new Set([
@@ -226,6 +232,7 @@ export function resolveJobOptions(
         : checkMiddleware(options.middleware, `${at} option middleware`),
     schema: checkSchema(options?.schema, `${at} option schema`),
     unique: resolveUnique(name, options?.unique),
+    rateLimit: resolveRateLimit(name, options?.rateLimit, by),
   });
 }
 

@@ -52,6 +52,12 @@ export class JobPolicies {
     return FALLBACK_LIMIT;
   }
 
+  /** The rate limit of a job's own budget; null for a job without one, or not defined here. */
+  rateLimitFor(jobName: string): { readonly limit: number; readonly periodMs: number } | null {
+    const rateLimit = this.definitions.get(jobName)?.options.rateLimit;
+    return rateLimit ? { limit: rateLimit.limit, periodMs: rateLimit.periodMs } : null;
+  }
+
   /** The retry policy of a job; one attempt, no retry, for a job not defined here. */
   retryPolicyFor(jobName: string): RetryPolicy {
     return this.definitions.get(jobName)?.options.retry ?? NO_RETRY;

@@ -1,4 +1,5 @@
 import { concurrencyKeyFor } from "../definitions/concurrency-options.js";
+import { rateLimitKeyFor } from "../definitions/rate-limit-options.js";
 import type { JobPolicies } from "../definitions/job-policies.js";
 import type { Database } from "../database/connection.js";
 import type { Db } from "../database/dialect.js";
@@ -99,6 +100,7 @@ async function writeJobs(
         job.concurrencyKey === null &&
         job.keyClaim === null &&
         !job.dependencies &&
+        !job.rateLimitKey &&
         job.scheduledAt.getTime() <= now.getTime(),
     );
   const results = simple
@@ -153,6 +155,9 @@ function prepareJob(request: EnqueueRequest, now: Date, value: unknown): Prepare
     concurrencyKey: request.defaults.concurrency
       ? concurrencyKeyFor(request.name, request.defaults.concurrency, value)
       : null,
+    ...(request.defaults.rateLimit
+      ? { rateLimitKey: rateLimitKeyFor(request.name, request.defaults.rateLimit, value) }
+      : {}),
   };
 }
 

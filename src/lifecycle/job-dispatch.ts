@@ -8,6 +8,8 @@ import { insertReadyExecutions } from "../models/ready-execution.js";
 import { releaseJobKeys } from "../models/job-key.js";
 import { insertScheduledExecutions } from "../models/scheduled-execution.js";
 import { recordSemaphoreIds } from "../models/semaphore.js";
+import { type BudgetDefinition, ensureBudgets, markBudgetsWaiting } from "../models/rate-budget.js";
+import { insertThrottledExecutions } from "../models/throttled-execution.js";
 
 export type { DispatchContext } from "./dispatch-context.js";
 export { dispatchContext } from "./dispatch-context.js";
@@ -50,7 +52,7 @@ export async function dispatchJobs(
     limited.length > 0
       ? await admitThroughSemaphores(trx, limited, now, context)
       : { ready: [], blocked: [], discarded: [] };
-  await insertReadyExecutions(trx, [...unlimited, ...admission.ready], now);
+  await routeReady(trx, [...unlimited, ...admission.ready], jobs, now, context);
   if (admission.ready.length > 0) await recordSemaphoreIds(trx, admission.ready);
   await insertBlockedExecutions(trx, admission.blocked, now);
   const discarded = admission.discarded.map((job) => job.id);
@@ -78,6 +80,53 @@ export async function dispatchJobs(
     blocked: admission.blocked.length,
     discarded,
   };
+}
+
+/**
+ * Due jobs that may start as far as concurrency goes: ready, or, for a job with its own rate
+ * limit, waiting for its budget in the throttled table (never in the ready table, so the ordinary
+ * claim never meets them). The budgets of every job of the call with a rate limit get their row
+ * (scheduled ones too, so a dispatcher that does not know the definition still has the limit).
+ */
+async function routeReady(
+  trx: Db,
+  due: readonly DispatchableJob[],
+  all: readonly DispatchableJob[],
+  now: Date,
+  context: DispatchContext,
+): Promise<void> {
+  if (!all.some((job) => job.rateLimitKey)) {
+    await insertReadyExecutions(trx, due, now);
+    return;
+  }
+  const throttled = due.filter((job) => job.rateLimitKey);
+  await insertReadyExecutions(
+    trx,
+    due.filter((job) => !job.rateLimitKey),
+    now,
+  );
+  const definitions = new Map<string, BudgetDefinition>();
+  for (const job of all) {
+    const limit = job.rateLimitKey ? context.policies.rateLimitFor(job.className) : null;
+    if (limit !== null) definitions.set(job.rateLimitKey!, { key: job.rateLimitKey!, ...limit });
+  }
+  const waiting = new Set(throttled.map((job) => job.rateLimitKey!));
+  await ensureBudgets(trx, context.dialect, [...definitions.values()], waiting, now);
+  await markBudgetsWaiting(
+    trx,
+    [...waiting].filter((key) => !definitions.has(key)),
+    now,
+  );
+  await insertThrottledExecutions(
+    trx,
+    throttled.map((job) => ({
+      id: job.id,
+      queueName: job.queueName,
+      priority: job.priority,
+      budgetKey: job.rateLimitKey!,
+    })),
+    now,
+  );
 }
 
 /**
@@ -111,5 +160,6 @@ export function toDispatchable(row: JobRow): DispatchableJob {
     priority: row.priority,
     scheduledAt: toDate(row.scheduled_at) ?? new Date(0),
     concurrencyKey: row.concurrency_key,
+    rateLimitKey: row.rate_limit_key,
   };
 }

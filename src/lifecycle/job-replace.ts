@@ -17,7 +17,10 @@ export async function replaceWaitingJob(
   change: { readonly arguments: string; readonly scheduledAt: Date },
   now: Date,
 ): Promise<boolean> {
-  const ready = await deleted(trx.deleteFrom("firm_queue_ready_executions").where("job_id", "=", jobId));
+  // A job waiting for rate-limit budget holds its concurrency slot like a ready one.
+  const ready =
+    (await deleted(trx.deleteFrom("firm_queue_ready_executions").where("job_id", "=", jobId))) +
+    (await deleted(trx.deleteFrom("firm_queue_throttled_executions").where("job_id", "=", jobId)));
   const scheduled = await deleted(trx.deleteFrom("firm_queue_scheduled_executions").where("job_id", "=", jobId));
   const blocked = await deleted(trx.deleteFrom("firm_queue_blocked_executions").where("job_id", "=", jobId));
   if (ready + scheduled + blocked === 0) return false;

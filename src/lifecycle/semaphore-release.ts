@@ -2,6 +2,7 @@ import type { Db } from "../database/dialect.js";
 import { deleteBlockedExecution, lockNextBlocked } from "../models/blocked-execution.js";
 import type { DispatchContext } from "./dispatch-context.js";
 import { insertReadyExecutions } from "../models/ready-execution.js";
+import { waitForBudget } from "./budget-wait.js";
 import { acquireSemaphore, recordSemaphoreIds, releaseSemaphore } from "../models/semaphore.js";
 
 /** A job that may hold a concurrency slot: its name (for the limit) and its stored key. */
@@ -68,7 +69,9 @@ export async function promoteNextBlocked(
   if (semaphoreId === null) return null;
   await recordSemaphoreIds(trx, [{ id: next.jobId, semaphoreId }]);
   await deleteBlockedExecution(trx, next.jobId);
-  await insertReadyExecutions(trx, [{ id: next.jobId, queueName: next.queueName, priority: next.priority }], now);
+  const promoted = { id: next.jobId, queueName: next.queueName, priority: next.priority };
+  if (next.rateLimitKey === null) await insertReadyExecutions(trx, [promoted], now);
+  else await waitForBudget(trx, [{ ...promoted, budgetKey: next.rateLimitKey }], now);
   context.moves?.noteUnblocked({ jobId: next.jobId, job: next.jobName, queue: next.queueName, concurrencyKey: key });
   return next.jobId;
 }

@@ -34,6 +34,8 @@ export interface NextBlocked {
   readonly jobName: string;
   readonly queueName: string;
   readonly priority: number;
+  /** The budget of the job's own rate limit, or null. */
+  readonly rateLimitKey: string | null;
 }
 
 /**
@@ -52,10 +54,16 @@ export async function lockNextBlocked(trx: Db, dialect: Dialect, key: string): P
   if (!row) return null;
   const job = await trx
     .selectFrom("firm_queue_jobs")
-    .select("class_name")
+    .select(["class_name", "rate_limit_key"])
     .where("id", "=", row.job_id)
     .executeTakeFirstOrThrow();
-  return { jobId: Number(row.job_id), jobName: job.class_name, queueName: row.queue_name, priority: row.priority };
+  return {
+    jobId: Number(row.job_id),
+    jobName: job.class_name,
+    queueName: row.queue_name,
+    priority: row.priority,
+    rateLimitKey: job.rate_limit_key,
+  };
 }
 
 /** The job leaves blocked executions (it is being promoted). */

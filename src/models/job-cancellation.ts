@@ -14,7 +14,7 @@ export interface CancelFilter {
 }
 
 /**
- * Delete the ready, scheduled and blocked rows of `jobIds`: the jobs that were waiting leave the
+ * Delete the ready, throttled, scheduled and blocked rows of `jobIds`: the jobs that were waiting leave the
  * line. The DELETEs wait for row locks a claim holds, so a job a worker is claiming right now is
  * either taken here or, once the claim commits, found claimed by {@link lockClaims}.
  */
@@ -35,8 +35,14 @@ export async function takeWaitingJobs(trx: Db, jobIds: readonly number[]): Promi
     .where("job_id", "in", jobIds)
     .returning("job_id")
     .execute();
+  // A job waiting for rate-limit budget went through its concurrency admission: it holds its slot like a ready one.
+  const throttled = await trx
+    .deleteFrom("firm_queue_throttled_executions")
+    .where("job_id", "in", jobIds)
+    .returning("job_id")
+    .execute();
   return [
-    ...ready.map((row) => ({ jobId: Number(row.job_id), wasReady: true })),
+    ...[...ready, ...throttled].map((row) => ({ jobId: Number(row.job_id), wasReady: true })),
     ...[...scheduled, ...blocked].map((row) => ({ jobId: Number(row.job_id), wasReady: false })),
   ];
 }

@@ -5,7 +5,24 @@ import { parseStoredError, type StoredError } from "./failed-execution.js";
 import type { JobRow } from "./job.js";
 
 /** Where a job is in its life. */
-export type JobState = "pending" | "ready" | "scheduled" | "blocked" | "claimed" | "failed" | "finished" | "cancelled";
+export type JobState =
+  | "pending"
+  | "ready"
+  | "scheduled"
+  | "blocked"
+  | "throttled"
+  | "claimed"
+  | "failed"
+  | "finished"
+  | "cancelled";
+
+/** The rate-limit budget a waiting job needs room in (see docs/rate-limits.md). */
+export interface JobBudgetWait {
+  /** The budget's key: `job:<group>`, `job:<group>/<key>` or `queue:<name>`. */
+  readonly budget: string;
+  /** The earliest time the job may start as far as the budget knows (its window full or closed until then); null: as soon as a worker claims it. */
+  readonly mayStartAt: Date | null;
+}
 
 /** What every view of a job shows: `getJob`, failed-job and inspection listings build on it. */
 export interface JobBasics {
@@ -52,6 +69,11 @@ export interface JobInfo extends JobBasics {
   readonly result?: unknown;
   /** The latest value the handler reported with `context.progress()`; absent when none. */
   readonly progress?: unknown;
+  /**
+   * A job waiting for rate-limit budget: state `throttled` (its own limit), or `ready` in a queue
+   * with a rate limit. Absent otherwise.
+   */
+  readonly rateLimit?: JobBudgetWait;
   /** The error that put the job in failed executions (state `failed` only). */
   readonly error?: StoredError;
   /**
@@ -73,6 +95,11 @@ export async function findJobInfo(db: Db, jobId: number): Promise<JobInfo | null
     .leftJoin("firm_queue_scheduled_executions as s", "s.job_id", "j.id")
     .leftJoin("firm_queue_blocked_executions as b", "b.job_id", "j.id")
     .leftJoin("firm_queue_failed_executions as f", "f.job_id", "j.id")
+    .leftJoin("firm_queue_throttled_executions as t", "t.job_id", "j.id")
+    .leftJoin("firm_queue_rate_budgets as tb", "tb.key", "t.budget_key")
+    .leftJoin("firm_queue_rate_budgets as qb", (join) =>
+      join.onRef("qb.queue_name", "=", "r.queue_name").on("r.id", "is not", null),
+    )
     .selectAll("j")
     .select([
       "r.id as ready_id",
@@ -81,6 +108,11 @@ export async function findJobInfo(db: Db, jobId: number): Promise<JobInfo | null
       "b.id as blocked_id",
       "f.id as failed_id",
       "f.error as failure",
+      "t.id as throttled_id",
+      "t.budget_key as throttled_budget",
+      "tb.available_at as throttled_at",
+      "qb.key as queue_budget",
+      "qb.available_at as queue_budget_at",
     ])
     .where("j.id", "=", jobId)
     .executeTakeFirst();
@@ -94,13 +126,21 @@ export async function findJobInfo(db: Db, jobId: number): Promise<JobInfo | null
           ? "ready"
           : row.blocked_id !== null
             ? "blocked"
-            : row.scheduled_id !== null
-              ? "scheduled"
-              : row.cancelled_at !== null && row.finished_at !== null
-                ? "cancelled"
-                : row.finished_at === null && row.unmet_dependencies > 0
-                  ? "pending"
-                  : "finished";
+            : row.throttled_id !== null
+              ? "throttled"
+              : row.scheduled_id !== null
+                ? "scheduled"
+                : row.cancelled_at !== null && row.finished_at !== null
+                  ? "cancelled"
+                  : row.finished_at === null && row.unmet_dependencies > 0
+                    ? "pending"
+                    : "finished";
+  const rateLimit =
+    row.throttled_budget !== null
+      ? { budget: row.throttled_budget, mayStartAt: futureOrNull(row.throttled_at) }
+      : row.queue_budget !== null
+        ? { budget: row.queue_budget, mayStartAt: futureOrNull(row.queue_budget_at) }
+        : undefined;
   const error = parseStoredError(row.failure);
   const lastError = parseStoredError(row.last_error);
   return {
@@ -113,7 +153,14 @@ export async function findJobInfo(db: Db, jobId: number): Promise<JobInfo | null
     cancelledAt: toDate(row.cancelled_at ?? null),
     ...(row.result == null ? {} : { result: readableArguments(row.result) }),
     ...(row.progress == null ? {} : { progress: readableArguments(row.progress) }),
+    ...(rateLimit ? { rateLimit } : {}),
     ...(error ? { error } : {}),
     ...(lastError ? { lastError } : {}),
   };
+}
+
+/** A budget time that says when a job may start: kept when it is later than now. */
+function futureOrNull(value: Date | string | null): Date | null {
+  const at = toDate(value);
+  return at !== null && at.getTime() > Date.now() ? at : null;
 }

@@ -49,6 +49,7 @@ export const EXECUTIONS: Record<ExecutionState, { table: string; time: string; h
   ready: { table: "firm_queue_ready_executions", time: "created_at", hasQueue: true },
   scheduled: { table: "firm_queue_scheduled_executions", time: "scheduled_at", hasQueue: true },
   blocked: { table: "firm_queue_blocked_executions", time: "created_at", hasQueue: true },
+  throttled: { table: "firm_queue_throttled_executions", time: "created_at", hasQueue: true },
   claimed: { table: "firm_queue_claimed_executions", time: "created_at", hasQueue: false },
   failed: { table: "firm_queue_failed_executions", time: "created_at", hasQueue: false },
 };

@@ -6,6 +6,7 @@ const TABLES = [
   ["claimed", "firm_queue_claimed_executions"],
   ["ready", "firm_queue_ready_executions"],
   ["blocked", "firm_queue_blocked_executions"],
+  ["throttled", "firm_queue_throttled_executions"],
   ["scheduled", "firm_queue_scheduled_executions"],
 ] as const;
 

@@ -13,6 +13,8 @@ export interface DispatchableJob {
   readonly priority: number;
   readonly scheduledAt: Date;
   readonly concurrencyKey: string | null;
+  /** The budget of the job's own rate limit; absent or null: none. */
+  readonly rateLimitKey?: string | null;
 }
 
 /** What enqueue knows about a job before it has an id. */
@@ -33,6 +35,8 @@ export interface NewJob {
   readonly unmetDependencies?: number;
   /** The job has dependents from the start (a child in a flow); absent: false. */
   readonly hasDependents?: boolean;
+  /** The budget of the job's own rate limit; absent or null: none. */
+  readonly rateLimitKey?: string | null;
 }
 
 /** Rows per INSERT: keeps every database under its bound-parameter limit. */
@@ -61,6 +65,7 @@ export async function insertJobs(trx: Db, jobs: readonly NewJob[], now: Date): P
           trace_context: job.traceContext ?? null,
           unmet_dependencies: job.unmetDependencies ?? 0,
           has_dependents: job.hasDependents ? 1 : 0,
+          ...(job.rateLimitKey ? { rate_limit_key: job.rateLimitKey } : {}),
           created_at: now,
           updated_at: now,
         })),

@@ -22,9 +22,12 @@ export async function claimJobs(
   limit: number,
   processId: number,
   onLaterError: (error: unknown) => void = () => undefined,
+  /** Leaves queues out of the claim (those with a rate limit: see BudgetClaims). */
+  adjustTargets?: (targets: readonly ClaimTarget[]) => readonly ClaimTarget[],
 ): Promise<ClaimedJob[]> {
   const claimed: ClaimedJob[] = [];
-  for (const target of await selector.targets(database.db)) {
+  const targets = await selector.targets(database.db);
+  for (const target of adjustTargets === undefined ? targets : adjustTargets(targets)) {
     const remaining = limit - claimed.length;
     if (remaining <= 0) break;
     try {

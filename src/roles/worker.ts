@@ -1,4 +1,5 @@
 import { claimJobs } from "./claims.js";
+import type { ClaimedJob } from "../database/claimed-job.js";
 import type { JobPolicies } from "../definitions/job-policies.js";
 import type { Database } from "../database/connection.js";
 import type { JobRegistry } from "../definitions/job-registry.js";
@@ -13,6 +14,8 @@ import { ClaimBuffer, defaultPrefetch } from "./claim-buffer.js";
 import { CancelWatch, CancelledSignal } from "./cancel-watch.js";
 import { RunningJobs } from "./running-jobs.js";
 import { StrayClaimChecks } from "./stray-claims.js";
+import { BudgetClaims } from "./budget-claims.js";
+import { type QueueScope, scopeOfPatterns } from "../models/throttled-execution.js";
 
 /** How long a stopping worker waits past its timeout for the outcome writes of jobs that ran. */
 const WRITE_GRACE_MS = 3000;
@@ -65,6 +68,9 @@ export class Worker extends Poller {
   private stopHearingOfJobs: (() => Promise<void>) | undefined;
   /** Hears of cancelled jobs among this worker's claims. */
   private readonly cancels: CancelWatch;
+  /** Rate-limit budgets: claimed apart, for free slots only (docs/rate-limits.md). */
+  private readonly budgets: BudgetClaims;
+  private readonly scope: QueueScope;
 
   constructor(
     readonly settings: WorkerSettings,
@@ -73,6 +79,12 @@ export class Worker extends Poller {
     super({ logger: deps.logger, what: "worker", fields: () => ({ processId: deps.processId }) });
     this.selector = new QueueSelector(settings.queues);
     this.buffer = new ClaimBuffer(settings.prefetch ?? defaultPrefetch(settings.concurrency));
+    this.scope = scopeOfPatterns(this.selector.patterns);
+    this.budgets = new BudgetClaims(
+      deps.database,
+      settings.pollingInterval,
+      deps.registry.names().some((name) => deps.registry.get(name)?.options.rateLimit),
+    );
     this.runner = new JobRunner(
       deps.database,
       deps.registry,
@@ -123,20 +135,56 @@ export class Worker extends Poller {
 
   /** Start buffered jobs, claim more when there is room, start what fits; returns the sleep before the next poll. */
   private async claimAndStart(): Promise<number> {
+    if (this.budgets.refreshDue()) await this.budgets.refresh();
+    if (this.budgets.mayHaveWork(this.scope)) {
+      // Jobs within a budget first, for the slots free now (before buffered jobs take them): they
+      // start the moment they are claimed, never buffered, so a claim ahead cannot overrun a window.
+      const free = this.settings.concurrency - this.inFlight.handlersRunning;
+      const budgeted = await this.budgets.claim(this.scope, free, this.deps.processId).catch((error: unknown) => {
+        if (error instanceof ProcessRowGoneError) throw error;
+        // The ordinary claim goes on; the budgets are tried again at the next poll.
+        this.deps.onError(error);
+        return [];
+      });
+      if (budgeted.length > 0 && !(await this.startClaimed(budgeted))) return 0;
+    }
     this.startBuffered();
     if (!this.wantsMore()) {
       // Sleeping until woken: a freed slot must wake it (slotFreed) even if the last claim did not
       // fill its capacity. Without a signal of new jobs from other processes (on SQLite and
       // MySQL there is none), nothing else would, and the worker would claim nothing for 24 days.
       this.lastClaimFilledCapacity = true;
-      return UNTIL_WOKEN;
+      return this.budgetSleep(UNTIL_WOKEN);
     }
     const wanted = this.claimRoom();
-    const jobs = await claimJobs(this.deps.database, this.selector, wanted, this.deps.processId, (laterError) => {
-      // An earlier queue's claim worked, a later one's failed: it may have committed all the same.
-      this.strayClaims.claimFailed();
-      this.deps.onError(laterError);
-    });
+    const jobs = await claimJobs(
+      this.deps.database,
+      this.selector,
+      wanted,
+      this.deps.processId,
+      (laterError) => {
+        // An earlier queue's claim worked, a later one's failed: it may have committed all the same.
+        this.strayClaims.claimFailed();
+        this.deps.onError(laterError);
+      },
+      this.budgets.limitedQueues.size === 0 ? undefined : (targets) => this.budgets.withoutLimitedQueues(targets),
+    );
+    if (!(await this.startClaimed(jobs))) return 0;
+    this.lastClaimFilledCapacity = jobs.length === wanted;
+    return this.budgetSleep(this.lastClaimFilledCapacity ? UNTIL_WOKEN : this.settings.pollingInterval);
+  }
+
+  /** The poll's sleep, cut short to when a budget with waiting jobs opens. */
+  private budgetSleep(sleep: number): number {
+    const wait = this.budgets.waitMs();
+    return wait === null ? sleep : Math.min(sleep, wait);
+  }
+
+  /**
+   * Start claimed jobs in the free slots and buffer the rest; false when the worker stopped while
+   * claiming (the jobs went straight back in line).
+   */
+  private async startClaimed(jobs: ClaimedJob[]): Promise<boolean> {
     if (!this.isRunning) {
       // Stopped while claiming: hand the jobs straight back instead of starting them.
       await releaseClaims(
@@ -145,14 +193,13 @@ export class Worker extends Poller {
         this.deps.processId,
         jobs.map((job) => Number(job.id)),
       );
-      return 0;
+      return false;
     }
     this.runner.claimed(jobs);
     let next = 0;
     while (next < jobs.length && this.hasFreeSlot()) this.inFlight.start(jobs[next++]!);
     this.buffer.add(jobs.slice(next));
-    this.lastClaimFilledCapacity = jobs.length === wanted;
-    return this.lastClaimFilledCapacity ? UNTIL_WOKEN : this.settings.pollingInterval;
+    return true;
   }
 
   /**
@@ -327,6 +374,11 @@ export class Worker extends Poller {
 
   /** A handler ended or an outcome was written: start buffered jobs, claim more when low. */
   private slotFreed(): void {
+    if (this.budgets.dueNow()) {
+      // A budget has room now: let the poll offer it the slot before a buffered job takes it.
+      this.wake();
+      return;
+    }
     if (this.isRunning) this.startBuffered();
     if (this.lastClaimFilledCapacity && this.wantsMore()) this.wake();
   }

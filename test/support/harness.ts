@@ -12,6 +12,8 @@ const TABLES = [
   "firm_queue_semaphores",
   "firm_queue_recurring_tasks",
   "firm_queue_job_keys", // no foreign key: a key may be held after its job was deleted
+  "firm_queue_rate_budgets",
+  "firm_queue_rate_starts", // no foreign key: starts count after their job is gone
 ] as const;
 
 /**

@@ -10,6 +10,7 @@ import { addJobsResultAndProgress } from "./009-add-jobs-result-and-progress.js"
 import { partialJobIndexes } from "./010-partial-job-indexes.js";
 import { notifyEndedJobs } from "./011-notify-ended-jobs.js";
 import { addJobDependencies } from "./012-job-dependencies.js";
+import { rateLimits } from "./013-rate-limits.js";
 import type { Migration } from "./table-spec.js";
 
 /** Every migration, oldest first. Append only: a released migration is never edited. */
@@ -26,4 +27,5 @@ export const MIGRATIONS: readonly Migration[] = [
   partialJobIndexes,
   notifyEndedJobs,
   addJobDependencies,
+  rateLimits,
 ];
