@@ -37,9 +37,9 @@ export interface JobsTable {
   progress: ColumnType<string | null, string | null | undefined, string | null>;
   /** JSON of the OpenTelemetry context that enqueued the job (migration 006); null when none. */
   trace_context: ColumnType<string | null, string | null | undefined, string | null>;
-  /** Dependencies that have not ended yet (migration 013): above 0, the job is pending. */
+  /** Dependencies that have not ended yet (migration 012): above 0, the job is pending. */
   unmet_dependencies: ColumnType<number, number | undefined, number>;
-  /** 1 once a job has dependents (migration 013): its end releases or cancels them. */
+  /** 1 once a job has dependents (migration 012): its end releases or cancels them. */
   has_dependents: ColumnType<number, number | undefined, number>;
   /** The rate-limit budget of the job's own limit (migration 013); null when none. */
   rate_limit_key: ColumnType<string | null, string | null | undefined, string | null>;
@@ -203,7 +203,7 @@ export interface SchemaMigrationsTable {
   applied_at: ColumnType<Date | string, Date, never>;
 }
 
-/** firm_queue_job_dependencies: one row per dependency of a job (migration 013). */
+/** firm_queue_job_dependencies: one row per dependency of a job (migration 012). */
 export interface JobDependenciesTable {
   id: Id;
   job_id: number;
