@@ -62,7 +62,7 @@ export interface EnqueueByNameOptions extends EnqueueOptions {
    * queue and priority, no schema validation and no concurrency limit. Default false (an
    * UndeclaredJobError).
    */
-  readonly undeclared?: boolean;
+  readonly undeclared?: boolean | undefined;
 }
 
 /** Options of a declaration with a Standard Schema: the argument type is the schema's. */

@@ -13,18 +13,18 @@ import { shown } from "../shown-value.js";
 /** What a config module's default export may contain. Every key is optional. */
 export interface FirmQueueConfig extends Omit<StartOptions, "mode" | "require"> {
   /** `sqlite:path`, `postgres://…` or `mysql://…`. */
-  readonly databaseUrl?: string;
+  readonly databaseUrl?: string | undefined;
   /** PostgreSQL: a direct URL for the LISTEN connection when `databaseUrl` goes through a pooler. */
-  readonly listenUrl?: string;
+  readonly listenUrl?: string | undefined;
   /** What firm-queue's table names start with (default `firm_queue_`); see `tablePrefix` of `new FirmQueue()`. */
-  readonly tablePrefix?: string;
+  readonly tablePrefix?: string | undefined;
   /** Modules defining your jobs (relative to the config file), as `--require` takes them. */
-  readonly jobs?: readonly string[];
+  readonly jobs?: readonly string[] | undefined;
   /** `"fork"` (default here, unlike `firm.start()`): a child process per role. `"async"`: everything in one process. */
-  readonly mode?: "fork" | "async";
-  readonly logLevel?: LogLevel;
+  readonly mode?: "fork" | "async" | undefined;
+  readonly logLevel?: LogLevel | undefined;
   /** `"text"` (default) or `"json"`: how the default logger writes (env FIRM_QUEUE_LOG_FORMAT and `--log-format` win). */
-  readonly logFormat?: "text" | "json";
+  readonly logFormat?: "text" | "json" | undefined;
 }
 
 /** Identity function that gives a config module its types. */

@@ -22,36 +22,36 @@ export interface DashboardOptions {
   /** The FirmQueue whose database the dashboard shows and whose public operations it calls. */
   readonly firm: FirmQueue;
   /** Path prefix the dashboard is mounted under, e.g. "/admin/jobs". Default: "" (the root). */
-  readonly basePath?: string;
+  readonly basePath?: string | undefined;
   /** Hide every mutation and refuse every POST. Default false. */
-  readonly readOnly?: boolean;
+  readonly readOnly?: boolean | undefined;
   /** Called for every request after any credentials check; return false to refuse it (403). */
-  readonly authorize?: (request: DashboardAuthRequest) => boolean | Promise<boolean>;
+  readonly authorize?: ((request: DashboardAuthRequest) => boolean | Promise<boolean>) | undefined;
   /** HTTP basic credentials the browser must send. */
-  readonly basicAuth?: { readonly username: string; readonly password: string };
+  readonly basicAuth?: { readonly username: string; readonly password: string } | undefined;
   /** A token clients may send as `Authorization: Bearer <token>` (instead of basic credentials). */
-  readonly bearerToken?: string;
+  readonly bearerToken?: string | undefined;
   /**
    * Serve without any authentication on handlers that cannot see the connection (the Fetch
    * handler). The Node handler without authentication serves loopback connections only.
    */
-  readonly allowUnauthenticated?: boolean;
+  readonly allowUnauthenticated?: boolean | undefined;
   /**
    * The Host names (optionally with `:port`) the dashboard answers for; requests for any other
    * get 403. An entry without a port matches every port. Default: without authentication only
    * `localhost`, 127.0.0.0/8 and `[::1]`; with authentication any host. Set it to the names
    * users reach the dashboard by, e.g. `["jobs.example.com"]`.
    */
-  readonly allowedHosts?: readonly string[];
+  readonly allowedHosts?: readonly string[] | undefined;
   /** How often pages refresh their figures. Default 5 s; 0 turns live refresh off. */
-  readonly refreshInterval?: Duration;
+  readonly refreshInterval?: Duration | undefined;
   /** Heartbeat age after which a process is marked stale. Default 5 min (the supervisors' default). */
-  readonly processAliveThreshold?: Duration;
+  readonly processAliveThreshold?: Duration | undefined;
   /**
    * Secret for CSRF tokens. Default: random per process, which is right for one process; give
    * every process the same secret when several serve the dashboard behind one address.
    */
-  readonly csrfSecret?: string;
+  readonly csrfSecret?: string | undefined;
 }
 
 /** The options checked, defaults filled in. */

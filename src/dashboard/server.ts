@@ -9,9 +9,9 @@ import { shown } from "../shown-value.js";
 /** Options of `startDashboardServer`: the dashboard's, plus where to listen. */
 export interface DashboardServerOptions extends DashboardOptions {
   /** Default 9000; 0 picks a free port. */
-  readonly port?: number;
+  readonly port?: number | undefined;
   /** Default "127.0.0.1". Anything but a loopback IP literal or `localhost` needs authentication. */
-  readonly host?: string;
+  readonly host?: string | undefined;
 }
 
 /** A running standalone dashboard. */

@@ -24,20 +24,20 @@ export interface ConcurrencyOptions<Args = any> {
   /** The key jobs are limited by: a function of the job's arguments, or one fixed string. */
   readonly key: ((args: Args) => ConcurrencyKeyValue) | string;
   /** Jobs with one key that may run at once. Default 1. */
-  readonly to?: number;
+  readonly to?: number | undefined;
   /**
    * How long a key's slots stay reserved after their last change (an acquire or a release).
    * Past that, the dispatcher's maintenance frees them: the failsafe for slots held by crashed
    * processes. Default 3 minutes.
    */
-  readonly duration?: Duration;
+  readonly duration?: Duration | undefined;
   /** Jobs of different names sharing a group share slots per key. Default: the job's name. */
-  readonly group?: string;
+  readonly group?: string | undefined;
   /**
    * `"block"` (default): wait for a slot. `"drop"`: drop the job; `enqueue` returns null.
    * `"discard"` is a deprecated alias of `"drop"`.
    */
-  readonly onConflict?: OnConflict;
+  readonly onConflict?: OnConflict | undefined;
 }
 
 /** Concurrency options of a definition that blocks on conflict: `enqueue` always returns an id. */

@@ -92,58 +92,58 @@ export type JobMiddleware = (context: MiddlewareContext, next: () => Promise<unk
 // biome-ignore lint/suspicious/noExplicitAny: an unannotated definition accepts any arguments (variance of the default)
 export interface JobOptions<Args = any> {
   /** Queue the job goes to unless `enqueue` says otherwise. Default `"default"`. */
-  readonly queue?: string;
+  readonly queue?: string | undefined;
   /** Smaller runs first. Default 0. */
-  readonly priority?: number;
+  readonly priority?: number | undefined;
   /** What to do when an attempt fails: how many attempts, how long between them, which errors. */
-  readonly retry?: RetryOptions;
+  readonly retry?: RetryOptions | undefined;
   /**
    * Longest an attempt may run. Past it the handler's AbortSignal fires and the attempt fails with
    * a TimeoutError (retried per `retry`). Default: no limit.
    */
-  readonly timeout?: Duration;
+  readonly timeout?: Duration | undefined;
   /** Limit how many jobs with the same key run at once (see docs/concurrency.md). */
-  readonly concurrency?: ConcurrencyOptions<Args>;
+  readonly concurrency?: ConcurrencyOptions<Args> | undefined;
   /**
    * Functions around this job's handler, the first outermost; they run inside the instance's
    * middleware (`firm.use`). See docs/observability.md.
    */
-  readonly middleware?: readonly JobMiddleware[];
+  readonly middleware?: readonly JobMiddleware[] | undefined;
   /**
    * A Standard Schema (zod, valibot, arktype, …) for the arguments: it gives the argument type,
    * and the arguments are validated at enqueue and again before the handler runs.
    */
-  readonly schema?: StandardSchema;
+  readonly schema?: StandardSchema | undefined;
   /** Make the job unique by a key: a new job with a held key is skipped or replaces the waiting one (see docs/jobs.md). */
-  readonly unique?: UniqueOptions<Args>;
+  readonly unique?: UniqueOptions<Args> | undefined;
   /** At most `limit` starts in any window of `period`, per key or group (see docs/rate-limits.md). */
-  readonly rateLimit?: RateLimitOptions<Args>;
+  readonly rateLimit?: RateLimitOptions<Args> | undefined;
 }
 
 /** The options one job of an enqueue may have: where it goes, in what order, and when it runs. */
 export interface JobEnqueueOptions {
-  readonly queue?: string;
-  readonly priority?: number;
+  readonly queue?: string | undefined;
+  readonly priority?: number | undefined;
   /** Run no earlier than this long from now. */
-  readonly wait?: Duration;
+  readonly wait?: Duration | undefined;
   /** Run no earlier than this time. */
-  readonly at?: Date;
+  readonly at?: Date | undefined;
   /**
    * The job's unique key, instead of the one the definition's `unique.key` computes; held in the
    * definition's `unique.mode` (`"waiting"` when it has none). A number is stored as its decimal
    * string. See docs/jobs.md.
    */
-  readonly key?: string | number;
+  readonly key?: string | number | undefined;
   /**
    * Ids of jobs this one waits for: it stays `pending` until every one of them has ended, then
    * runs (see docs/workflows.md). An id with no job is a JobNotFoundError and nothing is written.
    */
-  readonly dependsOn?: readonly number[];
+  readonly dependsOn?: readonly number[] | undefined;
   /**
    * What happens when a dependency fails for good or is cancelled: `"cancel"` (the default) cancels
    * this job, and in turn its own dependents; `"run"` runs it anyway once every dependency ended.
    */
-  readonly onDependencyFailure?: DependencyFailurePolicy;
+  readonly onDependencyFailure?: DependencyFailurePolicy | undefined;
 }
 
 /** Options for one `enqueue` call. */
@@ -153,7 +153,7 @@ export interface EnqueueOptions extends JobEnqueueOptions {
    * it exists only if that transaction commits. A Kysely transaction (any 0.28.x) as is; other
    * clients wrapped with `fromPg`, `fromMysql2`, `fromBetterSqlite3`, `fromKnex` or `fromDrizzle`.
    */
-  readonly transaction?: EnqueueTransaction;
+  readonly transaction?: EnqueueTransaction | undefined;
 }
 
 /** Options of `enqueueAll`: those of `enqueue` for every job, and options of each job. */
@@ -165,7 +165,8 @@ export interface EnqueueAllOptions<Args> extends EnqueueOptions {
    */
   readonly each?:
     | readonly (JobEnqueueOptions | undefined)[]
-    | ((args: Args, index: number) => JobEnqueueOptions | undefined);
+    | ((args: Args, index: number) => JobEnqueueOptions | undefined)
+    | undefined;
 }
 
 /** A job definition's options with every default filled in. */

@@ -9,17 +9,17 @@ export interface RecurringTaskOptions {
   /** Name of the job to enqueue on every tick (defined with `defineJob`). */
   readonly job: string;
   /** Arguments of every enqueued job. Default null. */
-  readonly args?: unknown;
+  readonly args?: unknown | undefined;
   /** Cron expression: 5 fields, or 6 with seconds first (`"*\/10 * * * * *"`), or `@daily` and the like. */
   readonly schedule: string;
   /** IANA time zone the schedule is read in. Default `"UTC"`. */
-  readonly timezone?: string;
+  readonly timezone?: string | undefined;
   /** Queue of the enqueued jobs. Default: the job definition's queue. */
-  readonly queue?: string;
+  readonly queue?: string | undefined;
   /** Priority of the enqueued jobs (smaller runs first). Default: the job definition's priority. */
-  readonly priority?: number;
+  readonly priority?: number | undefined;
   /** Free text shown by `firm-queue recurring`. */
-  readonly description?: string;
+  readonly description?: string | undefined;
 }
 
 /** The `recurring` section: task key → task. */

@@ -15,25 +15,25 @@ export type Backoff = "exponential" | "polynomial" | Duration | ((attempt: numbe
 /** The `retry` option of `defineJob`. */
 export interface RetryOptions {
   /** Attempts in total, the first one included. Default 1: no retry. */
-  readonly attempts?: number;
+  readonly attempts?: number | undefined;
   /** Delay before each retry. Default `"exponential"`. */
-  readonly backoff?: Backoff;
+  readonly backoff?: Backoff | undefined;
   /**
    * Spread retries out: each delay is shortened by a random fraction of itself, up to this
    * fraction (0 to 1). Default 0.
    */
-  readonly jitter?: number;
+  readonly jitter?: number | undefined;
   /** No retry waits longer than this. Default 1 day. */
-  readonly maxDelay?: Duration;
+  readonly maxDelay?: Duration | undefined;
   /** Retry only errors this returns true for. Default: every error. */
-  readonly retryOn?: (error: unknown) => boolean;
+  readonly retryOn?: ((error: unknown) => boolean) | undefined;
   /**
    * Errors this returns true for abandon the job: no retry, and it is not kept as failed; it is
    * recorded as finished, its error kept as its last error.
    */
-  readonly abandonOn?: (error: unknown) => boolean;
+  readonly abandonOn?: ((error: unknown) => boolean) | undefined;
   /** @deprecated The old name of {@link RetryOptions.abandonOn}; give one of the two. */
-  readonly discardOn?: (error: unknown) => boolean;
+  readonly discardOn?: ((error: unknown) => boolean) | undefined;
 }
 
 /** A retry policy with every default filled in. */

@@ -18,9 +18,9 @@ export interface UniqueOptions<Args = unknown> {
   /** The key: a function of the job's arguments, or one string for every job of the definition. */
   readonly key: string | ((args: Args) => string | number);
   /** Default `"waiting"`. */
-  readonly mode?: UniqueMode;
+  readonly mode?: UniqueMode | undefined;
   /** For mode `"finished"`: how long after the job finished the key stays held. */
-  readonly period?: Duration;
+  readonly period?: Duration | undefined;
 }
 
 /** A definition's `unique` option, checked. */

@@ -11,11 +11,11 @@ export interface ClearFinishedJobsOptions {
    * Delete jobs finished longer ago than this duration, or finished before this Date. Default:
    * the FirmQueue's `clearFinishedJobsAfter` (required when that is `false`).
    */
-  readonly olderThan?: Duration | Date;
+  readonly olderThan?: Duration | Date | undefined;
   /** Jobs deleted per transaction. Default 500. */
-  readonly batchSize?: number;
+  readonly batchSize?: number | undefined;
   /** Only jobs of this name. */
-  readonly name?: string;
+  readonly name?: string | undefined;
 }
 
 const KEYS = new Set(["olderThan", "batchSize", "name"]);

@@ -14,14 +14,14 @@ import type { Duration } from "../duration.js";
 /** Options of `firm.drain()`. */
 export interface DrainOptions {
   /** Which queues to run, as for a worker. Default `"*"`. */
-  readonly queues?: string | readonly string[];
+  readonly queues?: string | readonly string[] | undefined;
   /** Jobs run at once. Default 1: one after another, in claim order. */
-  readonly concurrency?: number;
+  readonly concurrency?: number | undefined;
   /**
    * How often the drain refreshes its process row while it runs, as for `start()`. Default 60 s;
    * keep it below the `processAliveThreshold` of the supervisors running beside it.
    */
-  readonly processHeartbeatInterval?: Duration;
+  readonly processHeartbeatInterval?: Duration | undefined;
 }
 
 /**

@@ -20,17 +20,17 @@ import { shown } from "../shown-value.js";
 /** Options of `firm.failedJobs.list()`. */
 export interface ListFailedJobsOptions extends FailedJobFilter {
   /** Most jobs returned. Default 100. */
-  readonly limit?: number;
+  readonly limit?: number | undefined;
   /** Only jobs with a larger id: pass the last id of one page to get the next. */
-  readonly afterId?: number;
+  readonly afterId?: number | undefined;
 }
 
 /** Options of `retryAll` and `deleteAll`. */
 export interface BatchOptions extends FailedJobFilter {
   /** Jobs changed per transaction. Default 500. */
-  readonly batchSize?: number;
+  readonly batchSize?: number | undefined;
   /** Called after each batch with the jobs it changed and the running total. */
-  readonly onBatch?: (progress: { readonly batch: number; readonly total: number }) => void;
+  readonly onBatch?: ((progress: { readonly batch: number; readonly total: number }) => void) | undefined;
 }
 
 const LIST_KEYS = new Set(["name", "queue", "limit", "afterId"]);

@@ -18,11 +18,11 @@ import { promRegistry, registerFamilies, type MetricRegistrar, type PromRegistry
 /** Options of `firm.metrics.configure()`. */
 export interface MetricsOptions {
   /** Read the database gauges at most this often, however often scraped. Default 15s. */
-  readonly gaugeInterval?: Duration;
+  readonly gaugeInterval?: Duration | undefined;
   /** A process whose heartbeat is older counts as stale. Default 5 min (the supervisors' default). */
-  readonly aliveThreshold?: Duration;
+  readonly aliveThreshold?: Duration | undefined;
   /** A scrape waits this long for the database before it answers without gauges (`database_up` 0). Default 5s. */
-  readonly gaugeTimeout?: Duration;
+  readonly gaugeTimeout?: Duration | undefined;
 }
 
 const OPTION_KEYS = new Set(["gaugeInterval", "aliveThreshold", "gaugeTimeout"]);

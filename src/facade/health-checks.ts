@@ -19,11 +19,11 @@ export interface ProbeResult {
 /** What the probes are judged by; each has a default. */
 export interface HealthSettings {
   /** A role whose heartbeat is older is not ready: the supervisor's `processAliveThreshold` (default 5 min). */
-  readonly aliveThresholdMs?: number;
+  readonly aliveThresholdMs?: number | undefined;
   /** Readiness fails when the database has not answered within this (default 5000). */
-  readonly databaseTimeoutMs?: number;
+  readonly databaseTimeoutMs?: number | undefined;
   /** Liveness fails when the event loop was blocked longer than this since the previous probe (default 10,000). */
-  readonly maxEventLoopDelayMs?: number;
+  readonly maxEventLoopDelayMs?: number | undefined;
 }
 
 /**

@@ -21,39 +21,39 @@ export interface ListJobsOptions {
   /** Which jobs: ready, scheduled, blocked, claimed, failed, finished or cancelled. Required. */
   readonly state: JobState;
   /** Only this queue. */
-  readonly queue?: string;
+  readonly queue?: string | undefined;
   /** Only jobs of this name. */
-  readonly name?: string;
+  readonly name?: string | undefined;
   /** Only jobs enqueued with this unique key (see docs/jobs.md). */
-  readonly key?: string;
+  readonly key?: string | undefined;
   /** Only jobs that entered their state at or after this time (for `scheduled`: due at or after). */
-  readonly from?: Date;
+  readonly from?: Date | undefined;
   /** Only jobs that entered their state before this time. */
-  readonly to?: Date;
+  readonly to?: Date | undefined;
   /** Most jobs per page, 1 to 500. Default 50. */
-  readonly limit?: number;
+  readonly limit?: number | undefined;
   /** The `nextCursor` of the previous page; absent or null for the first page. */
-  readonly cursor?: string | null;
+  readonly cursor?: string | null | undefined;
 }
 
 /** Options of `firm.inspect.count()`: the filters of `jobs()`, and where to stop counting. */
 export interface CountJobsOptions {
   readonly state: JobState;
-  readonly queue?: string;
-  readonly name?: string;
-  readonly key?: string;
-  readonly from?: Date;
-  readonly to?: Date;
+  readonly queue?: string | undefined;
+  readonly name?: string | undefined;
+  readonly key?: string | undefined;
+  readonly from?: Date | undefined;
+  readonly to?: Date | undefined;
   /** Count no further than this (1 to 1,000,000). Default 10,000. */
-  readonly upTo?: number;
+  readonly upTo?: number | undefined;
 }
 
 /** Options of `firm.inspect.throughput()`. */
 export interface ThroughputOptions {
   /** How many buckets, 1 to 240. Default 60. */
-  readonly buckets?: number;
+  readonly buckets?: number | undefined;
   /** Length of each bucket in milliseconds, at least 1000. Default 60,000 (per minute). */
-  readonly bucketMs?: number;
+  readonly bucketMs?: number | undefined;
 }
 
 /** A recurring task with its latest runs. */

@@ -10,9 +10,9 @@ import { shown } from "../shown-value.js";
 /** Options of `firm.jobs.cancelAll()`: which jobs (every condition given must match), and the batch size. */
 export interface CancelAllOptions extends CancelFilter {
   /** Jobs cancelled per transaction. Default 500. */
-  readonly batchSize?: number;
+  readonly batchSize?: number | undefined;
   /** Called after each batch with the jobs it cancelled and the running total (for a progress bar). */
-  readonly onBatch?: (progress: { readonly batch: number; readonly total: number }) => void;
+  readonly onBatch?: ((progress: { readonly batch: number; readonly total: number }) => void) | undefined;
 }
 
 const CANCEL_ALL_KEYS = new Set(["queue", "name", "key", "batchSize", "onBatch"]);

@@ -9,11 +9,11 @@ import { shown } from "../shown-value.js";
 export interface ObservabilityServerOptions {
   readonly port: number;
   /** Default "127.0.0.1". Use "0.0.0.0" for Prometheus or Kubernetes probes from outside the host. */
-  readonly host?: string;
+  readonly host?: string | undefined;
   /** Serve `/metrics` from these. */
-  readonly metrics?: FirmMetrics;
+  readonly metrics?: FirmMetrics | undefined;
   /** Serve `/livez` and `/readyz` from these. */
-  readonly health?: HealthChecks;
+  readonly health?: HealthChecks | undefined;
 }
 
 /** A running observability server. */

@@ -19,13 +19,13 @@ export interface FirmQueueOptions {
    * `sqlite:path.sqlite3`, `postgres://…` or `mysql://…`. Defaults to env
    * `FIRM_QUEUE_DATABASE_URL`, then `sqlite:firm-queue.sqlite3`.
    */
-  readonly databaseUrl?: string;
+  readonly databaseUrl?: string | undefined;
   /**
    * A database handle the application already has, used instead of `databaseUrl`: a `pg.Pool`,
    * a `mysql2` pool, a better-sqlite3 `Database` or a Kysely instance. firm-queue never closes
    * it (see docs/integration.md).
    */
-  readonly database?: DatabaseHandle;
+  readonly database?: DatabaseHandle | undefined;
   /**
    * PostgreSQL only: where to LISTEN for ready jobs when `database` is a handle firm-queue cannot
    * open a connection of its own from (a Kysely instance), or when the pool goes through a
@@ -33,12 +33,12 @@ export interface FirmQueueOptions {
    * at the pooler and this at the server). Default env `FIRM_QUEUE_LISTEN_URL`, then the
    * database's own connection settings.
    */
-  readonly listenUrl?: string;
+  readonly listenUrl?: string | undefined;
   /**
    * PostgreSQL only: the schema that holds firm-queue's tables (created by `migrate` if missing).
    * Default: the connection's `search_path`, normally `public`. Needs a `databaseUrl`.
    */
-  readonly schema?: string;
+  readonly schema?: string | undefined;
   /**
    * What the names of firm-queue's tables (and indexes, trigger and NOTIFY channel) start with:
    * `<prefix>jobs`, `<prefix>ready_executions`… 1 to 14 lower-case letters, digits and `_`.
@@ -46,50 +46,50 @@ export interface FirmQueueOptions {
    * prefixes on one database are two independent queues. Default env `FIRM_QUEUE_TABLE_PREFIX`,
    * then `firm_queue_`.
    */
-  readonly tablePrefix?: string;
+  readonly tablePrefix?: string | undefined;
   /** Keep finished jobs (with `finished_at`) instead of deleting them. Default true. */
-  readonly preserveFinishedJobs?: boolean;
+  readonly preserveFinishedJobs?: boolean | undefined;
   /**
    * The dispatcher deletes finished jobs older than this (in small batches), and it is the
    * default `olderThan` of `clearFinishedJobs()`. `false` keeps them forever. Default 1 day.
    */
-  readonly clearFinishedJobsAfter?: Duration | false;
+  readonly clearFinishedJobsAfter?: Duration | false | undefined;
   /**
    * How often `waitFor` asks the database about the jobs this process waits for: one query per
    * interval for all of them. On PostgreSQL a notification wakes waiters at once and this poll is
    * the safety net. Default 500 ms.
    */
-  readonly waitPollInterval?: Duration;
+  readonly waitPollInterval?: Duration | undefined;
   /**
    * Most database connections this instance's pool opens (PostgreSQL, MySQL). Default: derived
    * from what the process runs (see docs/scaling.md: 2 for a fork-mode supervisor, 3 +
    * ceil(concurrency / 4) for a worker, …; 10 for a process that only enqueues).
    */
-  readonly poolSize?: number;
+  readonly poolSize?: number | undefined;
   /**
    * Longest wait for the database to answer one statement; past it the connection is closed as
    * lost and the statement fails with DatabaseTimeoutError. Keeps a host whose network went
    * silent from hanging for the kernel's 15 minutes. Keep it below `processAliveThreshold`.
    * Default 30 s; `false` for none.
    */
-  readonly queryTimeout?: Duration | false;
+  readonly queryTimeout?: Duration | false | undefined;
   /**
    * Where to log; default one line per event on stderr. A `(message, fields)` logger, or a pino
    * or bunyan logger as it is: those take `(fields, message)`, and are recognized and called
    * that way (see docs/observability.md).
    */
-  readonly logger?: Logger;
+  readonly logger?: Logger | undefined;
   /** Least severe level the default logger prints. Default env `FIRM_QUEUE_LOG_LEVEL`, then `info`. */
-  readonly logLevel?: LogLevel;
+  readonly logLevel?: LogLevel | undefined;
   /** How the default logger writes: `"text"` or `"json"` (one object per line). Default env `FIRM_QUEUE_LOG_FORMAT`, then `"text"`. */
-  readonly logFormat?: LogFormat;
+  readonly logFormat?: LogFormat | undefined;
   /**
    * Log one info line per finished job (failures, retries and discards are always logged, at warn
    * or error). Default env `FIRM_QUEUE_LOG_JOB_OUTCOMES` (`true`/`1`), then false.
    */
-  readonly logJobOutcomes?: boolean;
+  readonly logJobOutcomes?: boolean | undefined;
   /** Lifecycle hooks (see `firm.addHooks`). */
-  readonly hooks?: LifecycleHooks;
+  readonly hooks?: LifecycleHooks | undefined;
 }
 
 /** {@link FirmQueueOptions} checked, with every default filled in. */
@@ -187,36 +187,36 @@ function resolveTablePrefix(options: FirmQueueOptions): string {
 /** A worker in `firm.start({ workers })`. */
 export interface WorkerOptions {
   /** `"*"`, a queue name, `prefix*`, or a list of those. Default `"*"`. */
-  readonly queues?: string | readonly string[];
+  readonly queues?: string | readonly string[] | undefined;
   /** Jobs run at once by this worker. Default 3. */
-  readonly concurrency?: number;
+  readonly concurrency?: number | undefined;
   /** How long to sleep when the queues are empty. Default 100 ms. */
-  readonly pollingInterval?: Duration;
+  readonly pollingInterval?: Duration | undefined;
   /** How many copies of this worker to run (each its own process in fork mode). Default 1. */
-  readonly processes?: number;
+  readonly processes?: number | undefined;
   /**
    * Jobs claimed ahead of free slots when there is a backlog, started from memory as slots free
    * up (0: claim only for free slots). Default 20 × concurrency, at most 500. A graceful stop puts
    * them back in line; see docs/internals.md for what a crash means for them.
    */
-  readonly prefetch?: number;
+  readonly prefetch?: number | undefined;
 }
 
 /** A dispatcher in `firm.start({ dispatchers })`. */
 export interface DispatcherOptions {
   /** How long to sleep when nothing is due. Default 1 s. */
-  readonly pollingInterval?: Duration;
+  readonly pollingInterval?: Duration | undefined;
   /** Scheduled jobs promoted per transaction. Default 500. */
-  readonly batchSize?: number;
+  readonly batchSize?: number | undefined;
   /** Least time between two passes deleting old finished jobs (`clearFinishedJobsAfter`). Default 5 min. */
-  readonly clearFinishedJobsInterval?: Duration;
+  readonly clearFinishedJobsInterval?: Duration | undefined;
   /** Finished jobs deleted per transaction. Default 500. */
-  readonly clearFinishedJobsBatchSize?: number;
+  readonly clearFinishedJobsBatchSize?: number | undefined;
   /**
    * How often to run concurrency maintenance: delete expired semaphores, then unblock jobs
    * whose key has a free slot. Default 10 minutes (and once at start); `false` turns it off.
    */
-  readonly concurrencyMaintenanceInterval?: Duration | false;
+  readonly concurrencyMaintenanceInterval?: Duration | false | undefined;
 }
 
 /** Options of `firm.start()`. */
@@ -225,30 +225,30 @@ export interface StartOptions {
    * `"async"` (the default here): every role runs in this process. `"fork"`: one child process
    * per worker (times `processes`) and per dispatcher, restarted when it dies.
    */
-  readonly mode?: "async" | "fork";
+  readonly mode?: "async" | "fork" | undefined;
   /**
    * Fork mode: the modules that define your jobs, imported by each child (as `--require` does
    * for the CLI; relative paths from the current directory). Default: the modules that called
    * `new FirmQueue()` and `defineJob()`.
    */
-  readonly require?: readonly string[];
+  readonly require?: readonly string[] | undefined;
   /** Default: one worker on `"*"`. */
-  readonly workers?: readonly WorkerOptions[];
+  readonly workers?: readonly WorkerOptions[] | undefined;
   /** Default: one dispatcher. */
-  readonly dispatchers?: readonly DispatcherOptions[];
+  readonly dispatchers?: readonly DispatcherOptions[] | undefined;
   /** How long a graceful stop waits for running jobs before putting them back. Default 5 s. */
-  readonly shutdownTimeout?: Duration;
+  readonly shutdownTimeout?: Duration | undefined;
   /** How often each process refreshes its row. Default 60 s. */
-  readonly processHeartbeatInterval?: Duration;
+  readonly processHeartbeatInterval?: Duration | undefined;
   /**
    * A process whose heartbeat is older than this is dead: supervisors prune it and fail its
    * claims. Default 5 min; must exceed `processHeartbeatInterval`.
    */
-  readonly processAliveThreshold?: Duration;
+  readonly processAliveThreshold?: Duration | undefined;
   /** Recurring tasks, by key. Declaring them (even `{}`) runs a scheduler that syncs them at start. */
-  readonly recurring?: RecurringTasksOptions;
+  readonly recurring?: RecurringTasksOptions | undefined;
   /** Scheduler settings; giving them runs a scheduler even without `recurring`. */
-  readonly scheduler?: SchedulerOptions;
+  readonly scheduler?: SchedulerOptions | undefined;
 }
 
 const START_KEYS = new Set([

@@ -7,9 +7,9 @@ import { shown } from "../shown-value.js";
 /** The scheduler in `firm.start({ scheduler })`. */
 export interface SchedulerOptions {
   /** Also run tasks added with `firm.recurring.schedule()`. Default false. */
-  readonly dynamicTasks?: boolean;
+  readonly dynamicTasks?: boolean | undefined;
   /** How often dynamic tasks are re-read from the database. Default 5 s. */
-  readonly pollingInterval?: Duration;
+  readonly pollingInterval?: Duration | undefined;
 }
 
 const SCHEDULER_KEYS = new Set(["dynamicTasks", "pollingInterval"]);

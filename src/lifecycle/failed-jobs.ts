@@ -9,8 +9,8 @@ import { deleteJobs, type JobRow } from "../models/job.js";
 
 /** Which failed jobs an operation looks at: all, or those of one job name and/or queue. */
 export interface FailedJobFilter {
-  readonly name?: string;
-  readonly queue?: string;
+  readonly name?: string | undefined;
+  readonly queue?: string | undefined;
 }
 
 /** A failed job as `firm.failedJobs.list()` shows it. */

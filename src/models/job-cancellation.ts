@@ -8,9 +8,9 @@ export interface TakenJob {
 
 /** What cancel-by-filter selects: every condition given must match. */
 export interface CancelFilter {
-  readonly queue?: string;
-  readonly name?: string;
-  readonly key?: string;
+  readonly queue?: string | undefined;
+  readonly name?: string | undefined;
+  readonly key?: string | undefined;
 }
 
 /**

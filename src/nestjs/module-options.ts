@@ -11,23 +11,23 @@ export interface FirmQueueModuleOptions {
    * The module then never closes it. Without it, the module makes one from `options` and closes
    * it when the application shuts down.
    */
-  readonly firm?: FirmQueue;
+  readonly firm?: FirmQueue | undefined;
   /** Options of the FirmQueue the module makes (`databaseUrl`, `database`, `logger`, …). */
-  readonly options?: FirmQueueOptions;
+  readonly options?: FirmQueueOptions | undefined;
   /**
    * Run workers and dispatchers in the application's process from its bootstrap to its shutdown:
    * `true` for the defaults, or the options of `firm.start()`. Only `mode: "async"`: a forked
    * child could not rebuild the application's providers. Default: none (a process that only
    * enqueues).
    */
-  readonly workers?: boolean | (Omit<StartOptions, "mode"> & { readonly mode?: "async" });
+  readonly workers?: boolean | (Omit<StartOptions, "mode"> & { readonly mode?: "async" }) | undefined;
   /**
    * Mount the dashboard at `path` on the application's HTTP server (Express or Fastify), with
    * the dashboard's options (authentication, read-only, …).
    */
-  readonly dashboard?: Omit<DashboardOptions, "firm" | "basePath"> & { readonly path: string };
+  readonly dashboard?: (Omit<DashboardOptions, "firm" | "basePath"> & { readonly path: string }) | undefined;
   /** Make the FirmQueue injectable in every module (default true). */
-  readonly global?: boolean;
+  readonly global?: boolean | undefined;
 }
 
 /** What `FirmQueueModule.forRootAsync` takes: the options from a factory with injected dependencies. */

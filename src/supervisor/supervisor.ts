@@ -13,7 +13,7 @@ export interface StopOptions {
    * `shutdownTimeout`, then put what is left back in line. `true` (SIGQUIT): put every claimed job
    * back in line at once.
    */
-  readonly immediate?: boolean;
+  readonly immediate?: boolean | undefined;
 }
 
 /** A running set of roles, returned by `firm.start()`. */
