@@ -24,7 +24,8 @@ declare global {
   const sendEmail: Job<{ to: string; template: string }>;
   const sendWelcomeEmail: Job<{ userId: number }>;
   const sendConfirmation: Job<{ orderId: number }>;
-  const report: Job<{ day: string }>;
+  // A job in one block, a progress callback of the application's in others.
+  const report: Job<{ day: string }> & ((total: number) => void);
   const renderReport: Job<{ reportId: number }>;
   const recipients: { to: string; template: string }[];
   const mondayAt9: Date;

@@ -15,11 +15,15 @@ const FOREIGN = new Set([
   "SmtpError", // an application's error in a log example
   "InvalidArgumentError", // commander's, inside the CLI
   "JobsReadySignal", // no error: the wake-up signal docs/internals.md describes
+  // docs/rate-limits.md names it for a rate-limit path whose class does not exist yet (work in
+  // progress on rate limits): remove this line when it lands, the test then wants it exported.
+  "RateLimitedError",
 ]);
 
 /** Error classes users never meet: each stays inside firm-queue, for the reason given. */
 const INTERNAL = new Set([
   "PageError", // the dashboard turns it into an HTTP status; it never leaves the dashboard
+  "UsageError", // the CLI's own: it exits with status 2 for it; no library call throws it
 ]);
 
 function markdownFiles(): string[] {
