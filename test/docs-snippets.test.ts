@@ -69,6 +69,10 @@ declare global {
   function isAccountClosed(error: unknown): boolean;
   function deliver(args: unknown): Promise<void>;
   function pullFromUpstream(args: unknown): Promise<void>;
+  function signUp(userId: number): Promise<void>;
+  const photos: string[];
+  function makeThumbnail(photo: string): Promise<string>;
+  function publishAlbum(album: string, thumbnails: unknown[]): Promise<void>;
   function movePostings(args: unknown): Promise<void>;
   function rebundle(args: unknown): Promise<void>;
 }
