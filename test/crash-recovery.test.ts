@@ -99,12 +99,22 @@ describeEachDatabase("crash recovery (in-process supervisor)", (env) => {
       const workerId = Number(claim.process_id);
       // What another supervisor's pruning does to a process it believes dead.
       const { pruneDeadProcesses } = await import("../src/processes/crash-recovery.js");
-      await db
-        .updateTable("firm_queue_processes")
-        .set({ last_heartbeat_at: new Date(Date.now() - 120_000) })
-        .where("id", "=", workerId)
-        .execute();
-      await pruneDeadProcesses(await firm.database(), (firm as any).policies, 60_000, supervisor.id);
+      // Its polls (every 20 ms) lock its row or claims for a moment on MariaDB, and pruning passes
+      // over locked rows (SKIP LOCKED) until a later pass: prune until its claim has failed (its
+      // heartbeat, every 100 ms, freshens the row meanwhile, so age it before each pass).
+      await waitFor(
+        async () => {
+          await db
+            .updateTable("firm_queue_processes")
+            .set({ last_heartbeat_at: new Date(Date.now() - 120_000) })
+            .where("id", "=", workerId)
+            .execute();
+          await pruneDeadProcesses(await firm.database(), (firm as any).policies, 60_000, supervisor.id);
+          return (await firm.getJob(id))?.state === "failed";
+        },
+        5000,
+        "the worker pruned",
+      );
       expect(await firm.getJob(id)).toMatchObject({ state: "failed", error: { name: "ProcessPrunedError" } });
       // Its heartbeat notices; a fresh worker registers in its place.
       await waitFor(

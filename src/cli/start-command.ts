@@ -10,6 +10,7 @@ import { describeClusterWarnings } from "./cluster-warnings.js";
 import { describeConnections } from "./connections.js";
 import { startObservability, type ObservabilityFlags } from "./observability-flags.js";
 import { defaultPrefetch } from "../roles/claim-buffer.js";
+import { logExits } from "../supervisor/exit-log.js";
 
 /**
  * `firm-queue start`: resolve the configuration, load the job modules, start the supervisor and
@@ -19,6 +20,7 @@ import { defaultPrefetch } from "../roles/claim-buffer.js";
 export async function runStart(flags: CliFlags & ObservabilityFlags): Promise<void> {
   const config = await resolveCliConfig(flags);
   const firm = await loadFirm(config);
+  const exits = logExits(firm.options.logger, "firm-queue start");
   const observability = await startObservability(firm, flags, config.start.processAliveThreshold).catch(
     async (error: unknown) => {
       await firm.close();
@@ -29,9 +31,11 @@ export async function runStart(flags: CliFlags & ObservabilityFlags): Promise<vo
   // instead of killing it half-started.
   let supervisor: Supervisor | undefined;
   let pending: StopOptions | undefined;
+  let signalled: string | undefined;
   const onSignal = (signal: NodeJS.Signals) => {
     const options = { immediate: signal === "SIGQUIT" };
     firm.options.logger.info("signal received", { signal, supervisorId: supervisor?.id });
+    signalled ??= `stopped on ${signal}`;
     if (supervisor) void supervisor.stop(options);
     else pending = { immediate: options.immediate || (pending?.immediate ?? false) };
   };
@@ -39,6 +43,7 @@ export async function runStart(flags: CliFlags & ObservabilityFlags): Promise<vo
   try {
     supervisor = await firm.start(config.startOptions);
   } catch (error) {
+    exits.because(`the supervisor could not start: ${error instanceof Error ? error.message : String(error)}`);
     // An open pool would keep the process alive after the error is printed.
     await observability.close();
     await firm.close();
@@ -47,6 +52,7 @@ export async function runStart(flags: CliFlags & ObservabilityFlags): Promise<vo
   observability.watch(supervisor);
   if (pending) void supervisor.stop(pending);
   await supervisor.stopped;
+  exits.because(signalled ?? 'the supervisor stopped on its own (its "supervisor stopping" line says why)');
   await observability.close();
   await firm.close();
   // Jobs that ignored their AbortSignal may still hold timers; their claims are already back.

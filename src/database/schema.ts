@@ -60,6 +60,8 @@ export interface ClaimedExecutionsTable {
   job_id: number;
   process_id: number | null;
   created_at: CreatedAt;
+  /** When the job was handed to its handler; NULL while it waits in the worker's buffer. */
+  started_at: ColumnType<Date | string | null, Date | null | undefined, Date | null>;
 }
 
 /** firm_queue_scheduled_executions: jobs due later. */

@@ -62,27 +62,41 @@ export async function releaseClaims(
     }
     const rows = await database.dialect.withSkipLocked(query).execute();
     const released = rows.map((row) => Number(row.job_id));
-    if (released.length === 0) return [];
-    const now = database.clock.now();
-    const context = dispatchContext(database, policies);
-    const holders = await trx
-      .selectFrom("firm_queue_jobs")
-      .select(["id", "class_name", "concurrency_key", "semaphore_id", "cancelled_at"])
-      .where("id", "in", released)
-      .execute();
-    await trx.deleteFrom("firm_queue_claimed_executions").where("job_id", "in", released).execute();
-    await releaseSemaphoresForRequeue(trx, context, holders.map(slotHolderOf), now);
-    // A job whose cancel was requested does not go back in line: it ends cancelled here.
-    const cancelled = new Set(holders.filter((row) => row.cancelled_at !== null).map((row) => Number(row.id)));
-    await endCancelled(trx, context, [...cancelled], now);
-    await dispatchStoredJobsNow(
-      trx,
-      released.filter((id) => !cancelled.has(id)),
-      now,
-      context,
-    );
+    await requeueLockedClaims(trx, database, policies, released);
     return released;
   });
+}
+
+/**
+ * Put the jobs of claims this transaction has locked back in line, attempts unchanged: each
+ * claim goes, its concurrency slot is given back and taken again, and the job is dispatched as
+ * it was (a job whose cancel was requested ends cancelled instead).
+ */
+export async function requeueLockedClaims(
+  trx: Db,
+  database: Database,
+  policies: JobPolicies,
+  released: readonly number[],
+): Promise<void> {
+  if (released.length === 0) return;
+  const now = database.clock.now();
+  const context = dispatchContext(database, policies);
+  const holders = await trx
+    .selectFrom("firm_queue_jobs")
+    .select(["id", "class_name", "concurrency_key", "semaphore_id", "cancelled_at"])
+    .where("id", "in", released)
+    .execute();
+  await trx.deleteFrom("firm_queue_claimed_executions").where("job_id", "in", released).execute();
+  await releaseSemaphoresForRequeue(trx, context, holders.map(slotHolderOf), now);
+  // A job whose cancel was requested does not go back in line: it ends cancelled here.
+  const cancelled = new Set(holders.filter((row) => row.cancelled_at !== null).map((row) => Number(row.id)));
+  await endCancelled(trx, context, [...cancelled], now);
+  await dispatchStoredJobsNow(
+    trx,
+    released.filter((id) => !cancelled.has(id)),
+    now,
+    context,
+  );
 }
 
 /**

@@ -1,7 +1,7 @@
 import type { Database } from "../database/connection.js";
 import type { Db } from "../database/dialect.js";
 import { ProcessExitError, ProcessMissingError, ProcessPrunedError } from "../errors.js";
-import { removeClaim } from "../lifecycle/claimed-jobs.js";
+import { removeClaim, requeueLockedClaims } from "../lifecycle/claimed-jobs.js";
 import { recordFailedAttempt, type FailedAttemptOutcome } from "../lifecycle/failed-attempt.js";
 import { emitFailure } from "../lifecycle/failure-events.js";
 import type { JobPolicies } from "../definitions/job-policies.js";
@@ -11,7 +11,15 @@ import { toProcessRow, type ProcessRow } from "../models/process.js";
 /** A dead process whose row was removed, and the jobs whose claims failed with it. */
 export interface RecoveredProcess {
   readonly process: ProcessRow;
+  /** Claims whose handler had started: each a failed attempt. */
   readonly failedJobIds: readonly number[];
+  /** Claims that never started (they waited in its buffer): back in line, no attempt counted. */
+  readonly requeuedJobIds: readonly number[];
+  /**
+   * Claims it still holds that another transaction had locked (SKIP LOCKED passed them): its row
+   * stays, so the next pass fails them the same way. 0 when the row was removed.
+   */
+  readonly claimsLeft: number;
 }
 
 /** An attempt crash recovery failed: what the job's policy made of it, and whose claim it was. */
@@ -21,31 +29,61 @@ interface RecoveredAttempt {
   readonly error: Error;
 }
 
+/** What recovering a dead process's claims did: failed attempts, and jobs put back in line. */
+interface RecoveredClaims {
+  readonly failed: RecoveredAttempt[];
+  readonly requeued: number[];
+}
+
 /**
- * Fail every claim `processId` holds with `error` (a counted, failed attempt) inside `trx`.
- * Each claim goes through the stale-worker guard, so a claim finalized meanwhile is left alone.
+ * Recover the claims `processId` holds inside `trx`: a claim whose handler had started is a
+ * failed attempt with `error` (a job that kills its worker each time still runs out of attempts);
+ * one that never started, taken ahead into the worker's buffer, goes back in line as it was.
+ * Each started claim goes through the stale-worker guard, so one finalized meanwhile is left alone.
  */
-async function failClaimsOf(
+async function recoverClaimsOf(
   database: Database,
   policies: JobPolicies,
   trx: Db,
   processId: number | null,
   error: Error,
-): Promise<RecoveredAttempt[]> {
+): Promise<RecoveredClaims> {
   const query = trx
     .selectFrom("firm_queue_claimed_executions")
-    .select("job_id")
+    .select(["job_id", "started_at"])
     .where("process_id", processId === null ? "is" : "=", processId);
   const rows = await database.dialect.withSkipLocked(query).execute();
+  return recoverLockedClaims(
+    database,
+    policies,
+    trx,
+    rows.map((row) => ({ ...row, process_id: processId })),
+    () => error,
+  );
+}
+
+/** Recover claims this transaction has locked: fail the started ones, put the others back in line. */
+async function recoverLockedClaims(
+  database: Database,
+  policies: JobPolicies,
+  trx: Db,
+  rows: readonly { job_id: number; started_at: Date | string | null; process_id: number | null }[],
+  errorFor: (processId: number | null) => Error,
+): Promise<RecoveredClaims> {
   const failed: RecoveredAttempt[] = [];
+  const requeued = rows.filter((row) => row.started_at === null).map((row) => Number(row.job_id));
+  await requeueLockedClaims(trx, database, policies, requeued);
   const now = database.clock.now();
   for (const row of rows) {
+    if (row.started_at === null) continue;
     const jobId = Number(row.job_id);
+    const processId = row.process_id === null ? null : Number(row.process_id);
     if (!(await removeClaim(trx, jobId, processId))) continue;
+    const error = errorFor(processId);
     const outcome = await recordFailedAttempt(trx, jobId, error, now, dispatchContext(database, policies));
     failed.push({ outcome, processId, error });
   }
-  return failed;
+  return { failed, requeued };
 }
 
 /**
@@ -100,15 +138,30 @@ export async function pruneDeadProcesses(
     const recovered: RecoveredProcess[] = [];
     for (const process of dead) {
       const error = new ProcessPrunedError(process.name, process.pid, process.lastHeartbeatAt, thresholdMs);
-      const failed = await failClaimsOf(database, policies, trx, process.id, error);
-      await trx.deleteFrom("firm_queue_processes").where("id", "=", process.id).execute();
+      const { failed, requeued } = await recoverClaimsOf(database, policies, trx, process.id, error);
       attempts.push(...failed);
-      recovered.push({ process, failedJobIds: jobIdsOf(failed) });
+      // A claim the dead process's own unfinished transaction still locks (a cut-off host whose
+      // connection the server has not dropped yet) was skipped. Removing the row now would leave
+      // it to the orphan sweep, a different error for the same loss: keep the row, so a later pass
+      // of this pruning fails it with ProcessPrunedError once the lock is gone.
+      const claimsLeft = await countClaimsOf(trx, process.id);
+      if (claimsLeft === 0) await trx.deleteFrom("firm_queue_processes").where("id", "=", process.id).execute();
+      recovered.push({ process, failedJobIds: jobIdsOf(failed), requeuedJobIds: requeued, claimsLeft });
     }
     return recovered;
   });
   tellRecovered(policies, attempts);
   return recovered;
+}
+
+/** Claims `processId` holds, locked or not (a plain read waits for no lock). */
+async function countClaimsOf(trx: Db, processId: number): Promise<number> {
+  const row = await trx
+    .selectFrom("firm_queue_claimed_executions")
+    .select((eb) => eb.fn.countAll().as("count"))
+    .where("process_id", "=", processId)
+    .executeTakeFirst();
+  return Number(row?.count ?? 0);
 }
 
 /**
@@ -133,24 +186,26 @@ export async function reapExitedProcess(
     const row = await database.dialect.withSkipLocked(query).executeTakeFirst();
     if (!row) return null;
     const process = toProcessRow(row);
-    attempts = await failClaimsOf(
+    const { failed, requeued } = await recoverClaimsOf(
       database,
       policies,
       trx,
       process.id,
       new ProcessExitError(process.name, process.pid, how),
     );
+    attempts = failed;
     await trx.deleteFrom("firm_queue_processes").where("id", "=", process.id).execute();
-    return { process, failedJobIds: jobIdsOf(attempts) };
+    return { process, failedJobIds: jobIdsOf(attempts), requeuedJobIds: requeued, claimsLeft: 0 };
   });
   tellRecovered(policies, attempts);
   return reaped;
 }
 
 /**
- * Fail, with ProcessMissingError, claims held by no registered process: their process vanished
- * without deregistering (its row was deleted by hand, or it claimed without registering).
- * Returns the failed job ids.
+ * Fail, with ProcessMissingError, claims held by no registered process whose handler had started:
+ * their process vanished without deregistering (its row was deleted by hand, a stop left the
+ * claims of jobs whose outcome it could not write, or it claimed without registering). Such claims
+ * that never started go back in line, no attempt counted. Returns the failed job ids.
  */
 export async function failOrphanedClaims(database: Database, policies: JobPolicies): Promise<number[]> {
   const attempts: RecoveredAttempt[] = [];
@@ -158,7 +213,7 @@ export async function failOrphanedClaims(database: Database, policies: JobPolici
     attempts.length = 0;
     const query = trx
       .selectFrom("firm_queue_claimed_executions as claim")
-      .select(["claim.job_id", "claim.process_id"])
+      .select(["claim.job_id", "claim.process_id", "claim.started_at"])
       .where(({ not, exists, selectFrom }) =>
         not(
           exists(
@@ -169,15 +224,14 @@ export async function failOrphanedClaims(database: Database, policies: JobPolici
         ),
       );
     const orphans = await database.dialect.withSkipLocked(query).execute();
-    const now = database.clock.now();
-    for (const orphan of orphans) {
-      const jobId = Number(orphan.job_id);
-      const processId = orphan.process_id === null ? null : Number(orphan.process_id);
-      if (!(await removeClaim(trx, jobId, processId))) continue;
-      const error = new ProcessMissingError(processId);
-      const outcome = await recordFailedAttempt(trx, jobId, error, now, dispatchContext(database, policies));
-      attempts.push({ outcome, processId, error });
-    }
+    const { failed } = await recoverLockedClaims(
+      database,
+      policies,
+      trx,
+      orphans,
+      (processId) => new ProcessMissingError(processId),
+    );
+    attempts.push(...failed);
   });
   tellRecovered(policies, attempts);
   return jobIdsOf(attempts);

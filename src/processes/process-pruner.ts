@@ -47,8 +47,8 @@ export class ProcessPruner extends Poller {
       ownProcessId,
       supervisedInProcess,
     );
-    for (const { process, failedJobIds } of pruned) {
-      this.logger.warn("pruned a process that stopped heartbeating; its jobs failed with ProcessPrunedError", {
+    for (const { process, failedJobIds, claimsLeft } of pruned) {
+      const fields = {
         processId: process.id,
         kind: process.kind,
         name: process.name,
@@ -56,7 +56,14 @@ export class ProcessPruner extends Poller {
         hostname: process.hostname,
         lastHeartbeatAt: process.lastHeartbeatAt.toISOString(),
         jobIds: failedJobIds,
-      });
+      };
+      if (claimsLeft === 0)
+        this.logger.warn("pruned a process that stopped heartbeating; its jobs failed with ProcessPrunedError", fields);
+      else
+        this.logger.warn(
+          "a process that stopped heartbeating still locks some of its claims; its row stays until the next pass fails them too",
+          { ...fields, claimsLeft },
+        );
     }
     const orphaned = await failOrphanedClaims(this.database, this.policies);
     if (orphaned.length > 0) {

@@ -6,6 +6,7 @@ import { validateArguments } from "../definitions/argument-validation.js";
 import type { JobRegistry } from "../definitions/job-registry.js";
 import type { Logger } from "../logger.js";
 import { FinishBatcher } from "./finish-batcher.js";
+import { StartMarks } from "./start-marks.js";
 import { failClaimedJob, finishClaimedJobs, releaseClaims, releaseKeptSlot } from "../lifecycle/claimed-jobs.js";
 import type { FailedAttemptOutcome } from "../lifecycle/failed-attempt.js";
 import type { ClaimedJob } from "../database/claimed-job.js";
@@ -41,6 +42,7 @@ export class ShutdownSignal extends Error {
 export class JobRunner {
   /** Successful attempts are recorded in batches: many per transaction on a busy worker. */
   private readonly finished: FinishBatcher;
+  private readonly starts: StartMarks;
   /** Fired when the process can wait no longer for outcome writes that keep failing. */
   private readonly giveUp = new AbortController();
   /** Writes what handlers report through `context.progress`, throttled. */
@@ -58,6 +60,7 @@ export class JobRunner {
   ) {
     this.progress = new ProgressReporter((values) => writeProgress(database.db, values), logger);
     this.dependencies = (jobId) => readDependencyResults(database.db, jobId);
+    this.starts = new StartMarks(database, processId, logger);
     this.finished = new FinishBatcher((jobs) =>
       finishClaimedJobs(database, policies, processId, jobs, preserveFinishedJobs),
     );
@@ -78,6 +81,8 @@ export class JobRunner {
   ): Promise<RunOutcome> {
     const signal = abort instanceof JobAbort ? abort : new JobAbort(abort);
     const jobId = Number(job.id);
+    // Written before the handler runs: a crash from here on costs this job an attempt.
+    await this.starts.started(jobId);
     const fields = { jobId, job: job.class_name, queue: job.queue_name, attempt: job.attempts + 1 };
     const { events } = this.policies;
     // Timing for the events, on the database's clock (the one the due time was written with).

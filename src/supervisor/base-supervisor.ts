@@ -38,11 +38,16 @@ export abstract class BaseSupervisor implements Supervisor {
   }
 
   stop(options: StopOptions = {}): Promise<void> {
+    return this.stopBecause("stop() was called", options.immediate ?? false);
+  }
+
+  /** Stop, logging `reason` (the decision that ends the supervisor) with the first stop. */
+  protected stopBecause(reason: string, immediate: boolean): Promise<void> {
     if (this.stopping) {
-      if (options.immediate) this.escalate();
+      if (immediate) this.escalate();
       return this.stopping;
     }
-    return (this.stopping = this.shutdown(options.immediate ?? false));
+    return (this.stopping = this.shutdown(immediate, reason));
   }
 
   /** Register, run start hooks, recover what dead processes left, then start the roles. */
@@ -56,7 +61,7 @@ export abstract class BaseSupervisor implements Supervisor {
         hooks,
         logger,
         heartbeatInterval: this.settings.processHeartbeatInterval,
-        onLost: () => void this.stop(),
+        onLost: () => void this.stopBecause("its process row is gone (pruned as dead)", false),
       },
     );
     await this.self.begin();
@@ -80,7 +85,7 @@ export abstract class BaseSupervisor implements Supervisor {
     try {
       await this.startRoles();
     } catch (error) {
-      await this.stop({ immediate: true });
+      await this.stopBecause("its roles could not start", true);
       throw error;
     }
     this.pruner.start();
@@ -99,11 +104,11 @@ export abstract class BaseSupervisor implements Supervisor {
   /** A SIGQUIT arrived while a graceful stop is under way. */
   protected escalate(): void {}
 
-  private async shutdown(immediate: boolean): Promise<void> {
+  private async shutdown(immediate: boolean, reason: string): Promise<void> {
     const { logger } = this.deps;
-    logger.info("supervisor stopping", { supervisorId: this.id, mode: this.mode, immediate });
+    logger.info("supervisor stopping", { supervisorId: this.id, mode: this.mode, immediate, reason });
     await this.pruner?.stopPolling();
-    await this.self.stop(0, () => this.stopRoles(immediate));
+    await this.self.stop(0, () => this.stopRoles(immediate), reason);
     logger.info("supervisor stopped", { supervisorId: this.id });
     this.markStopped();
   }

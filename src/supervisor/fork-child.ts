@@ -10,6 +10,7 @@ import { rolePoolSize } from "./connection-budget.js";
 import { tellSupervisor, type ChildSpec } from "./child-protocol.js";
 import { deregisterProcess } from "../processes/registration.js";
 import type { MetricSamples } from "../metric-samples.js";
+import { logExits } from "./exit-log.js";
 
 /** How often a child that counts jobs sends its counts to the supervisor, when they changed. */
 const METRICS_SEND_MS = 1000;
@@ -54,14 +55,17 @@ export async function runForkChild(host: ChildHost, spec: ChildSpec): Promise<vo
         `${spec.tablePrefix}: pass the same tablePrefix (or none, to use FIRM_QUEUE_TABLE_PREFIX)`,
     );
   }
-  const database = await host.database(rolePoolSize(spec.role));
   const { logger } = host.options;
   const definition = roleDefinition(spec.role);
+  const exits = logExits(logger, `${definition.kind.toLowerCase()} child`);
+  const database = await host.database(rolePoolSize(spec.role));
   let exiting = false;
   const sendMetrics = spec.metrics ? startSendingMetrics(host.metrics) : undefined;
-  const exit = async (stop: () => Promise<void>) => {
+  const exit = async (reason: string, stop: () => Promise<void>) => {
     if (exiting) return;
     exiting = true;
+    exits.because(reason);
+    logger.info(`${definition.kind.toLowerCase()} child stopping`, { reason, name: spec.name });
     await stop();
     // The jobs that ran during the stop count too.
     await sendMetrics?.();
@@ -81,19 +85,20 @@ export async function runForkChild(host: ChildHost, spec: ChildSpec): Promise<vo
       hooks: host.hooks,
       logger,
       heartbeatInterval: spec.heartbeatInterval,
-      onLost: () => void exit(() => role.stop(0)),
+      onLost: () => void exit("its process row is gone (pruned as dead)", () => role.stop(0)),
     },
   );
-  const graceful = () => void exit(() => role.stop(spec.shutdownTimeout));
-  process.on("SIGTERM", graceful);
-  process.on("SIGINT", graceful);
+  const graceful = (reason: string) => void exit(reason, () => role.stop(spec.shutdownTimeout));
+  process.on("SIGTERM", () => graceful("SIGTERM"));
+  process.on("SIGINT", () => graceful("SIGINT"));
   let runner: RoleRunner | undefined;
   process.on("SIGQUIT", () => {
-    if (!exiting) return void exit(() => role.stop(0));
+    if (!exiting) return void exit("SIGQUIT", () => role.stop(0));
     // Already stopping gracefully: stop waiting for running jobs. A worker puts them back in
     // line now but still waits for the outcome writes of jobs that already ran, then the
     // graceful stop under way exits as usual.
     if (runner?.hurry) return runner.hurry();
+    exits.because("SIGQUIT during a graceful stop");
     void deregisterProcess(database, host.policies, role.info.id).finally(() => process.exit(0));
   });
   process.on("disconnect", () => {
@@ -101,7 +106,7 @@ export async function runForkChild(host: ChildHost, spec: ChildSpec): Promise<vo
       processId: role.info.id,
       kind: definition.kind,
     });
-    graceful();
+    graceful("lost the supervisor (IPC disconnect)");
   });
   runner = definition.create(spec.role.settings, {
     database,
@@ -117,7 +122,7 @@ export async function runForkChild(host: ChildHost, spec: ChildSpec): Promise<vo
   await role.begin(runner);
   tellSupervisor({ type: "started", processId: role.info.id });
   // The supervisor may have died before the disconnect listener was in place.
-  if (!process.connected) graceful();
+  if (!process.connected) graceful("lost the supervisor (IPC disconnect) while starting");
 }
 
 /** Count jobs, and send the counts to the supervisor every second when they changed; returns "send now". */

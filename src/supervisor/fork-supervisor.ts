@@ -10,6 +10,7 @@ import { resolveChildLaunch, type ChildLaunch } from "./child-launch.js";
 import { CHILD_SPEC_VARIABLE, type ChildMessage, type ChildSpec } from "./child-protocol.js";
 import type { SupervisorDependencies } from "./supervisor.js";
 import { deregisterProcess } from "../processes/registration.js";
+import { startedClaimJobIds } from "../models/claim-start.js";
 
 /** Extra time a stopping child gets past `shutdownTimeout` to deregister before it is killed. */
 const STOP_GRACE_MS = 5000;
@@ -113,7 +114,7 @@ export class ForkSupervisor extends BaseSupervisor {
     if (late) {
       for (const handle of handles) {
         if (handle.child.exitCode !== null || handle.child.signalCode !== null) continue;
-        this.deps.logger.warn("child did not stop in time; killing it and putting its jobs back in line", {
+        this.deps.logger.warn("child did not stop in time; killing it", {
           pid: handle.child.pid,
           role: handle.spec.role,
           deadlineMs: deadline,
@@ -202,10 +203,23 @@ export class ForkSupervisor extends BaseSupervisor {
     const fields = { pid: handle.child.pid, role: handle.spec.role, name: handle.name, exit: how };
     try {
       if (handle.killedAtDeadline) {
-        // Killed by us after a graceful stop ran out of time: like any shutdown timeout, its jobs
-        // go back in line without an attempt counted.
+        // Killed by us after a graceful stop ran out of time. Jobs it never started go back in
+        // line without an attempt counted; the claims of jobs that ran stay, as when a stop cannot
+        // record an outcome: whether such a handler ended (its outcome unwritten) or still ran is
+        // unknown here, so crash recovery fails them (ProcessMissingError) and their retry policy decides.
         const row = await findSupervisedProcess(database.db, this.id, handle.name);
-        if (row) await deregisterProcess(database, this.deps.policies, row.id);
+        if (row) {
+          const ran = await startedClaimJobIds(database.db, row.id);
+          const released = await deregisterProcess(database, this.deps.policies, row.id, ran);
+          logger.warn(
+            "child killed at the shutdown deadline: unstarted jobs put back in line, jobs that ran left to crash recovery",
+            {
+              ...fields,
+              releasedJobIds: released,
+              keptJobIds: ran,
+            },
+          );
+        }
       } else if (code !== 0 || signal !== null) {
         const reaped = await reapExitedProcess(database, this.deps.policies, this.id, handle.name, how);
         logger.error("child process exited abnormally; its jobs failed with ProcessExitError", {
@@ -216,6 +230,8 @@ export class ForkSupervisor extends BaseSupervisor {
       } else if (!this.isStopping) {
         // A clean exit we did not ask for: its row was pruned. It deregistered; nothing else to do.
         logger.warn("child process exited on its own", fields);
+      } else {
+        logger.info("child process stopped", fields);
       }
     } catch (error) {
       await hooks.error(error, {

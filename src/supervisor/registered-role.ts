@@ -111,8 +111,12 @@ export class RegisteredRole {
    * jobs' AbortSignals and puts what is left back in line), then the row goes and exit hooks run.
    * `beforeDeregister` runs between (a supervisor stops its children there).
    */
-  stop(timeout: number, beforeDeregister?: () => Promise<void>): Promise<void> {
-    return (this.stopping ??= this.shutdown(this.lost ? 0 : timeout, beforeDeregister));
+  stop(timeout: number, beforeDeregister?: () => Promise<void>, reason = "its supervisor is stopping"): Promise<void> {
+    return (this.stopping ??= this.shutdown(
+      this.lost ? 0 : timeout,
+      beforeDeregister,
+      this.lost ? "its process row is gone (pruned as dead)" : reason,
+    ));
   }
 
   /** Run this process's hooks for `event`. */
@@ -120,7 +124,11 @@ export class RegisteredRole {
     return this.env.hooks.run(this.info.kind, event, this.info);
   }
 
-  private async shutdown(timeout: number, beforeDeregister?: () => Promise<void>): Promise<void> {
+  private async shutdown(
+    timeout: number,
+    beforeDeregister: (() => Promise<void>) | undefined,
+    reason: string,
+  ): Promise<void> {
     await this.runHooks("Stop");
     await this.guard("stopping the role", () => this.runner?.shutdown(timeout));
     if (beforeDeregister) await this.guard("stopping children", beforeDeregister);
@@ -130,7 +138,8 @@ export class RegisteredRole {
       // those of jobs that ran without their outcome recorded: they are recovered as a crash's.
       await deregisterProcess(this.env.database, this.env.policies, this.info.id, this.runner?.unrecordedJobIds?.());
     });
-    this.env.logger.debug(`${this.info.kind.toLowerCase()} stopped`, this.fields());
+    // Every exit of a role says why (a supervisor's says it in its "stopping" line too).
+    this.env.logger.info(`${this.info.kind.toLowerCase()} stopped`, { ...this.fields(), reason });
     await this.runHooks("Exit");
   }
 

@@ -175,8 +175,18 @@ function spawnHost(
   };
   child.stdout!.on("data", append);
   child.stderr!.on("data", append);
+  let killedWith: NodeJS.Signals | undefined;
   const exited = new Promise<number | string>((resolve) =>
-    child.on("close", (code, signal) => resolve(code ?? signal ?? "unknown")),
+    child.on("close", (code, signal) => {
+      // In the kept output: how it ended, and whether the test ended it.
+      append(
+        Buffer.from(
+          `${new Date().toISOString()} [multi-host harness] ${name} exited: code=${code} signal=${signal}` +
+            `${killedWith ? ` (the test sent ${killedWith})` : ""}\n`,
+        ),
+      );
+      resolve(code ?? signal ?? "unknown");
+    }),
   );
   let gone = false;
   void exited.then(() => (gone = true));
@@ -211,7 +221,10 @@ function spawnHost(
       });
     },
     async stop(signal = "SIGTERM") {
-      if (!gone) child.kill(signal);
+      if (!gone) {
+        killedWith ??= signal;
+        child.kill(signal);
+      }
       return exited;
     },
   };

@@ -11,6 +11,7 @@ import { partialJobIndexes } from "./010-partial-job-indexes.js";
 import { notifyEndedJobs } from "./011-notify-ended-jobs.js";
 import { addJobDependencies } from "./012-job-dependencies.js";
 import { rateLimits } from "./013-rate-limits.js";
+import { addClaimsStartedAt } from "./014-add-claims-started-at.js";
 import type { Migration } from "./table-spec.js";
 
 /** Every migration, oldest first. Append only: a released migration is never edited. */
@@ -28,4 +29,5 @@ export const MIGRATIONS: readonly Migration[] = [
   notifyEndedJobs,
   addJobDependencies,
   rateLimits,
+  addClaimsStartedAt,
 ];
