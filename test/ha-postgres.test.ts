@@ -70,17 +70,21 @@ describe.skipIf(!wanted || !available)("PostgreSQL primary and streaming replica
   it.runIf(LONG)(
     "asynchronous replication: what a failover loses, measured",
     async () => {
-      const reports: FailoverReport[] = [];
-      for (let run = 0; run < RUNS; run++) {
-        const report = await runFailover("async", SEED + 1000 + run, 600);
-        console.log(describeFailover(report));
-        if (report.violations.length > 0) console.log(report.violations.slice(0, 10).join("\n"));
-        reports.push(report);
+      // On loopback the replica is microseconds behind; through the relay it trails by 200 ms, as a
+      // loaded replica or a distant one does.
+      for (const lag of [0, 200]) {
+        const reports: FailoverReport[] = [];
+        for (let run = 0; run < RUNS; run++) {
+          const report = await runFailover("async", SEED + 1000 + run, 600, lag);
+          console.log(describeFailover(report));
+          if (report.violations.length > 0) console.log(report.violations.slice(0, 10).join("\n"));
+          reports.push(report);
+        }
+        console.log(summarize(reports));
+        // Whatever was lost, every job the promoted server has ran: the queue goes on after a lossy failover.
+        for (const report of reports)
+          expect(report.violations.filter((line) => /never ran to the end|not finished/.test(line))).toEqual([]);
       }
-      console.log(summarize(reports));
-      // Whatever was lost, the promoted server's jobs all ran: the queue goes on after a lossy failover.
-      for (const report of reports)
-        expect(report.violations.filter((line) => / never succeeded|not finished/.test(line))).toEqual([]);
     },
     2 * RUNS * 240_000,
   );
