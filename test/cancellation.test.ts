@@ -141,6 +141,8 @@ describeEachDatabase("cancellation", (env) => {
     const supervisor = await firm.start({ workers: [{ ...WORKER, prefetch: 4 }] });
     try {
       await waitFor(async () => (await firm.getJob(buffered))?.state === "claimed", 15_000, "both jobs claimed");
+      // The first job's handler begins once its claim is marked started, a moment after the claim.
+      await waitFor(async () => started.length > 0, 15_000, "the first job started");
       expect(started).toEqual([1]);
       expect(await firm.jobs.cancel(buffered)).toBe("cancelling");
       await waitFor(

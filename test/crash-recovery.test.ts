@@ -90,13 +90,16 @@ describeEachDatabase("crash recovery (in-process supervisor)", (env) => {
     });
     try {
       const db = await env.db();
-      await waitFor(async () => (await firm.getJob(id))?.state === "claimed", 5000, "claim");
-      const claim = await db
-        .selectFrom("firm_queue_claimed_executions")
-        .select("process_id")
-        .where("job_id", "=", id)
-        .executeTakeFirstOrThrow();
-      const workerId = Number(claim.process_id);
+      // Its handler has begun once the claim is marked started (a run recovery counts as an attempt).
+      const startedClaim = async () =>
+        db
+          .selectFrom("firm_queue_claimed_executions")
+          .select("process_id")
+          .where("job_id", "=", id)
+          .where("started_at", "is not", null)
+          .executeTakeFirst();
+      await waitFor(async () => (await startedClaim()) !== undefined, 5000, "the claim marked started");
+      const workerId = Number((await startedClaim())!.process_id);
       // What another supervisor's pruning does to a process it believes dead.
       const { pruneDeadProcesses } = await import("../src/processes/crash-recovery.js");
       // Its polls (every 20 ms) lock its row or claims for a moment on MariaDB, and pruning passes

@@ -23,11 +23,21 @@ export async function insertForeignProcess(db: Db, heartbeatAgoMs: number, kind 
   return Number(row.id);
 }
 
-/** Move a ready job to claimed by `processId`, as a worker there would have. */
-export async function claimForProcess(db: Db, jobId: number, processId: number): Promise<void> {
+/**
+ * Move a ready job to claimed by `processId`, as a worker there would have; `started` (the
+ * default) as one whose handler then began, so that recovery counts the run as an attempt, or
+ * (`started: false`) as a job it only took ahead into its buffer.
+ */
+export async function claimForProcess(
+  db: Db,
+  jobId: number,
+  processId: number,
+  { started = true }: { started?: boolean } = {},
+): Promise<void> {
   await db.deleteFrom("firm_queue_ready_executions").where("job_id", "=", jobId).execute();
+  const now = new Date();
   await db
     .insertInto("firm_queue_claimed_executions")
-    .values({ job_id: jobId, process_id: processId, created_at: new Date() })
+    .values({ job_id: jobId, process_id: processId, created_at: now, started_at: started ? now : null })
     .execute();
 }
