@@ -14,12 +14,15 @@ const TABLES = [
   "jobs",
   "pauses",
   "processes",
+  "rate_budgets",
+  "rate_starts",
   "ready_executions",
   "recurring_executions",
   "recurring_tasks",
   "scheduled_executions",
   "schema_migrations",
   "semaphores",
+  "throttled_executions",
 ];
 const prefixed = (prefix: string) => TABLES.map((table) => `${prefix}${table}`);
 
