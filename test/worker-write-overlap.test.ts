@@ -28,6 +28,13 @@ describeEachDatabase("worker: slots free up before the outcome is written", (env
       await waitFor(() => started.length === 1, 20_000, "the first job to start");
       // Hold the first job's claim row (SQLite: the write lock) so its outcome cannot be written.
       release = await holdClaimRow(holder, ids[0]!);
+      if (env.dialect === "sqlite") {
+        // SQLite's lock is the whole database: the next jobs' start marks (written before their
+        // handlers run, and waited for synchronously by the driver) would wait for it too, so the
+        // overlap cannot be shown there; the write is let through and the jobs must still all run.
+        await release();
+        release = undefined;
+      }
       letFirstEnd();
       // With one slot, the other two jobs run only if the first one's slot freed before its write.
       await waitFor(() => started.length === 3, 4_000, "the buffered jobs to start while the write waits");
