@@ -25,7 +25,16 @@ describe("the packed package", () => {
   }, 120_000);
 
   it("declares the drivers, prom-client and NestJS as optional peers and depends on nothing native", () => {
-    expect(Object.keys(project.manifest.dependencies ?? {}).sort()).toEqual(["commander", "croner", "jiti", "kysely"]);
+    expect(Object.keys(project.manifest.dependencies ?? {}).sort()).toEqual([
+      // The CLI's confirmation prompt, progress bars and tables; all plain JavaScript.
+      "@clack/prompts",
+      "cli-progress",
+      "cli-table3",
+      "commander",
+      "croner",
+      "jiti",
+      "kysely",
+    ]);
     expect(Object.keys(project.manifest.peerDependencies ?? {}).sort()).toEqual([
       "@nestjs/common",
       "@nestjs/core",

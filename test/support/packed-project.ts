@@ -4,7 +4,7 @@
 import { execFile } from "node:child_process";
 import { cpSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, symlinkSync, mkdirSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import { promisify } from "node:util";
 import { ROOT } from "./processes.js";
 
@@ -51,6 +51,8 @@ export async function packedProject(
     readFileSync(join(modules, "firm-queue", "package.json"), "utf8"),
   ) as PackedProject["manifest"];
   for (const name of [...Object.keys(manifest.dependencies ?? {}), ...drivers]) {
+    // A scoped name (@clack/prompts) links inside its scope's folder.
+    mkdirSync(dirname(join(modules, name)), { recursive: true });
     symlinkSync(join(ROOT, "node_modules", name), join(modules, name), "dir");
   }
   for (const [name, target] of Object.entries(links)) symlinkSync(target, join(modules, name), "dir");
