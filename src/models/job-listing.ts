@@ -146,21 +146,25 @@ export function jobsWithKey(db: Db, key: string) {
   return db.selectFrom("firm_queue_jobs as k").select("k.id").where("k.job_key", "=", key);
 }
 
+/** Rows of the jobs table alone, as listed rows whose `since` is `column` (no failure, no process). */
+function jobRowsSince(db: Db, column: "finished_at" | "created_at") {
+  return db
+    .selectFrom("firm_queue_jobs as j")
+    .selectAll("j")
+    .select([
+      sql<Date | string>`${sql.ref(`j.${column}`)}`.as("since"),
+      sql<string | null>`NULL`.as("failure"),
+      sql<number | null>`NULL`.as("process_id"),
+    ]);
+}
+
 async function finishedRows(
   db: Db,
   query: JobListingQuery,
   limit: number,
   cursor: JobCursor | null,
 ): Promise<ListedRow[]> {
-  let builder = db
-    .selectFrom("firm_queue_jobs as j")
-    .selectAll("j")
-    .select([
-      sql<Date | string>`j.finished_at`.as("since"),
-      sql<string | null>`NULL`.as("failure"),
-      sql<number | null>`NULL`.as("process_id"),
-    ])
-    .where((eb) => finishedJobMatches(eb, query));
+  let builder = jobRowsSince(db, "finished_at").where((eb) => finishedJobMatches(eb, query));
   if (cursor) {
     const at = cursor.at ?? new Date(8.64e15);
     builder = builder.where((eb) =>
@@ -180,16 +184,7 @@ async function pendingRows(
   limit: number,
   cursor: JobCursor | null,
 ): Promise<ListedRow[]> {
-  let builder = db
-    .selectFrom("firm_queue_jobs as j")
-    .selectAll("j")
-    .select([
-      sql<Date | string>`j.created_at`.as("since"),
-      sql<string | null>`NULL`.as("failure"),
-      sql<number | null>`NULL`.as("process_id"),
-    ])
-    .where("j.unmet_dependencies", ">", 0)
-    .where("j.finished_at", "is", null);
+  let builder = jobRowsSince(db, "created_at").where("j.unmet_dependencies", ">", 0).where("j.finished_at", "is", null);
   if (query.queue !== undefined) builder = builder.where("j.queue_name", "=", query.queue);
   if (query.name !== undefined) builder = builder.where("j.class_name", "=", query.name);
   if (query.from !== undefined) builder = builder.where("j.created_at", ">=", query.from);
