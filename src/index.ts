@@ -95,6 +95,8 @@ export {
   ResultTooLargeError,
   ResultNotSerializableError,
 } from "./errors.js";
+export { RateLimitedError } from "./rate-limited-error.js";
+export type { RateLimitedOptions } from "./rate-limited-error.js";
 export { defineConfig } from "./cli/config.js";
 export type { FirmQueueConfig } from "./cli/config.js";
 export {

@@ -16,9 +16,6 @@ const FOREIGN = new Set([
   "InvalidArgumentError", // commander's, inside the CLI
   "AssertionError", // node:assert's, which firm-queue/testing's assertions throw
   "JobsReadySignal", // no error: the wake-up signal docs/internals.md describes
-  // docs/rate-limits.md names it for a rate-limit path whose class does not exist yet (work in
-  // progress on rate limits): remove this line when it lands, the test then wants it exported.
-  "RateLimitedError",
 ]);
 
 /** Error classes users never meet: each stays inside firm-queue, for the reason given. */

@@ -141,6 +141,21 @@ export async function recordAttemptFailure(
     .execute();
 }
 
+/** Keep `errorJson` as a job's last error without counting an attempt (a rate-limited run), due at `scheduledAt` if given. */
+export async function recordLastError(
+  trx: Db,
+  jobId: number,
+  errorJson: string,
+  now: Date,
+  scheduledAt?: Date,
+): Promise<void> {
+  await trx
+    .updateTable("firm_queue_jobs")
+    .set({ updated_at: now, last_error: errorJson, ...(scheduledAt ? { scheduled_at: scheduledAt } : {}) })
+    .where("id", "=", jobId)
+    .execute();
+}
+
 /** Delete jobs by id; their executions go with them (ON DELETE CASCADE). Returns how many went. */
 export async function deleteJobs(trx: Db, jobIds: readonly number[]): Promise<number> {
   if (jobIds.length === 0) return 0;

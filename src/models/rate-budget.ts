@@ -159,13 +159,33 @@ export async function setBudgetAvailableAt(trx: Db, key: string, at: Date | null
   await trx.updateTable("firm_queue_rate_budgets").set({ available_at: at }).where("key", "=", key).execute();
 }
 
-/** Close a budget until `until` (a RateLimitedError): nothing of it starts before then. */
+/**
+ * Close a budget until `until` (a RateLimitedError): nothing of it starts before then. A budget
+ * already closed for longer stays closed for longer.
+ */
 export async function closeBudget(trx: Db, key: string, until: Date, now: Date): Promise<void> {
+  const later = sql<Date>`CASE WHEN closed_until IS NOT NULL AND closed_until > ${until} THEN closed_until ELSE ${until} END`;
   await trx
     .updateTable("firm_queue_rate_budgets")
-    .set({ closed_until: until, available_at: until, updated_at: now })
+    .set({ closed_until: later, available_at: later, updated_at: now })
     .where("key", "=", key)
     .execute();
+}
+
+/** Whether a budget has its row. */
+export async function budgetExists(db: Db, key: string): Promise<boolean> {
+  const row = await db.selectFrom("firm_queue_rate_budgets").select("key").where("key", "=", key).executeTakeFirst();
+  return row !== undefined;
+}
+
+/** The budget of a queue's limit, if the queue has one. */
+export async function queueBudgetOf(db: Db, queue: string): Promise<BudgetRow | null> {
+  const row = await db
+    .selectFrom("firm_queue_rate_budgets")
+    .select([...BUDGET_COLUMNS])
+    .where("queue_name", "=", queue)
+    .executeTakeFirst();
+  return row === undefined ? null : toBudget(row);
 }
 
 /** What workers need to know of budgets between claims: queue budgets, and when a job budget may next have work. */

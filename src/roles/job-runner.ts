@@ -26,6 +26,8 @@ import { encodeProgress, encodeResult } from "./job-result.js";
 import { ProgressReporter } from "./progress-reporter.js";
 import { writeProgress } from "../models/job-progress.js";
 import { jobTracing, loadedJobTracing } from "../tracing.js";
+import { rateLimitedFor } from "../rate-limited-error.js";
+import { releaseRateLimited } from "../lifecycle/rate-limited-release.js";
 
 /** How one claimed job ended, seen from the process that ran it. */
 export type RunOutcome = "finished" | "failed" | "released" | "cancelled" | "lost";
@@ -133,6 +135,8 @@ export class JobRunner {
       this.released([job], released, true);
       return "released";
     }
+    const retryInMs = rateLimitedFor(failure);
+    if (retryInMs !== null) return this.rateLimited(job, failure, retryInMs, { ...fields, ms }, record);
     // A handler past its timeout may still be running: its attempt fails now, but it keeps the
     // job's concurrency slot until it really ends, or the key's limit would be exceeded.
     const keepSlot = late.timedOut && job.concurrency_key !== null;
@@ -296,6 +300,28 @@ export class JobRunner {
         });
       },
     );
+  }
+
+  /** The handler threw a RateLimitedError: back to waiting, no attempt counted, its budget closed. */
+  private async rateLimited(
+    job: ClaimedJob,
+    error: unknown,
+    retryInMs: number,
+    fields: Record<string, unknown>,
+    record: <T>(write: () => Promise<T>) => Promise<T>,
+  ): Promise<RunOutcome> {
+    const jobId = Number(job.id);
+    const outcome = await record(() =>
+      releaseRateLimited(this.database, this.policies, jobId, this.processId, error, retryInMs),
+    );
+    if (outcome === null) return this.lost(fields);
+    this.logger.info("job rate limited; back to waiting with no attempt counted", {
+      ...fields,
+      budget: outcome.budget,
+      retryInMs,
+      until: outcome.until.toISOString(),
+    });
+    return "released";
   }
 
   private lost(fields: Record<string, unknown>): RunOutcome {
