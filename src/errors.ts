@@ -15,6 +15,24 @@ export class FirmQueueError extends Error {
 export class ConfigurationError extends FirmQueueError {}
 
 /**
+ * A `readUrl` firm-queue cannot read from: SQLite has no replicas, and a replica is the same kind
+ * of database as the primary.
+ */
+export class ReadUrlError extends ConfigurationError {
+  constructor(
+    /** The offending URL, any password hidden. */
+    readonly readUrl: string,
+    problem: "sqlite" | { readonly primary: string; readonly replica: string },
+  ) {
+    super(
+      problem === "sqlite"
+        ? `readUrl ${readUrl}: SQLite has no replicas to read from (readUrl is for PostgreSQL and MariaDB/MySQL); leave readUrl out`
+        : `readUrl ${readUrl} is ${problem.replica} but the database is ${problem.primary}: a replica is a copy of the primary, point readUrl at one`,
+    );
+  }
+}
+
+/**
  * A recurring task that cannot be used: a bad cron expression or time zone, an unknown job, an
  * unknown key. The message starts with the task's key so a config with many tasks points at one.
  */

@@ -43,6 +43,7 @@ import type { BaseSupervisor } from "./supervisor/base-supervisor.js";
 import type { StopOptions, Supervisor } from "./supervisor/supervisor.js";
 import { RecurringOperations } from "./facade/recurring-operations.js";
 import { JobInspection } from "./facade/job-inspection.js";
+import { ReadRouting } from "./facade/read-routing.js";
 import { FirmMetrics } from "./facade/firm-metrics.js";
 import { countJobEvents } from "./facade/metric-listeners.js";
 import { JobEvents } from "./job-events.js";
@@ -103,6 +104,8 @@ export class FirmQueue {
   private readonly definitionFiles: string[] = [];
   private readonly supervisors = new Set<BaseSupervisor>();
   private readonly instanceDatabase: InstanceDatabase;
+  /** Where `inspect` reads: the `readUrl` replica, or the primary. */
+  private readonly reads: ReadRouting;
   private readonly waiters: JobWaiters;
   private closed = false;
 
@@ -133,8 +136,9 @@ export class FirmQueue {
         defaultsOf: (name) => this.registry.get(name)?.options ?? resolveJobOptions(name, {}),
       },
     );
+    this.reads = new ReadRouting(this.options, () => this.database());
     this.inspect = new JobInspection(
-      () => this.database(),
+      this.reads,
       this.recurring,
       (name) => this.registry.get(name)?.options.concurrency?.to ?? null,
     );
@@ -439,6 +443,7 @@ export class FirmQueue {
     this.closed = true;
     await Promise.all([...this.supervisors].map((supervisor) => supervisor.stop()));
     await this.waiters.close();
+    await this.reads.close();
     await this.instanceDatabase.close();
   }
 

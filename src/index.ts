@@ -92,6 +92,7 @@ export {
   RecurringTaskError,
   DatabaseTimeoutError,
   ReadOnlyDatabaseError,
+  ReadUrlError,
   ResultTooLargeError,
   ResultNotSerializableError,
 } from "./errors.js";
@@ -144,6 +145,8 @@ export type { DashboardServer, DashboardServerOptions } from "./dashboard/server
 export { dashboardAuthFromEnv } from "./dashboard/options.js";
 export type { DashboardOptions, DashboardAuthRequest } from "./dashboard/options.js";
 export type { CountJobsOptions } from "./facade/job-inspection.js";
+export type { ReadSource } from "./facade/read-routing.js";
+export type { ReplicaState } from "./database/replica-state.js";
 export type { BoundedCount } from "./models/job-count.js";
 export type { FirmMetrics, MetricsOptions } from "./facade/firm-metrics.js";
 export { GaugeTimeoutError } from "./facade/firm-metrics.js";

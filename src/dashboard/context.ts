@@ -1,4 +1,5 @@
 import type { FirmQueue } from "../firm-queue.js";
+import type { ReadSource } from "../facade/read-routing.js";
 
 /** What every page and action is given: the queue, where the dashboard is mounted, and the request's standing. */
 export interface PageContext {
@@ -13,6 +14,8 @@ export interface PageContext {
   readonly refreshMs: number;
   /** Heartbeat age after which a process is marked stale. */
   readonly aliveThresholdMs: number;
+  /** Where the pages read (`readUrl`): the replica and its lag, or the primary and why; null without one. */
+  readonly replication: ReadSource | null;
   readonly now: Date;
   readonly query: URLSearchParams;
 }

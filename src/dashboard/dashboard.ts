@@ -72,6 +72,7 @@ export async function handleDashboardRequest(
     csrfToken: csrfTokenFor(options.csrfSecret, cookie),
     refreshMs: options.refreshMs,
     aliveThresholdMs: options.aliveThresholdMs,
+    replication: method === "GET" || method === "HEAD" ? await options.firm.inspect.replication() : null,
     now: new Date(),
     query: url.searchParams,
   };

@@ -1,5 +1,6 @@
 import { href, type PageContext } from "./context.js";
 import { html, type SafeHtml } from "./html.js";
+import { replicationBadge, replicationNotice } from "./replication-status.js";
 
 const NAV: ReadonlyArray<readonly [string, string]> = [
   ["/", "Overview"],
@@ -56,10 +57,11 @@ export function layout(context: PageContext, page: Page): string {
     ([path, label]) =>
       html`<li><a href="${href(context, path)}"${page.section === path ? html` aria-current="page"` : ""}>${label}</a></li>`,
   )}</ul></nav>
-  <span class="status">${context.readOnly ? html`<span class="badge">read-only</span>` : ""}<span class="live" data-live-status>${context.refreshMs > 0 ? "live" : ""}</span></span>
+  <span class="status">${replicationBadge(context.replication)}${context.readOnly ? html`<span class="badge">read-only</span>` : ""}<span class="live" data-live-status>${context.refreshMs > 0 ? "live" : ""}</span></span>
 </header>
 <main id="main">
 ${noticeText ? html`<p class="notice" role="status">${noticeText}</p>` : ""}
+${replicationNotice(context.replication)}
 <h1>${page.title}</h1>
 ${page.body}
 </main>

@@ -1,3 +1,4 @@
+import type { ReplicaState } from "./replica-state.js";
 import type { Kysely } from "kysely";
 import type { Db, Dialect } from "./dialect.js";
 import type { DdlRenderer } from "./migrations/table-spec.js";
@@ -68,6 +69,11 @@ export interface DatabaseAdapter {
    * check`. Empty when none applies; absent where there is no server.
    */
   clusterWarnings?(db: Db): Promise<readonly ClusterWarning[]>;
+  /**
+   * What this server says about its own replication (standby, replica, Galera node or none) and
+   * how far it trails; for reads from a replica (`readUrl`). Absent where there is no server.
+   */
+  replicaState?(db: Db): Promise<ReplicaState>;
 }
 
 /** One setting that breaks a guarantee on a cluster, and what it breaks. */

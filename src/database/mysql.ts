@@ -1,3 +1,4 @@
+import { mysqlReplicaState } from "./mysql-replica-state.js";
 import { Kysely, MysqlAdapter, MysqlDialect, sql } from "kysely";
 import type { DatabaseAdapter } from "./adapter.js";
 import type { Db, Dialect } from "./dialect.js";
@@ -139,6 +140,7 @@ export const mysqlAdapter: DatabaseAdapter = {
     return { max: Number(row.max), inUse: Number(row.in_use) };
   },
   clusterWarnings: galeraClusterWarnings,
+  replicaState: mysqlReplicaState,
 };
 
 /** MariaDB answers INSERT … RETURNING with rows; Kysely's MySQL adapter assumes it cannot. */

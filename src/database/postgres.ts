@@ -1,3 +1,4 @@
+import { postgresReplicaState } from "./postgres-replica-state.js";
 import { Kysely, PostgresDialect, sql } from "kysely";
 import type { DatabaseAdapter } from "./adapter.js";
 import type { Dialect } from "./dialect.js";
@@ -167,4 +168,5 @@ export const postgresAdapter: DatabaseAdapter = {
     return { max: row.max - row.reserved, inUse: row.in_use };
   },
   clusterWarnings: postgresClusterWarnings,
+  replicaState: postgresReplicaState,
 };

@@ -1,5 +1,5 @@
 import { checkJobId, checkJobName, checkQueueName, positiveInteger, rejectUnknownKeys } from "../option-checks.js";
-import type { Database } from "../database/connection.js";
+import type { ReadRouting, ReadSource } from "./read-routing.js";
 import { toMilliseconds, type Duration } from "../duration.js";
 import { ConfigurationError } from "../errors.js";
 import { decodeCursor } from "../models/job-cursor.js";
@@ -83,16 +83,26 @@ const THROUGHPUT_KEYS = new Set(["buckets", "bucketMs"]);
  */
 export class JobInspection {
   constructor(
-    private readonly database: () => Promise<Database>,
+    /** The `readUrl` replica while it is fit to read from, else the primary. */
+    private readonly reads: Pick<ReadRouting, "database" | "source">,
     private readonly recurring: RecurringOperations,
     /** Slots per key of a job defined on this instance, by job name. */
     private readonly limitOf: (jobName: string) => number | null,
   ) {}
 
+  /**
+   * Where these views read now, with the `readUrl` replica's state and lag: `readsFrom` is
+   * `"replica"`, or `"primary"` with the `reason` (the replica unreachable, not following, or
+   * further behind than `readMaxLag`). Null without `readUrl`: everything reads from the primary.
+   */
+  async replication(): Promise<ReadSource | null> {
+    return this.reads.source();
+  }
+
   /** Every queue with unfinished jobs or a pause: counts by state, latency, paused or not. */
   async queues(): Promise<QueueCounts[]> {
     // Latency compares with ready rows' times, written by the database's clock.
-    const database = await this.database();
+    const database = await this.reads.database();
     return countJobsByQueue(database.db, database.clock.now());
   }
 
@@ -152,7 +162,7 @@ export class JobInspection {
       options.supervisorId === undefined
         ? undefined
         : positiveInteger(options.supervisorId, "inspect.heartbeats option supervisorId");
-    const database = await this.database();
+    const database = await this.reads.database();
     return listProcessHeartbeats(database.db, database.clock.now(), threshold, supervisorId);
   }
 
@@ -187,7 +197,7 @@ export class JobInspection {
   }
 
   private async db() {
-    return (await this.database()).db;
+    return (await this.reads.database()).db;
   }
 }
 

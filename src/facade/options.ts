@@ -1,5 +1,6 @@
 import { toMilliseconds, toTimerMilliseconds, type Duration } from "../duration.js";
-import { ConfigurationError } from "../errors.js";
+import { ConfigurationError, ReadUrlError, redactUrl } from "../errors.js";
+import { parseDatabaseUrl } from "../database/url.js";
 import { consoleLogger, isLogFormat, isLogLevel, type LogFormat, type Logger, type LogLevel } from "../logger.js";
 import { adaptLogger } from "../logger-adapter.js";
 import { checkBoolean, nonNegativeInteger, positive, positiveInteger, rejectUnknownKeys } from "../option-checks.js";
@@ -34,6 +35,18 @@ export interface FirmQueueOptions {
    * database's own connection settings.
    */
   readonly listenUrl?: string | undefined;
+  /**
+   * A replica to read from: `firm.inspect` (and so the dashboard, the CLI's listings and the
+   * metrics' gauges) reads there, everything that writes or must be fresh (enqueue, claims,
+   * `waitFor`, `getJob`, every change) stays on the primary. PostgreSQL (a hot standby) and
+   * MariaDB/MySQL (a replica or a Galera node), not SQLite. Reads go to the primary instead while
+   * the replica is unreachable, not following, or behind by more than `readMaxLag`;
+   * `firm.inspect.replication()` says which and why (docs/high-availability.md). Default env
+   * `FIRM_QUEUE_READ_URL`, then none.
+   */
+  readonly readUrl?: string | undefined;
+  /** With `readUrl`: read from the primary while the replica trails it by more than this. Default 30 s. */
+  readonly readMaxLag?: Duration | undefined;
   /**
    * PostgreSQL only: the schema that holds firm-queue's tables (created by `migrate` if missing).
    * Default: the connection's `search_path`, normally `public`. Needs a `databaseUrl`.
@@ -98,6 +111,10 @@ export interface ResolvedOptions {
   readonly databaseUrl: string;
   readonly database: DatabaseHandle | undefined;
   readonly listenUrl: string | undefined;
+  /** The replica `firm.inspect` reads from, or undefined for none. */
+  readonly readUrl: string | undefined;
+  /** Milliseconds. */
+  readonly readMaxLag: number;
   readonly schema: string | undefined;
   readonly tablePrefix: string;
   readonly preserveFinishedJobs: boolean;
@@ -119,6 +136,8 @@ const OPTION_KEYS = new Set([
   "databaseUrl",
   "database",
   "listenUrl",
+  "readUrl",
+  "readMaxLag",
   "schema",
   "tablePrefix",
   "preserveFinishedJobs",
@@ -146,9 +165,12 @@ export function resolveOptions(options: FirmQueueOptions = {}): ResolvedOptions 
   if (!isLogFormat(logFormat))
     throw new ConfigurationError(`logFormat must be "text" or "json", got ${shown(logFormat)}`);
   const outcomesFromEnv = process.env.FIRM_QUEUE_LOG_JOB_OUTCOMES;
+  const databaseUrl = options.database === undefined ? resolveDatabaseUrl(options) : describeHandle(options.database);
   return Object.freeze({
-    databaseUrl: options.database === undefined ? resolveDatabaseUrl(options) : describeHandle(options.database),
+    databaseUrl,
     database: options.database,
+    readUrl: resolveReadUrl(options, options.database === undefined ? databaseUrl : undefined),
+    readMaxLag: toMilliseconds(options.readMaxLag ?? 30_000, "readMaxLag"),
     listenUrl:
       options.listenUrl === undefined
         ? process.env.FIRM_QUEUE_LISTEN_URL || undefined
@@ -175,6 +197,25 @@ export function resolveOptions(options: FirmQueueOptions = {}): ResolvedOptions 
       "logJobOutcomes",
     ),
   });
+}
+
+/**
+ * The `readUrl` option, else env FIRM_QUEUE_READ_URL: a URL of the same kind of database as the
+ * primary's `databaseUrl` (checked again on opening when the primary is a handle), never SQLite.
+ */
+function resolveReadUrl(options: FirmQueueOptions, databaseUrl: string | undefined): string | undefined {
+  const given = options.readUrl === undefined ? process.env.FIRM_QUEUE_READ_URL || undefined : options.readUrl;
+  if (given === undefined) return undefined;
+  const what = options.readUrl === undefined ? "FIRM_QUEUE_READ_URL" : "readUrl";
+  const readUrl = checkUrlText(given, what);
+  const replica = parseDatabaseUrl(readUrl).dialect;
+  if (replica === "sqlite") throw new ReadUrlError(redactUrl(readUrl), "sqlite");
+  if (databaseUrl !== undefined) {
+    const primary = parseDatabaseUrl(databaseUrl).dialect;
+    if (primary === "sqlite") throw new ReadUrlError(redactUrl(readUrl), "sqlite");
+    if (primary !== replica) throw new ReadUrlError(redactUrl(readUrl), { primary, replica });
+  }
+  return readUrl;
 }
 
 /** The `tablePrefix` option, else env FIRM_QUEUE_TABLE_PREFIX (set but invalid, empty included, is an error), else the default. */

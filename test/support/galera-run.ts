@@ -9,7 +9,7 @@ import { analyseChaosLog } from "./chaos-log.js";
 import { Random } from "./chaos-settings.js";
 import { enqueueJobs, planJobs } from "./chaos-workload.js";
 import { jobsNeverRun, leftBehind, startCounts, tickGaps, unfinishedJobs } from "./failover-checks.js";
-import { GaleraCluster, type GaleraNode } from "./galera-cluster.js";
+import type { GaleraCluster, GaleraNode } from "./galera-cluster.js";
 
 const CONFIG = "test/fixtures/galera.config.ts";
 const DATABASE = "firm_galera";
