@@ -8,7 +8,8 @@
 // replays a run.
 
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { FirmQueue, ReadOnlyDatabaseError, silentLogger } from "../src/index.js";
+import { setTimeout as sleep } from "node:timers/promises";
+import { createDashboard, FirmQueue, ReadOnlyDatabaseError, silentLogger } from "../src/index.js";
 import { describeFailover, runFailover, type FailoverReport } from "./support/failover-run.js";
 import { PostgresPair } from "./support/postgres-pair.js";
 import { testDialects } from "./support/test-database.js";
@@ -92,8 +93,10 @@ describe.skipIf(!wanted || !available)("PostgreSQL primary and streaming replica
   describe("a read-only server", () => {
     let pair: PostgresPair;
     const DATABASE = "firm_ro";
+    /** The replica streams through a relay that holds its WAL back this long: lag to see. */
+    const LAG_MS = 200;
     beforeAll(async () => {
-      pair = await PostgresPair.start("async");
+      pair = await PostgresPair.start("async", LAG_MS);
       await pair.sql(pair.primary, `CREATE DATABASE ${DATABASE}`);
       const migrator = new FirmQueue({ databaseUrl: pair.adminUrl(pair.primary, DATABASE), logger: silentLogger });
       await migrator.migrate();
@@ -136,6 +139,82 @@ describe.skipIf(!wanted || !available)("PostgreSQL primary and streaming replica
       } finally {
         await both.close();
         await standbyOnly.close();
+      }
+    });
+
+    const reading = (readMaxLag = "30s") => {
+      const firm = new FirmQueue({
+        databaseUrl: pair.adminUrl(pair.primary, DATABASE),
+        readUrl: pair.adminUrl(pair.replica, DATABASE),
+        readMaxLag,
+        logger: silentLogger,
+      });
+      firm.defineJob("noop", async () => {});
+      return firm;
+    };
+
+    it("readUrl: firm.inspect and the dashboard read the streaming replica and show its lag; writes go to the primary", async () => {
+      const firm = reading();
+      try {
+        await firm.queues.clear("default");
+        const { id } = await firm.enqueue("noop", {});
+        await pair.waitUntilReplayed();
+        const source = await firm.inspect.replication();
+        expect(source).toMatchObject({
+          readsFrom: "replica",
+          reason: null,
+          replica: { role: "standby", following: true },
+        });
+        // What the relay holds each message back by is the lag the replica reports.
+        expect(source!.replica!.lagMs).toBeGreaterThanOrEqual(LAG_MS * 0.75);
+        expect(source!.replica!.lagMs).toBeLessThan(5000);
+        expect((await firm.inspect.job(id))?.state).toBe("ready");
+        const page = await (
+          await createDashboard({ firm, allowUnauthenticated: true }).fetch(new Request("http://localhost/"))
+        ).text();
+        expect(page).toMatch(/data-replication="replica"[^>]*>replica · lag 0\.\d s</);
+      } finally {
+        await firm.close();
+      }
+    });
+
+    it("readUrl: a replica whose replay stands still is read until it trails by more than readMaxLag, then the primary", async () => {
+      const patient = reading("1h");
+      const strict = reading("1s");
+      try {
+        await pair.sql(pair.replica, "SELECT pg_wal_replay_pause()");
+        const { id } = await patient.enqueue("noop", {});
+        // The write went to the primary; the replica has received it but not replayed it.
+        expect((await patient.getJob(id))?.state).toBe("ready");
+        expect(await patient.inspect.job(id)).toBeNull();
+        // Past the two seconds one look at the replica stands for, so this is a new look.
+        await sleep(2500);
+        const stale = await patient.inspect.replication();
+        expect(stale).toMatchObject({ readsFrom: "replica", replica: { role: "standby", following: true } });
+        expect(stale!.replica!.lagMs).toBeGreaterThanOrEqual(1000);
+        const fallback = await strict.inspect.replication();
+        expect(fallback).toMatchObject({ readsFrom: "primary" });
+        expect(fallback!.reason).toMatch(/the replica is \d+ ms behind, more than readMaxLag \(1000 ms\)/);
+        expect((await strict.inspect.job(id))?.state).toBe("ready");
+      } finally {
+        await pair.sql(pair.replica, "SELECT pg_wal_replay_resume()");
+        await patient.close();
+        await strict.close();
+      }
+    });
+
+    // Last: the replica does not come back.
+    it("readUrl: a replica that died sends reads to the primary, saying why", async () => {
+      const firm = reading();
+      try {
+        const { id } = await firm.enqueue("noop", {});
+        pair.kill(pair.replica);
+        const source = await firm.inspect.replication();
+        expect(source).toMatchObject({ readsFrom: "primary", replica: null });
+        expect(source!.reason).toMatch(/the replica did not answer/);
+        expect((await firm.inspect.job(id))?.state).toBe("ready");
+      } finally {
+        await firm.close();
       }
     });
   });

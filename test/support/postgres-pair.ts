@@ -139,11 +139,16 @@ export class PostgresPair {
 
   /** SIGKILL the primary's postmaster and every backend (its process group): nothing is flushed or said goodbye. */
   killPrimary(): void {
-    const pid = this.primary.process?.pid;
-    if (pid === undefined) throw new Error("the primary is not running");
-    process.kill(-pid, "SIGKILL");
-    this.primary.process = null;
+    this.kill(this.primary);
     // The primary's sockets die with it; what the relay still held for the replica is lost.
+  }
+
+  /** SIGKILL one server's postmaster and every backend. */
+  kill(server: PairServer): void {
+    const pid = server.process?.pid;
+    if (pid === undefined) throw new Error(`${server.address} is not running`);
+    process.kill(-pid, "SIGKILL");
+    server.process = null;
   }
 
   /** Promote the replica and wait until it takes writes. */
