@@ -157,7 +157,7 @@ describe.skipIf(!wanted || !available)("PostgreSQL primary and streaming replica
       const firm = reading();
       try {
         await firm.queues.clear("default");
-        const { id } = await firm.enqueue("noop", {});
+        const id = (await firm.enqueue("noop", {})).id!;
         await pair.waitUntilReplayed();
         const source = await firm.inspect.replication();
         expect(source).toMatchObject({
@@ -183,7 +183,7 @@ describe.skipIf(!wanted || !available)("PostgreSQL primary and streaming replica
       const strict = reading("1s");
       try {
         await pair.sql(pair.replica, "SELECT pg_wal_replay_pause()");
-        const { id } = await patient.enqueue("noop", {});
+        const id = (await patient.enqueue("noop", {})).id!;
         // The write went to the primary; the replica has received it but not replayed it.
         expect((await patient.getJob(id))?.state).toBe("ready");
         expect(await patient.inspect.job(id)).toBeNull();
@@ -207,7 +207,7 @@ describe.skipIf(!wanted || !available)("PostgreSQL primary and streaming replica
     it("readUrl: a replica that died sends reads to the primary, saying why", async () => {
       const firm = reading();
       try {
-        const { id } = await firm.enqueue("noop", {});
+        const id = (await firm.enqueue("noop", {})).id!;
         pair.kill(pair.replica);
         const source = await firm.inspect.replication();
         expect(source).toMatchObject({ readsFrom: "primary", replica: null });
