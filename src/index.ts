@@ -45,6 +45,7 @@ export type { Backoff, RetryOptions, RetryPolicy } from "./definitions/retry-pol
 export type { FailedJobInfo, FailedJobFilter } from "./lifecycle/failed-jobs.js";
 export type { FailedJobOperations, ListFailedJobsOptions, BatchOptions } from "./facade/failed-job-operations.js";
 export type { ClearQueueOptions, QueueOperations } from "./facade/queue-operations.js";
+export type { QueueRateLimit } from "./facade/queue-rate-limits.js";
 export type { ClearFinishedJobsOptions } from "./facade/clear-finished-jobs.js";
 export type { Logger, LogLevel } from "./logger.js";
 export { consoleLogger, silentLogger } from "./logger.js";

@@ -14,6 +14,7 @@ import { migrateReport, type MigrateOptions } from "./migrate-command.js";
 import { registerDashboardCommand } from "./dashboard-command.js";
 import { exitWithUsageStatus, reportCommandError } from "./exit-status.js";
 import { registerQueuesCommands } from "./queues-command.js";
+import { registerQueueLimitCommands } from "./queue-limit-commands.js";
 import { registerProcessesCommands } from "./processes-command.js";
 import { registerStatsCommand } from "./stats-command.js";
 import { registerTopCommand } from "./top-command.js";
@@ -274,10 +275,11 @@ registerJobsCommands(program, {
   firmFor: (options: CommonOptions) => firmForFlags(options, { jobsRequired: false }),
 });
 
-registerQueuesCommands(program, {
+const queueHelpers = {
   commonOptions: () => [databaseUrlOption(), tablePrefixOption(), requireOption(), logFormatOption()],
   firmFor: (options: CommonOptions) => firmForFlags(options, { jobsRequired: false }),
-});
+};
+registerQueueLimitCommands(registerQueuesCommands(program, queueHelpers), queueHelpers);
 
 const operatorHelpers = {
   commonOptions: () => [databaseUrlOption(), tablePrefixOption(), requireOption(), logFormatOption()],

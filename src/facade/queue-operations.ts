@@ -5,6 +5,7 @@ import { checkQueueName, positiveInteger, rejectUnknownKeys } from "../option-ch
 import { discardReadyJobs } from "./queue-clear.js";
 import { pauseQueue, resumeQueue } from "../models/pause.js";
 import { listQueues, type QueueInfo } from "../models/queue-stats.js";
+import { clearQueueRateLimit, type QueueRateLimit, setQueueRateLimit } from "./queue-rate-limits.js";
 
 const CLEAR_KEYS = new Set(["batchSize", "onBatch"]);
 
@@ -16,7 +17,7 @@ export interface ClearQueueOptions {
   readonly onBatch?: (progress: { readonly batch: number; readonly total: number }) => void;
 }
 
-/** `firm.queues`: look at queues, pause or resume them, clear their ready jobs. */
+/** `firm.queues`: look at queues, pause or resume them, rate limit them, clear their ready jobs. */
 export class QueueOperations {
   constructor(
     private readonly database: () => Promise<Database>,
@@ -33,6 +34,21 @@ export class QueueOperations {
   async resume(name: string): Promise<void> {
     const { db } = await this.database();
     await resumeQueue(db, checkQueueName(name, "queue"));
+  }
+
+  /**
+   * Let at most `limit` jobs of the queue start in any window of `period`, across every worker
+   * and host (a sliding window on the database clock). Stored in the database: every running
+   * worker obeys it within one polling interval. Setting it again changes it. Jobs with a rate
+   * limit of their own obey both. See docs/rate-limits.md.
+   */
+  async setRateLimit(name: string, options: QueueRateLimit): Promise<void> {
+    await setQueueRateLimit(this.database, name, options);
+  }
+
+  /** Remove the queue's rate limit (workers see it within one polling interval); returns whether it had one. */
+  async clearRateLimit(name: string): Promise<boolean> {
+    return clearQueueRateLimit(this.database, name);
   }
 
   /**
