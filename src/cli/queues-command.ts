@@ -22,7 +22,9 @@ interface ClearFlags extends JsonFlags {
  * `queues` command so other queue commands can be added to it.
  */
 export function registerQueuesCommands(program: Command, helpers: CliHelpers): Command {
-  const queues = program.command("queues").description("See queues, pause and resume them, rate limit them, clear their ready jobs.");
+  const queues = program
+    .command("queues")
+    .description("See queues, pause and resume them, rate limit them, clear their ready jobs.");
 
   withCommonOptions(queues.command("list"), helpers)
     .description(

@@ -21,11 +21,7 @@ const KEYS = new Set(["limit", "period"]);
  * again changes the limit; the starts already counted stay counted. Bad input is a
  * ConfigurationError naming the option, and nothing is written.
  */
-export async function setQueueRateLimit(
-  open: () => Promise<Database>,
-  name: unknown,
-  options: unknown,
-): Promise<void> {
+export async function setQueueRateLimit(open: () => Promise<Database>, name: unknown, options: unknown): Promise<void> {
   const queue = checkQueueName(name, "queues.setRateLimit queue");
   if (typeof options !== "object" || options === null || Array.isArray(options))
     throw new ConfigurationError('queues.setRateLimit options must be an object such as { limit: 10, period: "1s" }');
