@@ -126,6 +126,7 @@ export type {
   JobInspection,
   ListJobsOptions,
   ThroughputOptions,
+  QueueThroughputOptions,
   RecurringTaskDetail,
 } from "./facade/job-inspection.js";
 export type { JobSummary, JobPage } from "./models/job-listing.js";
@@ -136,6 +137,7 @@ export type { ProcessRow, ProcessKind } from "./models/process.js";
 export type { RecurringRun } from "./models/recurring-runs.js";
 export type { SemaphoreUsage } from "./models/semaphore-usage.js";
 export type { ThroughputBucket } from "./models/throughput.js";
+export type { QueueThroughput } from "./models/queue-throughput.js";
 export { InvalidCursorError } from "./models/job-cursor.js";
 export { RecurringTaskNotFoundError } from "./errors.js";
 export type { ArgumentIssue } from "./errors.js";

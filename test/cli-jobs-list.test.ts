@@ -80,6 +80,43 @@ describeEachDatabase("CLI: jobs list, show, retry and enqueue", (env) => {
     expect(badCursor.code).toBe(1);
   });
 
+  it("list without --state pages through every state with --cursor, each job once", async () => {
+    const firm = env.firm();
+    const work = firm.defineJob("work", async () => {});
+    const fails = firm.defineJob("fails", async () => {
+      throw new Error("jammed");
+    });
+    const ids = [await enqueued(work.enqueue({ n: 0 })), await enqueued(fails.enqueue({ n: 1 }))];
+    await firm.drain();
+    for (let n = 2; n < 5; n++) ids.push(await enqueued(work.enqueue({ n })));
+    ids.push(await enqueued(work.enqueue({ n: 5 }, { wait: "1h" })));
+
+    const seen: number[] = [];
+    let cursor: string | null = null;
+    for (let page = 0; page < 6; page++) {
+      const result = await cli(["list", "--limit", "2", "--json", ...(cursor ? ["--cursor", cursor] : [])]);
+      expect(result.code, result.stderr).toBe(0);
+      const body = JSON.parse(result.stdout) as { jobs: { id: number }[]; nextCursor: string | null };
+      expect(body.jobs.length).toBeLessThanOrEqual(2);
+      seen.push(...body.jobs.map((job) => job.id));
+      cursor = body.nextCursor;
+      if (cursor === null) break;
+    }
+    expect(cursor).toBeNull();
+    expect(seen).toHaveLength(ids.length);
+    expect([...seen].sort((a, b) => a - b)).toEqual([...ids].sort((a, b) => a - b));
+
+    const text = await cli(["list", "--limit", "5"]);
+    expect(text.stdout).toMatch(/More: add --cursor \S+/);
+    const [forged, foreign] = await Promise.all([
+      cli(["list", "--cursor", "zzz"]),
+      cli(["list", "--cursor", Buffer.from(JSON.stringify({ lost: null })).toString("base64url")]),
+    ]);
+    expect(forged.code).toBe(1);
+    expect(forged.stderr).toContain("Not a job listing cursor");
+    expect(foreign.code).toBe(1);
+  });
+
   it("show prints a job's fields, arguments, error and timeline; retry sends failed jobs back", async () => {
     const firm = env.firm();
     const fails = firm.defineJob("fails", async () => {

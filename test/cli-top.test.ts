@@ -31,16 +31,22 @@ describeEachDatabase("CLI: top in a real terminal (tmux)", (env) => {
         await terminal.type(`echo before-top; ${top}`);
         const first = await terminal.waitForScreen((screen) => /mail\s+3\s+3\s+0\s+0\s+0\s+0\s+\S+/.test(screen));
         expect(first).toMatch(/^firm-queue top\s+\S+Z\s+every 300 ms\s+\(q or Ctrl-C quits\)/m);
-        expect(first).toMatch(/QUEUE\s+BACKLOG\s+READY\s+SCHEDULED\s+BLOCKED\s+RUNNING\s+FAILED\s+LATENCY\s+STATUS/);
-        expect(first).toMatch(/paused-q\s+0\s+0\s+0\s+0\s+0\s+0\s+-\s+paused/);
+        expect(first).toMatch(/paused-q\s+0\s+0\s+0\s+0\s+0\s+0\s+-\s+0\s+0\s+0\s+paused/);
         expect(first).toContain("No job is running.");
         // Drawn on the alternate screen, with the cursor hidden: the shell's lines are out of sight.
         expect(first).not.toContain("before-top");
         expect(await terminal.pane("alternate_on")).toBe("1");
         expect(await terminal.pane("cursor_flag")).toBe("0");
 
+        expect(first).toMatch(/QUEUE\s+BACKLOG\s+.*LATENCY\s+ENQ\/S\s+DONE\/S\s+FAIL\/S\s+STATUS/);
         await job.enqueueAll([{}, {}], { queue: "mail" });
         await terminal.waitForScreen((screen) => /mail\s+5\s+5\s+/.test(screen));
+        // Once the jobs ran, the queue has no unfinished job left but keeps a row for its rates
+        // over the last 10 s: 5 finished there is 0.5/s.
+        await firm.drain();
+        await terminal.waitForScreen((screen) =>
+          /mail\s+0\s+0\s+0\s+0\s+0\s+0\s+-\s+\S+\s+0\.5\s+0\s+active/.test(screen),
+        );
 
         await terminal.keys("q");
         const after = await terminal.waitForScreen((screen) => screen.includes("EXIT=0"));
@@ -56,7 +62,7 @@ describeEachDatabase("CLI: top in a real terminal (tmux)", (env) => {
 
         await terminal.type("clear");
         await terminal.type(top);
-        await terminal.waitForScreen((screen) => /mail\s+5\s+5\s+/.test(screen));
+        await terminal.waitForScreen((screen) => /paused-q\s+0\s+/.test(screen));
         await terminal.keys("C-c");
         await terminal.waitForScreen((screen) => screen.includes("EXIT=0"));
         expect(await terminal.pane("alternate_on")).toBe("0");

@@ -5,6 +5,7 @@ import { EXIT } from "./exit-status.js";
 import { jobIdArgument } from "./failed-command.js";
 import type { CliHelpers } from "./command-kit.js";
 import { formatJobDetail } from "./job-detail.js";
+import { listAllStates } from "./all-states-listing.js";
 import { formatTable, toJson } from "./table.js";
 import { shortValue } from "../dashboard/format.js";
 import type { FirmQueue } from "../firm-queue.js";
@@ -36,15 +37,17 @@ interface ListFlags {
 export function registerJobsListCommands(jobs: Command, helpers: CliHelpers): void {
   withCommonOptions(jobs.command("list"), helpers)
     .description(
-      "List jobs, newest first, matching every filter given. With --state, one page of that state (--cursor for the " +
-        "next); without, the newest jobs of every state.",
+      "List jobs, newest first, matching every filter given: one page of one state with --state, of every state " +
+        "(merged by id) without; --cursor for the next page.",
     )
     .addOption(new Option("--state <state>", `${JOB_STATES.join(", ")} (running is claimed)`).argParser(stateArgument))
     .addOption(new Option("--queue <queue>", "only jobs of this queue"))
     .addOption(new Option("--name <job>", "only jobs of this name"))
     .addOption(new Option("--key <key>", "only jobs enqueued with this unique key"))
     .addOption(new Option("--limit <n>", "most jobs shown, up to 500").argParser(limitArgument).default(50))
-    .addOption(new Option("--cursor <cursor>", "with --state: the page after the one that printed this cursor"))
+    .addOption(
+      new Option("--cursor <cursor>", "the page after the one that printed this cursor (with the same filters)"),
+    )
     .addOption(jsonOption())
     .action((flags: ListFlags) =>
       withFirm(helpers, flags, async (firm) => {
@@ -75,10 +78,7 @@ export function registerJobsListCommands(jobs: Command, helpers: CliHelpers): vo
     });
 }
 
-/**
- * The page the flags ask for. Without a state, each state's newest `limit` jobs are read (one
- * bounded read each) and the newest `limit` of them by id are kept; there is no next page then.
- */
+/** The page the flags ask for: one state's listing, or every state's merged (see `all-states-listing.ts`). */
 async function listJobs(firm: FirmQueue, flags: ListFlags): Promise<JobPage> {
   const filter = {
     ...(flags.queue !== undefined ? { queue: flags.queue } : {}),
@@ -89,12 +89,7 @@ async function listJobs(firm: FirmQueue, flags: ListFlags): Promise<JobPage> {
   if (flags.state !== undefined) {
     return firm.inspect.jobs({ ...filter, state: flags.state, cursor: flags.cursor ?? null });
   }
-  const pages = await Promise.all(JOB_STATES.map((state) => firm.inspect.jobs({ ...filter, state })));
-  const jobs = pages
-    .flatMap((page) => page.jobs)
-    .sort((a, b) => b.id - a.id)
-    .slice(0, flags.limit);
-  return { jobs, nextCursor: null };
+  return listAllStates(firm, JOB_STATES, { ...filter, cursor: flags.cursor });
 }
 
 /** Jobs as a table: the last column is the error of a failed job, the arguments of the others. */

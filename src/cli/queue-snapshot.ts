@@ -12,6 +12,16 @@ export interface Rate {
   readonly failedPerMinute: number;
 }
 
+/** One queue's jobs per second over the snapshot's per-second window. */
+export interface QueueRate {
+  readonly queue: string;
+  readonly enqueuedPerSecond: number;
+  /** False when more jobs were enqueued than were read (the rate is at least the figure). */
+  readonly enqueuedExact: boolean;
+  readonly finishedPerSecond: number;
+  readonly failedPerSecond: number;
+}
+
 /** Everything `stats` and `top` show, read in one go through `firm.inspect`. */
 export interface QueueSnapshot {
   readonly at: Date;
@@ -34,21 +44,24 @@ export interface QueueSnapshot {
     readonly lastMinute: Rate;
     readonly last5Minutes: Rate;
     readonly lastHour: Rate;
+    /** Per queue, over the same last 10 whole seconds as `perSecond`; queues with no activity are left out. */
+    readonly perQueue: readonly QueueRate[];
   };
   /** The newest failed jobs, newest first. */
   readonly recentFailures: readonly JobSummary[];
   readonly processes: readonly ProcessDetail[];
 }
 
-/** Read a {@link QueueSnapshot}: five reads through `firm.inspect`, run together. */
+/** Read a {@link QueueSnapshot}: six reads through `firm.inspect`, run together. */
 export async function takeSnapshot(
   firm: FirmQueue,
   options: { readonly aliveThreshold: string | number; readonly failures: number },
 ): Promise<QueueSnapshot> {
-  const [queues, buckets, seconds, failed, processes] = await Promise.all([
+  const [queues, buckets, seconds, perQueue, failed, processes] = await Promise.all([
     firm.inspect.queues(),
     firm.inspect.throughput({ buckets: 60, bucketMs: 60_000 }),
     firm.inspect.throughput({ buckets: 11, bucketMs: 1000 }),
+    firm.inspect.queueThroughput({ windowMs: 10_000 }),
     firm.inspect.jobs({ state: "failed", limit: options.failures }),
     firm.inspect.processes({ aliveThreshold: options.aliveThreshold }),
   ]);
@@ -76,6 +89,13 @@ export async function takeSnapshot(
       lastMinute: rate(buckets, 1),
       last5Minutes: rate(buckets, 5),
       lastHour: rate(buckets, 60),
+      perQueue: perQueue.queues.map((queue) => ({
+        queue: queue.queue,
+        enqueuedPerSecond: queue.enqueued / 10,
+        enqueuedExact: queue.enqueuedExact,
+        finishedPerSecond: queue.finished / 10,
+        failedPerSecond: queue.failed / 10,
+      })),
     },
     recentFailures: failed.jobs,
     processes,

@@ -3,10 +3,10 @@ import { countArgument } from "./arguments.js";
 import { jsonOption, withCommonOptions, withFirm, yesOption } from "./command-kit.js";
 import type { CliHelpers } from "./command-kit.js";
 import { EXIT } from "./exit-status.js";
-import { formatTable, toJson } from "./table.js";
+import { toJson } from "./table.js";
 import { checkConsent, confirmed, progressBar } from "./terminal.js";
-import { count, duration } from "../dashboard/format.js";
-import type { QueueCounts } from "../models/queue-counts.js";
+import { count } from "../dashboard/format.js";
+import { queueTable } from "./queue-tables.js";
 
 interface JsonFlags {
   readonly json?: boolean;
@@ -86,32 +86,4 @@ export function registerQueuesCommands(program: Command, helpers: CliHelpers): C
       });
     });
   return queues;
-}
-
-/** Queues with their counts by state, for people. */
-export function queueTable(list: readonly QueueCounts[]): string {
-  if (list.length === 0) return "No queue has unfinished jobs or a pause.";
-  const figure = (title: string) => ({ title, right: true });
-  return formatTable(
-    [
-      "QUEUE",
-      figure("READY"),
-      figure("SCHEDULED"),
-      figure("BLOCKED"),
-      figure("RUNNING"),
-      figure("FAILED"),
-      figure("LATENCY"),
-      "STATUS",
-    ],
-    list.map((queue) => [
-      queue.name,
-      count(queue.ready),
-      count(queue.scheduled),
-      count(queue.blocked),
-      count(queue.claimed),
-      count(queue.failed),
-      queue.ready > 0 ? duration(queue.latency) : "-",
-      queue.paused ? "paused" : "active",
-    ]),
-  );
 }

@@ -3,7 +3,7 @@ import { countArgument } from "./arguments.js";
 import { jsonOption, withCommonOptions, withFirm } from "./command-kit.js";
 import type { CliHelpers } from "./command-kit.js";
 import { aliveThresholdOption, processTable } from "./processes-command.js";
-import { queueTable } from "./queues-command.js";
+import { failuresTable, queueTable } from "./queue-tables.js";
 import { takeSnapshot, type QueueSnapshot } from "./queue-snapshot.js";
 import { formatTable, toJson } from "./table.js";
 import { count, duration } from "../dashboard/format.js";
@@ -56,20 +56,12 @@ export function formatStats(snapshot: QueueSnapshot): string {
       ],
     ),
     "",
-    queueTable(snapshot.queues),
+    queueTable(snapshot.queues, { rates: rates.perQueue }),
     "",
-    snapshot.recentFailures.length === 0
-      ? "No failed jobs."
-      : `Newest failures:\n${formatTable(
-          ["ID", "NAME", "QUEUE", "FAILED AT (UTC)", "ERROR"],
-          snapshot.recentFailures.map((job) => [
-            job.id,
-            job.name,
-            job.queue,
-            job.since.toISOString().slice(0, 19),
-            `${job.error?.name}: ${job.error?.message}`,
-          ]),
-        )}`,
+    failuresTable(snapshot.recentFailures, {
+      title: "FAILED AT (UTC)",
+      of: (job) => job.since.toISOString().slice(0, 19),
+    }),
     "",
     processTable(snapshot.processes, snapshot.at),
   ];

@@ -1,10 +1,11 @@
 import { count, duration } from "../dashboard/format.js";
 import type { QueueSnapshot } from "./queue-snapshot.js";
+import { failuresTable, queueTable } from "./queue-tables.js";
 import { formatTable } from "./table.js";
 
 /**
  * One frame of `firm-queue top`: a header, the totals and rates, the queues with their backlog,
- * the running jobs, the newest failures and the processes, cut to `width` × `height` so the
+ (and each queue's rates per second) the running jobs, the newest failures and the processes, cut to `width` × `height` so the
  * frame never scrolls the terminal. `problem`: why the latest refresh failed, shown on top.
  */
 export function renderTopFrame(
@@ -37,32 +38,7 @@ function body(snapshot: QueueSnapshot): string[] {
     `finished ${rates.perSecond.finished.toFixed(1)}/s  failed ${rates.perSecond.failed.toFixed(1)}/s (last 10 s)   ` +
       `finished ${count(rates.lastHour.finished)}  failed ${count(rates.lastHour.failed)} (last hour)`,
     "",
-    snapshot.queues.length === 0
-      ? "No queue has unfinished jobs or a pause."
-      : formatTable(
-          [
-            "QUEUE",
-            figure("BACKLOG"),
-            figure("READY"),
-            figure("SCHEDULED"),
-            figure("BLOCKED"),
-            figure("RUNNING"),
-            figure("FAILED"),
-            figure("LATENCY"),
-            "STATUS",
-          ],
-          snapshot.queues.map((queue) => [
-            queue.name,
-            count(queue.ready + queue.scheduled + queue.blocked),
-            count(queue.ready),
-            count(queue.scheduled),
-            count(queue.blocked),
-            count(queue.claimed),
-            count(queue.failed),
-            queue.ready > 0 ? duration(queue.latency) : "-",
-            queue.paused ? "paused" : "active",
-          ]),
-        ),
+    queueTable(snapshot.queues, { backlog: true, rates: rates.perQueue }),
     "",
     running.length === 0
       ? "No job is running."
@@ -79,18 +55,10 @@ function body(snapshot: QueueSnapshot): string[] {
             ]),
         )}`,
     "",
-    snapshot.recentFailures.length === 0
-      ? "No failed jobs."
-      : `Newest failures:\n${formatTable(
-          ["ID", "NAME", "QUEUE", "AGO", "ERROR"],
-          snapshot.recentFailures.map((job) => [
-            job.id,
-            job.name,
-            job.queue,
-            duration(snapshot.at.getTime() - job.since.getTime()),
-            `${job.error?.name}: ${job.error?.message}`,
-          ]),
-        )}`,
+    failuresTable(snapshot.recentFailures, {
+      title: "AGO",
+      of: (job) => duration(snapshot.at.getTime() - job.since.getTime()),
+    }),
     "",
     snapshot.processes.length === 0
       ? "No process is registered."

@@ -13,6 +13,7 @@ import { countJobsByQueue, type QueueCounts } from "../models/queue-counts.js";
 import { latestRecurringRuns, type RecurringRun } from "../models/recurring-runs.js";
 import { listSemaphoreUsage, type SemaphoreUsage } from "../models/semaphore-usage.js";
 import { throughputBuckets, type ThroughputBucket } from "../models/throughput.js";
+import { queueThroughput, type QueueThroughput } from "../models/queue-throughput.js";
 import type { RecurringOperations, RecurringTaskInfo } from "./recurring-operations.js";
 import { shown } from "../shown-value.js";
 
@@ -56,6 +57,14 @@ export interface ThroughputOptions {
   readonly bucketMs?: number | undefined;
 }
 
+/** Options of `firm.inspect.queueThroughput()`. */
+export interface QueueThroughputOptions {
+  /** The window, ending at the current whole second, in milliseconds: 1,000 to 3,600,000. Default 10,000. */
+  readonly windowMs?: number | undefined;
+  /** Most of the newest jobs read to count enqueued ones, 1 to 1,000,000. Default 100,000. */
+  readonly enqueuedUpTo?: number | undefined;
+}
+
 /** A recurring task with its latest runs. */
 export interface RecurringTaskDetail extends RecurringTaskInfo {
   /** The latest runs (ticks and run-now), newest first. */
@@ -75,6 +84,7 @@ const JOB_STATES: ReadonlySet<string> = new Set([
 const JOBS_KEYS = new Set(["state", "queue", "name", "key", "from", "to", "limit", "cursor"]);
 const COUNT_KEYS = new Set(["state", "queue", "name", "key", "from", "to", "upTo"]);
 const THROUGHPUT_KEYS = new Set(["buckets", "bucketMs"]);
+const QUEUE_THROUGHPUT_KEYS = new Set(["windowMs", "enqueuedUpTo"]);
 
 /**
  * `firm.inspect`: read-only views of the queue for dashboards, scripts and alerts. Nothing here
@@ -194,6 +204,29 @@ export class JobInspection {
     if (bucketMs < 1000)
       throw new ConfigurationError(`inspect.throughput option bucketMs must be at least 1000, got ${bucketMs}`);
     return throughputBuckets(await this.db(), new Date(), buckets, bucketMs);
+  }
+
+  /**
+   * Per queue, the jobs enqueued, finished and failed for good over the last `windowMs` (default
+   * the last 10 whole seconds; the second now running is left out), for rates such as
+   * `firm-queue top`'s. Reads only the window's rows (see `models/queue-throughput.ts`); queues
+   * with no activity in the window are left out.
+   */
+  async queueThroughput(
+    options: QueueThroughputOptions = {},
+  ): Promise<{ readonly start: Date; readonly end: Date; readonly queues: QueueThroughput[] }> {
+    rejectUnknownKeys(options, QUEUE_THROUGHPUT_KEYS, "inspect.queueThroughput option");
+    const windowMs = positiveInteger(options.windowMs ?? 10_000, "inspect.queueThroughput option windowMs");
+    const upTo = positiveInteger(options.enqueuedUpTo ?? 100_000, "inspect.queueThroughput option enqueuedUpTo");
+    if (windowMs < 1000 || windowMs > 3_600_000)
+      throw new ConfigurationError(
+        `inspect.queueThroughput option windowMs must be from 1000 to 3600000, got ${windowMs}`,
+      );
+    if (upTo > 1_000_000)
+      throw new ConfigurationError(`inspect.queueThroughput option enqueuedUpTo must be at most 1000000, got ${upTo}`);
+    const end = new Date(Math.floor(Date.now() / 1000) * 1000);
+    const start = new Date(end.getTime() - windowMs);
+    return { start, end, queues: await queueThroughput(await this.db(), { start, end }, upTo) };
   }
 
   private async db() {
