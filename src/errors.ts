@@ -194,6 +194,22 @@ export class InvalidDependencyError extends ConfigurationError {
   }
 }
 
+/**
+ * A `firm.flow` or `firm.batch` call was given a node or job it cannot write: not an object, a
+ * name missing, unknown keys, `children` that is not a list, the same node under itself, or an
+ * option a flow or batch cannot honour. `path` names the place (`flow.children[1].name`). Nothing
+ * of the call was written.
+ */
+export class InvalidFlowError extends ConfigurationError {
+  constructor(
+    /** Where in the call's input the fault is, as `flow.children[0].options`. */
+    readonly path: string,
+    readonly problem: string,
+  ) {
+    super(`${path} ${problem}; nothing was written`);
+  }
+}
+
 /** A handler returned a value whose JSON is larger than the limit; the attempt failed. */
 export class ResultTooLargeError extends FirmQueueError {
   constructor(

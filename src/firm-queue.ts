@@ -44,6 +44,7 @@ import type { StopOptions, Supervisor } from "./supervisor/supervisor.js";
 import { RecurringOperations } from "./facade/recurring-operations.js";
 import { JobInspection } from "./facade/job-inspection.js";
 import { ReadRouting } from "./facade/read-routing.js";
+import { enqueueFlow, type FlowJob, type FlowNode, type FlowOptions } from "./facade/flow.js";
 import { FirmMetrics } from "./facade/firm-metrics.js";
 import { countJobEvents } from "./facade/metric-listeners.js";
 import { JobEvents } from "./job-events.js";
@@ -325,6 +326,17 @@ export class FirmQueue {
     const request = { name, args, defaults, ...(options ? { options: enqueueOptions } : {}) };
     const [result] = await enqueueJobs(await this.database(), this.policies, [request], options?.transaction);
     return result!;
+  }
+
+  /**
+   * Write a tree of jobs in one transaction: each node `{ name, args, options?, children? }` is a
+   * job that waits for its children (they run first, as with `dependsOn`). Resolves to the same
+   * tree with each node's `id` and `status`. Either every job is written or, on a bad node
+   * (InvalidFlowError, naming it) or any other error, none is. `{ transaction }` writes the
+   * whole flow in the application's transaction. See docs/workflows.md.
+   */
+  async flow(root: FlowNode, options?: FlowOptions): Promise<FlowJob> {
+    return enqueueFlow(() => this.database(), this.registry, this.policies, root, options);
   }
 
   /**

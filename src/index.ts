@@ -9,6 +9,7 @@ export type {
   SchemaOutput,
 } from "./standard-schema.js";
 export type { Job, EnqueueAndWaitOptions } from "./facade/job.js";
+export type { FlowJob, FlowNode, FlowOptions } from "./facade/flow.js";
 export type { EndedJob, WaitForOptions } from "./facade/wait-for.js";
 export type { FirmQueueOptions, StartOptions, WorkerOptions, DispatcherOptions } from "./facade/options.js";
 export type {
@@ -80,6 +81,7 @@ export {
   JobDeletedWhileAwaitedError,
   JobDroppedError,
   InvalidDependencyError,
+  InvalidFlowError,
   ClosedError,
   UnrecoverableError,
   TimeoutError,

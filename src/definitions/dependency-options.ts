@@ -42,7 +42,8 @@ export function checkDependencies(dependsOn: unknown, onFailure: unknown, what: 
   return { ids: dependsOn as number[], onFailure: policy };
 }
 
-function checkFailurePolicy(value: unknown, what: string): DependencyFailurePolicy {
+/** Check an `onDependencyFailure` option (`what` names the call); absent is `"cancel"`. */
+export function checkFailurePolicy(value: unknown, what: string): DependencyFailurePolicy {
   if (value === undefined) return "cancel";
   if (value === "cancel" || value === "run") return value;
   throw new InvalidDependencyError(

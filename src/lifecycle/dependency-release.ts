@@ -55,13 +55,23 @@ export async function releaseDependents(
       if (row.unmet_dependencies - amount <= 0) released.push(row);
     }
     await lowerUnmetCounts(trx, byAmount, now);
-    if (released.length > 0)
-      await dispatchJobs(
-        trx,
-        released.map((row) => toDispatchable(row)),
-        now,
-        context,
-      );
+    // A released job dropped by its concurrency limit (onConflict "discard") never ends: its own
+    // dependents take it as cancelled, with the jobs cancelled at this level.
+    const discarded =
+      released.length > 0
+        ? (
+            await dispatchJobs(
+              trx,
+              released.map((row) => toDispatchable(row)),
+              now,
+              context,
+            )
+          ).discarded
+        : [];
+    const droppedIds = new Set(discarded);
+    const discardedWithDependents = released
+      .filter((row) => row.has_dependents !== 0 && droppedIds.has(Number(row.id)))
+      .map((row) => Number(row.id));
     const cancelledIds = cancelled.map((row) => Number(row.id));
     if (cancelledIds.length > 0) {
       await markCancelled(trx, cancelledIds, now);
@@ -71,7 +81,10 @@ export async function releaseDependents(
       });
     }
     // The next level: dependents of the jobs just cancelled.
-    ended = cancelled.filter((row) => row.has_dependents !== 0).map((row) => Number(row.id));
+    ended = [
+      ...cancelled.filter((row) => row.has_dependents !== 0).map((row) => Number(row.id)),
+      ...discardedWithDependents,
+    ];
     endedAs = "cancelled";
     endedResults = null;
   }

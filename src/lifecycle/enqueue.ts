@@ -5,7 +5,7 @@ import type { Database } from "../database/connection.js";
 import type { Db } from "../database/dialect.js";
 import { toMilliseconds } from "../duration.js";
 import { checkStorableDate } from "../date-range.js";
-import { ConfigurationError } from "../errors.js";
+import { ConfigurationError, InvalidDependencyError } from "../errors.js";
 import { ENQUEUE_OPTION_KEYS, type EnqueueOptions, type ResolvedJobOptions } from "../definitions/job-definition.js";
 import { checkPriority, checkQueueName, rejectUnknownKeys } from "../option-checks.js";
 import { dispatchContext } from "./job-dispatch.js";
@@ -19,7 +19,13 @@ import { serializeArguments } from "../serialization.js";
 import { appTransactionConnection, type EnqueueTransaction } from "../database/app-transaction.js";
 import { bridgeKysely, singleConnection } from "../database/bridge.js";
 import { validateArguments } from "../definitions/argument-validation.js";
-import { checkDependencies } from "../definitions/dependency-options.js";
+import {
+  checkDependencies,
+  checkFailurePolicy,
+  MAX_DEPENDENCIES,
+  type JobDependencies,
+} from "../definitions/dependency-options.js";
+import type { PlannedDependencies } from "./dependency-admission.js";
 
 /** One job to write: its name, arguments, and the options that decide queue, priority and time. */
 export interface EnqueueRequest {
@@ -27,6 +33,11 @@ export interface EnqueueRequest {
   readonly args: unknown;
   readonly defaults: ResolvedJobOptions;
   readonly options?: EnqueueOptions;
+  /**
+   * Places (in the same call's list, each before this one) of jobs this one waits for besides
+   * its `dependsOn`: a flow's children.
+   */
+  readonly inCall?: readonly number[];
 }
 
 /**
@@ -138,7 +149,13 @@ function prepareJob(request: EnqueueRequest, now: Date, value: unknown): Prepare
   const options = request.options ?? {};
   rejectUnknownKeys(options, ENQUEUE_OPTION_KEYS, `enqueue("${request.name}") option`);
   const keyClaim = jobKeyClaim(request.name, request.defaults.unique, value, options.key);
-  const dependencies = checkDependencies(options.dependsOn, options.onDependencyFailure, `enqueue("${request.name}")`);
+  const what = `enqueue("${request.name}")`;
+  const dependencies = withCallDependencies(
+    checkDependencies(options.dependsOn, options.onDependencyFailure, what),
+    request.inCall,
+    options.onDependencyFailure,
+    what,
+  );
   return {
     dependencies,
     keyClaim,
@@ -159,6 +176,23 @@ function prepareJob(request: EnqueueRequest, now: Date, value: unknown): Prepare
       ? { rateLimitKey: rateLimitKeyFor(request.name, request.defaults.rateLimit, value) }
       : {}),
   };
+}
+
+/** A job's checked `dependsOn` joined with the jobs of the same call it waits for (a flow's children). */
+function withCallDependencies(
+  checked: JobDependencies | null,
+  inCall: readonly number[] | undefined,
+  onFailure: unknown,
+  what: string,
+): PlannedDependencies | null {
+  if (inCall === undefined || inCall.length === 0) return checked;
+  const ids = checked?.ids ?? [];
+  if (ids.length + inCall.length > MAX_DEPENDENCIES)
+    throw new InvalidDependencyError(
+      `${what} option dependsOn`,
+      `and the node's children make ${ids.length + inCall.length} dependencies: a job may have at most ${MAX_DEPENDENCIES}`,
+    );
+  return { ids, onFailure: checked?.onFailure ?? checkFailurePolicy(onFailure, what), inCall };
 }
 
 /**

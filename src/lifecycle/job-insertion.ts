@@ -7,6 +7,7 @@ import { admitKeyedJobs, type KeyedJob } from "./unique-admission.js";
 import { planDependencies, writeDependencies, type PlannedDependencies } from "./dependency-admission.js";
 import { markCancelled } from "../models/job-cancellation.js";
 import { releaseJobKeys } from "../models/job-key.js";
+import { releaseDependents } from "./dependency-release.js";
 
 /** A job ready to insert, with the unique key it will try to take and the jobs it waits for. */
 export interface PreparedJob extends NewJob {
@@ -28,9 +29,18 @@ export async function insertAndRoute(
 ): Promise<{ results: EnqueueResult[]; ids: number[] }> {
   // Dependencies are read and locked before anything is written: an unknown id writes nothing.
   const plan = await planDependencies(trx, context, jobs);
+  // Jobs that others of the same call wait for (a flow's children) are written marked, so their end releases them.
+  const awaited = new Set<number>();
+  for (const job of jobs) for (const place of job.dependencies?.inCall ?? []) awaited.add(place);
   const ids = await insertJobs(
     trx,
-    plan === null ? jobs : jobs.map((job, index) => ({ ...job, unmetDependencies: plan.unmet[index]! })),
+    plan === null
+      ? jobs
+      : jobs.map((job, index) => ({
+          ...job,
+          unmetDependencies: plan.unmet[index]!,
+          ...(awaited.has(index) ? { hasDependents: true } : {}),
+        })),
     now,
   );
   if (plan !== null) await writeDependencies(trx, plan, jobs, ids, now);
@@ -62,6 +72,9 @@ export async function insertAndRoute(
   }
   const { discarded } = await dispatchJobs(trx, toDispatch, now, context);
   const dropped = new Set(discarded);
+  // A flow's child dropped by its concurrency limit never ends: its parents take it as cancelled.
+  const droppedAwaited = ids.filter((id, index) => awaited.has(index) && dropped.has(id));
+  if (droppedAwaited.length > 0) await releaseDependents(trx, context, droppedAwaited, "cancelled", now);
   return { ids, results: ids.map((id, index) => matched.get(index) ?? (dropped.has(id) ? DROPPED : created(id))) };
 }
 

@@ -6,6 +6,7 @@ import type { FinishedJobCleanup } from "./finished-job-cleanup.js";
 import type { Logger } from "../logger.js";
 import { dispatchContext, dispatchStoredJobsNow } from "../lifecycle/job-dispatch.js";
 import { JobMoves } from "../lifecycle/job-moves.js";
+import { releaseDependents } from "../lifecycle/dependency-release.js";
 import { takeDueScheduledExecutions } from "../models/scheduled-execution.js";
 import { Poller } from "../processes/poller.js";
 
@@ -34,7 +35,10 @@ export async function dispatchScheduledBatch(
     moves?.reset();
     const now = database.clock.now();
     const jobIds = await takeDueScheduledExecutions(trx, database.dialect, batchSize, now);
-    await dispatchStoredJobsNow(trx, jobIds, now, dispatchContext(database, policies, moves));
+    const context = dispatchContext(database, policies, moves);
+    const { discarded } = await dispatchStoredJobsNow(trx, jobIds, now, context);
+    // A job dropped by its concurrency limit never ends: jobs waiting for it take it as cancelled.
+    if (discarded.length > 0) await releaseDependents(trx, context, discarded, "cancelled", now);
     return jobIds.length;
   });
   moves?.emit(policies.events);
