@@ -6,7 +6,7 @@ import type { JobsTable } from "./schema.js";
  * outcome need. Every database's claim reads back these and no others; the rest of the row (its
  * last error, progress, result, finish and cancel times) is the job's history, which a worker
  * never looks at, and parsing it for every claimed job was a share of a busy worker's time
- * (docs/benchmarks.md, "Hot path, sixth pass").
+ * (bench/results/history.md, "Hot path, sixth pass").
  */
 export const CLAIMED_JOB_COLUMNS = [
   "id",

@@ -76,7 +76,7 @@ const CLAIMED_COLUMNS = sql.join(
 /**
  * A timestamp column as ISO-8601 UTC text with milliseconds, the form SQLite stores and `toDate`
  * reads: the driver then hands back a string instead of parsing a `Date` for every timestamp of
- * every claimed job, which the worker mostly never looks at (docs/benchmarks.md, "Hot path, third
+ * every claimed job, which the worker mostly never looks at (bench/results/history.md, "Hot path, third
  * pass"). A `Date` keeps milliseconds only, so nothing is lost.
  */
 function iso(column: RawBuilder<unknown>): RawBuilder<unknown> {

@@ -8,7 +8,7 @@ const namesByText = new Map<string, string>();
 /**
  * Run one of the worker's hot statements (the claim, the finish) as a named statement: the server
  * parses and analyses its text once per connection instead of on every call, which on a claim of a
- * single job was more than half of the statement's time (docs/benchmarks.md, "Prepared claim and
+ * single job was more than half of the statement's time (bench/results/history.md, "Prepared claim and
  * finish"). Which statements are named is decided here, by text, because Kysely hands the pool
  * only the text and parameters; the pool (postgres-pool.ts) asks {@link preparedStatementName}.
  * Inside a transaction the statement goes unnamed: should the server connection have lost the

@@ -7,7 +7,7 @@ const MAX_DEFAULT_PREFETCH = 500;
  * How many jobs a worker claims ahead unless told otherwise: twenty per concurrency slot, at most
  * {@link MAX_DEFAULT_PREFETCH}. With durable commits each claim and each finish batch waits for a
  * flush; a deep buffer keeps the slots busy meanwhile (on durable PostgreSQL, 500 processed about
- * 1.5× as fast as 96 at concurrency 24, docs/benchmarks.md). A backlog is still shared by several
+ * 1.5× as fast as 96 at concurrency 24, bench/results/history.md). A backlog is still shared by several
  * workers in chunks of that size.
  */
 export function defaultPrefetch(concurrency: number): number {

@@ -2,7 +2,7 @@
  * A running job's abort: the worker fires it (shutdown, cancel) and the handler reads
  * `context.signal`. The `AbortController` behind the signal is made only when something asks for
  * the signal: most handlers never do, and a controller with its signal for every job was a
- * measurable share of a busy worker's time and garbage (docs/benchmarks.md, "Hot path, third
+ * measurable share of a busy worker's time and garbage (bench/results/history.md, "Hot path, third
  * pass"). Fired before anyone asked, the signal is made already aborted, with the same reason.
  */
 export class JobAbort {

@@ -9,7 +9,7 @@ import { bindLogger } from "../logger-adapter.js";
  * `dependencyResults` are
  * made when first read (and then kept): most handlers read none of them, and building a bound
  * logger, a Date and an AbortSignal for every job was a measurable share of a busy worker's time
- * (docs/benchmarks.md, "Hot path, third pass"). They are the object's own enumerable properties,
+ * (bench/results/history.md, "Hot path, third pass"). They are the object's own enumerable properties,
  * so spreading the context (`{ ...context }`) still copies them.
  */
 export function jobContext(
@@ -29,7 +29,7 @@ export type DependencyReader = (jobId: number) => Promise<DependencyResult[]>;
  * Every instance gets the same four getter functions, which read the instance's private state:
  * getters written in an object literal are new closures for each object, which V8 cannot share a
  * shape between, so each context was a dictionary of about 800 bytes; these are about 150
- * (docs/benchmarks.md, "Hot path, sixth pass").
+ * (bench/results/history.md, "Hot path, sixth pass").
  */
 class HandlerContext {
   readonly jobId: number;

@@ -12,7 +12,7 @@ function partial(index: string, column: string): MigrationStep[] {
  * from Solid Queue's schema for applications that fill it) and `job_key` (set only for unique
  * jobs) cover only the rows where the column is set. Every job used to add an entry to both when
  * it was inserted, and again on each update that cannot be HOT (recording it finished), all NULL;
- * now neither is touched for a job without them (docs/benchmarks.md, "Partial indexes"). A lookup
+ * now neither is touched for a job without them (bench/results/history.md, "Partial indexes"). A lookup
  * by key (`job_key = …`) implies the column is set, so both databases still use the index for it.
  * MariaDB has no partial indexes: nothing changes there.
  */
