@@ -69,7 +69,7 @@ describeEachDatabase("finished-job cleanup", (env) => {
       'Unknown clearFinishedJobs option "olderThen"',
     );
     await expect(firm.clearFinishedJobs({ batchSize: 0 })).rejects.toThrow("batchSize must be a whole number");
-    await expect(firm.clearFinishedJobs({ olderThan: "yesterday" })).rejects.toThrow("olderThan must be");
+    await expect(firm.clearFinishedJobs({ olderThan: "yesterday" as never })).rejects.toThrow("olderThan must be");
     const keeper = env.firm({ clearFinishedJobsAfter: false });
     await expect(keeper.clearFinishedJobs()).rejects.toThrow(ConfigurationError);
     expect(await keeper.clearFinishedJobs({ olderThan: 0 })).toBe(2);

@@ -97,7 +97,7 @@ describeEachDatabase("enqueueAll with options per job", (env) => {
     try {
       const job = counting.firm.defineJob("each-count", async (_args: { n: number }) => {});
       const each = (_args: { n: number }, index: number) =>
-        index % 2 === 0 ? { queue: `q${index % 3}`, priority: index } : { wait: "1h", priority: -index };
+        index % 2 === 0 ? { queue: `q${index % 3}`, priority: index } : { wait: "1h" as const, priority: -index };
       const run = async (n: number) => {
         const before = counting.statements();
         const ids = await job.enqueueAll(

@@ -82,7 +82,7 @@ describeEachDatabase("enqueue", (env) => {
     const firm = env.firm();
     const job = firm.defineJob("opts", async () => {});
     await expect(job.enqueue(null, { delay: 5 } as never)).rejects.toThrow('Unknown enqueue("opts") option "delay"');
-    await expect(job.enqueue(null, { wait: "soon" })).rejects.toThrow(ConfigurationError);
+    await expect(job.enqueue(null, { wait: "soon" as never })).rejects.toThrow(ConfigurationError);
     await expect(job.enqueue(null, { at: new Date("nope") })).rejects.toThrow("at must be a valid Date");
     await expect(job.enqueue(null, { at: new Date(), wait: 5 })).rejects.toThrow("cannot be used together");
     await expect(job.enqueue(null, { queue: "a,b" })).rejects.toThrow("queue must be a queue name");

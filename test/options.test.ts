@@ -129,7 +129,7 @@ describe("options", () => {
       'Unknown workers[0] option "queue"',
     );
     expect(() => resolveStartOptions({ workers: [{ queues: [] }] })).toThrow("queues must name at least one queue");
-    expect(() => resolveStartOptions({ dispatchers: [{ pollingInterval: "soon" }] })).toThrow(
+    expect(() => resolveStartOptions({ dispatchers: [{ pollingInterval: "soon" as never }] })).toThrow(
       "dispatchers[0].pollingInterval must be",
     );
     expect(() => resolveStartOptions({ dispatchers: [{ clearFinishedJobsInterval: 0 }] })).toThrow(

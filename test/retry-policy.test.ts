@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { ConfigurationError, FirmQueue, UnrecoverableError, silentLogger } from "../src/index.js";
+import { ConfigurationError, type Duration, FirmQueue, UnrecoverableError, silentLogger } from "../src/index.js";
 import { DeserializationError } from "../src/errors.js";
 import { decideAfterFailure, retryDelay } from "../src/definitions/retry-decision.js";
 import { resolveRetryPolicy, type RetryOptions } from "../src/definitions/retry-policy.js";
@@ -22,7 +22,7 @@ describe("backoff formulas", () => {
   it("fixed and function backoffs, in ms or duration strings", () => {
     expect(retryDelay(policy({ backoff: 250 }), 3, null)).toBe(250);
     expect(retryDelay(policy({ backoff: "2m" }), 3, null)).toBe(120_000);
-    expect(retryDelay(policy({ backoff: (n) => `${n}s` }), 3, null)).toBe(3000);
+    expect(retryDelay(policy({ backoff: (n) => `${n}s` as Duration }), 3, null)).toBe(3000);
   });
 
   it("caps at maxDelay (default 1 day), even for huge attempt numbers", () => {
@@ -81,7 +81,7 @@ describe("retry decisions", () => {
   });
 
   it("a policy function that throws or answers with a Promise fails the job, reporting why", () => {
-    const broken = policy({ attempts: 3, backoff: () => "soon" });
+    const broken = policy({ attempts: 3, backoff: () => "soon" as never });
     const decision = decideAfterFailure(broken, 1, new Error("x"));
     expect(decision).toMatchObject({ action: "fail", reason: "retry policy threw" });
     expect(String((decision as { policyError: unknown }).policyError)).toContain(

@@ -1,3 +1,4 @@
+import { durationFlag } from "./arguments.js";
 import { InvalidArgumentError, Option, type Command } from "commander";
 import type { CliHelpers } from "./failed-command.js";
 import { dashboardAuthFromEnv } from "../dashboard/options.js";
@@ -42,10 +43,7 @@ export function registerDashboardCommand(program: Command, helpers: CliHelpers):
   command.action(async (flags: DashboardFlags) => {
     const firm = await helpers.firmFor(flags as never);
     try {
-      const refresh =
-        flags.refresh === undefined
-          ? {}
-          : { refreshInterval: /^\d+$/.test(flags.refresh) ? Number(flags.refresh) : flags.refresh };
+      const refresh = flags.refresh === undefined ? {} : { refreshInterval: durationFlag(flags.refresh) };
       const server = await startDashboardServer({
         firm,
         port: flags.port,

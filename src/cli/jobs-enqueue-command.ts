@@ -1,3 +1,5 @@
+import { durationFlag } from "./arguments.js";
+import type { Duration } from "../duration.js";
 import { type Command, InvalidArgumentError, Option } from "commander";
 import { jsonOption, withCommonOptions, withFirm } from "./command-kit.js";
 import type { CliHelpers } from "./command-kit.js";
@@ -11,7 +13,7 @@ interface EnqueueFlags {
   readonly args?: string;
   readonly queue?: string;
   readonly priority?: number;
-  readonly wait?: string | number;
+  readonly wait?: Duration;
   readonly key?: string;
   readonly undeclared?: boolean;
   readonly json?: boolean;
@@ -84,8 +86,8 @@ function integer(text: string): number {
 }
 
 /** A duration flag: digits are milliseconds, else a string such as "5m"; checked here so a bad one is a usage error. */
-function durationText(text: string): string | number {
-  const value = /^\d+$/.test(text) ? Number(text) : text;
+function durationText(text: string): Duration {
+  const value = durationFlag(text);
   try {
     toMilliseconds(value, "--wait");
   } catch (error) {

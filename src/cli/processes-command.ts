@@ -1,3 +1,4 @@
+import { durationFlag } from "./arguments.js";
 import { type Command, Option } from "commander";
 import { jsonOption, withCommonOptions, withFirm } from "./command-kit.js";
 import type { CliHelpers } from "./command-kit.js";
@@ -32,7 +33,7 @@ export function registerProcessesCommands(program: Command, helpers: CliHelpers)
     .addOption(jsonOption())
     .action((flags: ProcessFlags) =>
       withFirm(helpers, flags, async (firm) => {
-        const list = await firm.inspect.processes({ aliveThreshold: flags.aliveThreshold });
+        const list = await firm.inspect.processes({ aliveThreshold: durationFlag(flags.aliveThreshold) });
         console.log(flags.json ? toJson(list) : processTable(list, new Date()));
       }),
     );

@@ -1,3 +1,4 @@
+import { durationFlag } from "./arguments.js";
 import type { FirmQueue } from "../firm-queue.js";
 import type { JobSummary } from "../models/job-listing.js";
 import type { ProcessDetail } from "../models/process-listing.js";
@@ -63,7 +64,10 @@ export async function takeSnapshot(
     firm.inspect.throughput({ buckets: 11, bucketMs: 1000 }),
     firm.inspect.queueThroughput({ windowMs: 10_000 }),
     firm.inspect.jobs({ state: "failed", limit: options.failures }),
-    firm.inspect.processes({ aliveThreshold: options.aliveThreshold }),
+    firm.inspect.processes({
+      aliveThreshold:
+        typeof options.aliveThreshold === "number" ? options.aliveThreshold : durationFlag(options.aliveThreshold),
+    }),
   ]);
   const sum = (field: "ready" | "scheduled" | "blocked" | "claimed" | "failed") =>
     queues.reduce((total, queue) => total + queue[field], 0);
