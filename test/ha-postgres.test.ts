@@ -9,7 +9,7 @@
 
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { setTimeout as sleep } from "node:timers/promises";
-import { createDashboard, FirmQueue, ReadOnlyDatabaseError, silentLogger } from "../src/index.js";
+import { createDashboard, type Duration, FirmQueue, ReadOnlyDatabaseError, silentLogger } from "../src/index.js";
 import { describeFailover, runFailover, type FailoverReport } from "./support/failover-run.js";
 import { PostgresPair } from "./support/postgres-pair.js";
 import { testDialects } from "./support/test-database.js";
@@ -142,7 +142,7 @@ describe.skipIf(!wanted || !available)("PostgreSQL primary and streaming replica
       }
     });
 
-    const reading = (readMaxLag = "30s") => {
+    const reading = (readMaxLag: Duration = "30s") => {
       const firm = new FirmQueue({
         databaseUrl: pair.adminUrl(pair.primary, DATABASE),
         readUrl: pair.adminUrl(pair.replica, DATABASE),

@@ -47,9 +47,9 @@ export function registerQueueLimitCommands(queues: Command, helpers: CliHelpers)
     .argument("<rate>", "LIMIT/PERIOD, such as 10/1s, 600/1m or 5/500ms")
     .addOption(jsonOption())
     .action((name: string, rate: string, flags: JsonFlags) => {
-      const { limit, period, periodMs } = parseTypedRateLimit("queues limit", rate);
+      const { limit, periodMs } = parseTypedRateLimit("queues limit", rate);
       return withFirm(helpers, flags, async (firm) => {
-        await firm.queues.setRateLimit(name, { limit, period });
+        await firm.queues.setRateLimit(name, { limit, period: periodMs });
         console.log(
           flags.json
             ? toJson({ queue: name, limit, periodMs })
