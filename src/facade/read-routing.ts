@@ -66,12 +66,16 @@ export class ReadRouting {
   private async look(readUrl: string): Promise<ReadSource> {
     const shown = redactUrl(readUrl);
     const checkedAt = new Date();
-    let replica: ReplicaState;
+    let replica: ReplicaState | typeof NO_ANSWER;
     try {
-      replica = await withTimeout(this.state(), CHECK_TIMEOUT_MS);
+      replica = await withinMs(this.state(), CHECK_TIMEOUT_MS);
     } catch (error) {
       if (error instanceof ReadUrlError) throw error;
       const reason = `the replica did not answer: ${(error as Error).message}`;
+      return { readsFrom: "primary", readUrl: shown, replica: null, reason, checkedAt };
+    }
+    if (replica === NO_ANSWER) {
+      const reason = `the replica did not answer: no answer within ${CHECK_TIMEOUT_MS} ms`;
       return { readsFrom: "primary", readUrl: shown, replica: null, reason, checkedAt };
     }
     const limit = this.options.readMaxLag;
@@ -116,10 +120,13 @@ export class ReadRouting {
   }
 }
 
-function withTimeout<T>(work: Promise<T>, ms: number): Promise<T> {
+/** What `withinMs` resolves with when the work took longer than its bound. */
+const NO_ANSWER = Symbol("no answer");
+
+function withinMs<T>(work: Promise<T>, ms: number): Promise<T | typeof NO_ANSWER> {
   let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`no answer within ${ms} ms`)), ms);
+  const timeout = new Promise<typeof NO_ANSWER>((resolve) => {
+    timer = setTimeout(() => resolve(NO_ANSWER), ms);
   });
   return Promise.race([work, timeout]).finally(() => clearTimeout(timer));
 }
