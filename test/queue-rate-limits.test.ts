@@ -110,4 +110,28 @@ describeEachDatabase("queue rate limits", (env) => {
     await firm.queues.clearRateLimit("api");
     await waitFor(async () => (await firm.getJob(next))?.state === "finished", 5000, "ran after unlimit");
   });
+  it("a job with its own limit in a limited queue obeys both budgets, and counts in the queue's", async () => {
+    const starts = new Map<string, number[]>();
+    const note = (name: string) => starts.set(name, [...(starts.get(name) ?? []), Date.now()]);
+    const firm = env.firm();
+    const own = firm.defineJob("own-limit", async () => note("own"), {
+      queue: "api",
+      rateLimit: { limit: 2, period: "1s" },
+    });
+    const plain = firm.defineJob("plain", async () => note("plain"), { queue: "api" });
+    await firm.queues.setRateLimit("api", { limit: 3, period: "1s" });
+    await own.enqueueAll(Array.from({ length: 6 }, () => null));
+    await plain.enqueueAll(Array.from({ length: 6 }, () => null));
+    const began = Date.now();
+    await firm.start(FAST);
+    await waitFor(() => starts.get("own")?.length === 6 && starts.get("plain")?.length === 6, 20_000, "12 starts");
+    const all = [...starts.get("own")!, ...starts.get("plain")!];
+    expect(mostStartsInWindow(starts.get("own")!, 1000 - START_SKEW_MS)).toBeLessThanOrEqual(2);
+    expect(mostStartsInWindow(all, 1000 - START_SKEW_MS)).toBeLessThanOrEqual(3);
+    // 12 starts at 3 per second: three full windows past the first, not much more.
+    expect(Math.max(...all) - began).toBeGreaterThanOrEqual(3000 - START_SKEW_MS);
+    expect(Math.max(...all) - began).toBeLessThan(9000);
+    const db = await env.db();
+    expect(await countRows(db, "firm_queue_throttled_executions")).toBe(0);
+  });
 });

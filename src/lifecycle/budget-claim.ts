@@ -1,13 +1,7 @@
 import type { Db, Dialect } from "../database/dialect.js";
 import { type ClaimedJob, CLAIMED_JOB_COLUMNS } from "../database/claimed-job.js";
 import { ProcessRowGoneError } from "../errors.js";
-import {
-  type BudgetRow,
-  lockDueJobBudgets,
-  lockOpenQueueBudgets,
-  nextBudgetOpening,
-  setBudgetAvailableAt,
-} from "../models/rate-budget.js";
+import { type BudgetRow, lockDueJobBudgets, nextBudgetOpening, setBudgetAvailableAt } from "../models/rate-budget.js";
 import { pruneStarts, recordStarts, windowUse } from "../models/rate-start.js";
 import {
   deleteThrottledExecutions,
@@ -15,6 +9,7 @@ import {
   lockThrottledJobs,
   type QueueScope,
 } from "../models/throttled-execution.js";
+import { QueueRooms } from "./queue-budget-room.js";
 
 /** Job budgets looked at per claim: enough to fill a worker's slots from several keys. */
 const BUDGETS_PER_CLAIM = 16;
@@ -32,8 +27,9 @@ export interface BudgetClaim {
  * which is what serializes one budget's claimers across hosts), and from each take at most what
  * its sliding window has room for, recording the starts in the same transaction. Job budgets
  * take from the throttled table; queue budgets (`queues`: the limited queues in the worker's
- * scope) from the ready rows of their queue. The claim is the start: callers start these jobs at
- * once and never buffer them (docs/rate-limits.md).
+ * scope) from the ready rows of their queue. A job with its own budget in a limited queue
+ * charges both, and starts only when both have room. The claim is the start: callers start these
+ * jobs at once and never buffer them (docs/rate-limits.md).
  */
 export async function claimWithinBudgets(
   trx: Db,
@@ -45,27 +41,33 @@ export async function claimWithinBudgets(
   /** The database clock: read after the locks are held, so a start is charged as late as it can be. */
   clock: () => Date,
 ): Promise<BudgetClaim> {
-  let now = clock();
   let nextOpenAt: Date | null = null;
   const earliest = (at: Date | null) => {
     if (at !== null && (nextOpenAt === null || at < nextOpenAt)) nextOpenAt = at;
   };
   const taken: number[] = [];
   const charged: { key: string; count: number }[] = [];
-  const budgets = [
-    ...(await lockOpenQueueBudgets(trx, dialect, queues, now)),
-    ...(await lockDueJobBudgets(trx, dialect, now, BUDGETS_PER_CLAIM, scope)),
-  ];
-  // The locks may have taken a while (a new connection, a claimer ahead): windows are counted from now.
-  now = clock();
-  for (const budget of budgets) {
+  const rooms = await QueueRooms.open(trx, dialect, queues, clock());
+  const jobBudgets = await lockDueJobBudgets(trx, dialect, clock(), BUDGETS_PER_CLAIM, scope);
+  // Job budgets first: each is bounded by its own limit, so the queue's ready jobs keep their turn.
+  for (const budget of jobBudgets) {
     const room = limit - taken.length;
-    const ids =
-      room > 0 ? await takeWithinBudget(trx, dialect, budget, scope, room, clock) : { jobIds: [], full: null };
+    const ids = room > 0 ? await takeWithinJobBudget(trx, dialect, budget, scope, room, rooms, clock) : null;
+    if (ids === null) continue;
     taken.push(...ids.jobIds);
     if (ids.jobIds.length > 0) charged.push({ key: budget.key, count: ids.jobIds.length });
     earliest(ids.full);
   }
+  for (const budget of rooms.openBudgets) {
+    const room = Math.min(limit - taken.length, rooms.free(budget.queueName!));
+    const ids = room > 0 ? await lockReadyOfQueue(trx, dialect, budget.queueName!, room) : [];
+    for (const _ of ids) rooms.take(budget.queueName!);
+    if (ids.length > 0) await trx.deleteFrom("firm_queue_ready_executions").where("job_id", "in", ids).execute();
+    taken.push(...ids);
+  }
+  earliest(rooms.reopening());
+  await rooms.settle(trx);
+  charged.push(...rooms.charges());
   if (taken.length < limit) earliest(await nextBudgetOpening(trx, queues, clock()));
   if (taken.length === 0) return { jobs: [], nextOpenAt };
   // Only a registered process may claim (see claimReadyExecutions): checked once something was taken.
@@ -92,16 +94,17 @@ export async function claimWithinBudgets(
 }
 
 /**
- * One budget's share of a claim: prune its start log, count the window, take what fits, record
- * the starts and set when the budget is next worth a look. `full` is when it opens again if it
- * is full or closed now.
+ * One job budget's share of a claim: prune its start log, count the window, take what fits (in
+ * queues that have room: see {@link QueueRooms}), and set when the budget is next worth a look.
+ * `full` is when it opens again if it is full or closed now.
  */
-async function takeWithinBudget(
+async function takeWithinJobBudget(
   trx: Db,
   dialect: Dialect,
   budget: BudgetRow,
   scope: QueueScope,
   room: number,
+  rooms: QueueRooms,
   clock: () => Date,
 ): Promise<{ jobIds: number[]; full: Date | null }> {
   const now = clock();
@@ -113,39 +116,65 @@ async function takeWithinBudget(
   const windowStart = new Date(now.getTime() - budget.periodMs);
   await pruneStarts(trx, budget.key, windowStart);
   const use = await windowUse(trx, budget.key, windowStart);
-  const free = budget.limit - use.used;
-  const jobIds = free > 0 ? await lockWaiting(trx, dialect, budget, scope, Math.min(free, room)) : [];
-  if (jobIds.length > 0) {
-    if (budget.queueName === null) await deleteThrottledExecutions(trx, jobIds);
-    else await trx.deleteFrom("firm_queue_ready_executions").where("job_id", "in", jobIds).execute();
-  }
+  const jobIds = await lockWithinQueueRoom(
+    trx,
+    dialect,
+    budget.key,
+    scope,
+    Math.min(budget.limit - use.used, room),
+    rooms,
+  );
+  if (jobIds.length > 0) await deleteThrottledExecutions(trx, jobIds);
   const nowFull = use.used + jobIds.length >= budget.limit;
   // The window frees its first start when the oldest start in it leaves: that one, or this claim's.
   const opensAt = nowFull ? new Date((use.oldest ?? now).getTime() + budget.periodMs) : null;
-  if (budget.queueName !== null) {
-    // A queue budget's time says only "full until": its jobs are ordinary ready rows.
+  if (opensAt !== null) {
     await setBudgetAvailableAt(trx, budget.key, opensAt);
-  } else if (opensAt !== null) {
-    await setBudgetAvailableAt(trx, budget.key, opensAt);
-  } else if (!(await hasThrottledJobs(trx, budget.key))) {
-    await setBudgetAvailableAt(trx, budget.key, null);
+  } else if (!(await hasThrottledJobs(trx, budget.key, rooms.full()))) {
+    // Nothing left it could start now: none waits, or only in queues that are full until later.
+    const blocked = rooms.full().length > 0 && (await hasThrottledJobs(trx, budget.key));
+    if (!blocked) await setBudgetAvailableAt(trx, budget.key, null);
+    else {
+      const reopening = rooms.reopening();
+      if (reopening !== null) await setBudgetAvailableAt(trx, budget.key, reopening);
+    }
   }
   return { jobIds, full: opensAt };
 }
 
-/** The waiting jobs of a budget, in (priority, job id) order, locked. */
-async function lockWaiting(
+/**
+ * Up to `wanted` waiting jobs of a job budget, locked, in (priority, job id) order, each charged
+ * to its queue's room: a job whose queue has no room is passed over for the next.
+ */
+async function lockWithinQueueRoom(
   trx: Db,
   dialect: Dialect,
-  budget: BudgetRow,
+  budgetKey: string,
   scope: QueueScope,
-  limit: number,
+  wanted: number,
+  rooms: QueueRooms,
 ): Promise<number[]> {
-  if (budget.queueName === null) return lockThrottledJobs(trx, dialect, budget.key, scope, limit);
+  const jobIds: number[] = [];
+  while (jobIds.length < wanted) {
+    const want = wanted - jobIds.length;
+    const rows = await lockThrottledJobs(trx, dialect, budgetKey, scope, want, { queues: rooms.full(), jobIds });
+    let passedOver = false;
+    for (const row of rows) {
+      if (jobIds.length < wanted && rooms.take(row.queueName)) jobIds.push(row.jobId);
+      else passedOver = true;
+    }
+    // Fewer than asked for: there are no more. All taken: asked again only for what is missing.
+    if (!passedOver || rows.length === 0) break;
+  }
+  return jobIds;
+}
+
+/** The ready jobs of a queue, in (priority, job id) order, locked. */
+async function lockReadyOfQueue(trx: Db, dialect: Dialect, queue: string, limit: number): Promise<number[]> {
   const query = trx
     .selectFrom("firm_queue_ready_executions")
     .select("job_id")
-    .where("queue_name", "=", budget.queueName)
+    .where("queue_name", "=", queue)
     .where("queue_name", "not in", trx.selectFrom("firm_queue_pauses").select("queue_name"))
     .orderBy("priority")
     .orderBy("job_id")

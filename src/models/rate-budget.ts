@@ -134,6 +134,21 @@ export async function lockOpenQueueBudgets(
   return (await dialect.withSkipLocked(query).execute()).map(toBudget);
 }
 
+/** The budgets of these queues, unlocked, with when each is known to be full or closed until. */
+export async function queueBudgetsOf(
+  db: Db,
+  queues: readonly string[],
+): Promise<{ key: string; queueName: string; availableAt: Date | null }[]> {
+  if (queues.length === 0) return [];
+  const rows = await db
+    .selectFrom("firm_queue_rate_budgets")
+    .select(["key", "queue_name", "available_at"])
+    .where("queue_name", "in", queues)
+    .orderBy("queue_name")
+    .execute();
+  return rows.map((row) => ({ key: row.key, queueName: row.queue_name!, availableAt: toDate(row.available_at) }));
+}
+
 /**
  * The earliest time after `now` a budget opens: a job budget with waiting jobs, or one of these
  * queues' budgets, full or closed until then. Null when none will.

@@ -57,9 +57,16 @@ export async function insertThrottledExecutions(trx: Db, jobs: readonly Throttle
     .execute();
 }
 
+/** What to leave out of {@link lockThrottledJobs}: queues without room, and jobs already taken. */
+export interface ThrottledExclusions {
+  readonly queues: readonly string[];
+  readonly jobIds: readonly number[];
+}
+
 /**
  * Lock up to `limit` waiting jobs of one budget in `scope`, by (priority, job id), skipping rows
- * another transaction holds and queues that are paused. Returns their job ids in that order.
+ * another transaction holds, queues that are paused and what `without` names. Returns them in
+ * that order with their queues.
  */
 export async function lockThrottledJobs(
   trx: Db,
@@ -67,29 +74,35 @@ export async function lockThrottledJobs(
   budgetKey: string,
   scope: QueueScope,
   limit: number,
-): Promise<number[]> {
+  without: ThrottledExclusions = { queues: [], jobIds: [] },
+): Promise<{ jobId: number; queueName: string }[]> {
   let query = trx
     .selectFrom("firm_queue_throttled_executions")
-    .select("job_id")
+    .select(["job_id", "queue_name"])
     .where("budget_key", "=", budgetKey)
     .where("queue_name", "not in", trx.selectFrom("firm_queue_pauses").select("queue_name"))
     .orderBy("priority")
     .orderBy("job_id")
     .limit(limit);
   if (!("all" in scope)) query = query.where(scopeCondition(scope, "queue_name"));
+  if (without.queues.length > 0) query = query.where("queue_name", "not in", without.queues);
+  if (without.jobIds.length > 0) query = query.where("job_id", "not in", without.jobIds);
   const rows = await dialect.withSkipLocked(query).execute();
-  return rows.map((row) => Number(row.job_id));
+  return rows.map((row) => ({ jobId: Number(row.job_id), queueName: row.queue_name }));
 }
 
-/** Whether any job waits for `budgetKey` (in any queue). */
-export async function hasThrottledJobs(trx: Db, budgetKey: string): Promise<boolean> {
-  const row = await trx
+/** Whether any job waits for `budgetKey` (in any queue but those of `exceptQueues`). */
+export async function hasThrottledJobs(
+  trx: Db,
+  budgetKey: string,
+  exceptQueues: readonly string[] = [],
+): Promise<boolean> {
+  let query = trx
     .selectFrom("firm_queue_throttled_executions")
     .select(sql<number>`1`.as("one"))
-    .where("budget_key", "=", budgetKey)
-    .limit(1)
-    .executeTakeFirst();
-  return row !== undefined;
+    .where("budget_key", "=", budgetKey);
+  if (exceptQueues.length > 0) query = query.where("queue_name", "not in", exceptQueues);
+  return (await query.limit(1).executeTakeFirst()) !== undefined;
 }
 
 /** The jobs leave the waiting table (they are claimed, or cancelled). */
