@@ -39,7 +39,7 @@ describeEachDatabase("CLI: destructive commands on a terminal (tmux)", (env) => 
         );
         expect(during).toMatch(/Deleted \d+ of ~10000/);
         const after = await terminal.waitForScreen((screen) => /EXIT=\d/.test(screen), 60_000);
-        expect(after).toContain("Cleared 10000 ready job(s) from queue bulk.");
+        expect(after).toContain("Cleared 10000 waiting job(s) from queue bulk.");
         expect(after).toContain("EXIT=0");
         expect((await firm.inspect.queues()).find((queue) => queue.name === "bulk")).toBeUndefined();
       } finally {

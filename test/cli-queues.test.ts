@@ -56,7 +56,7 @@ describeEachDatabase("CLI: queues", (env) => {
 
     const cleared = await cli(["clear", "mail", "--yes", "--batch-size", "2"]);
     expect(cleared.code, cleared.stderr).toBe(0);
-    expect(cleared.stdout).toContain("Cleared 5 ready job(s) from queue mail.");
+    expect(cleared.stdout).toContain("Cleared 5 waiting job(s) from queue mail.");
     // No progress bar, prompt or escape codes when nobody is at a terminal.
     expect(cleared.stderr).toBe("");
     for (const id of ready) expect(await firm.getJob(id)).toBeNull();

@@ -108,6 +108,8 @@ describeEachDatabase("firm.inspect", (env) => {
     await work.enqueue({}, { queue: "b", wait: "1h" });
     await fail.enqueue({}, { queue: "b" });
     await firm.drain({ queues: "b" });
+    const limited = firm.defineJob("limited", async () => {}, { queue: "b", rateLimit: { limit: 1, period: "1s" } });
+    await limited.enqueue(null);
     await firm.queues.pause("c");
     const counts = await firm.inspect.queues();
     expect(counts).toEqual([
@@ -116,13 +118,14 @@ describeEachDatabase("firm.inspect", (env) => {
         ready: 2,
         scheduled: 0,
         blocked: 0,
+        throttled: 0,
         claimed: 0,
         failed: 0,
         latency: expect.any(Number),
         paused: false,
       },
-      { name: "b", ready: 0, scheduled: 1, blocked: 0, claimed: 0, failed: 1, latency: 0, paused: false },
-      { name: "c", ready: 0, scheduled: 0, blocked: 0, claimed: 0, failed: 0, latency: 0, paused: true },
+      { name: "b", ready: 0, scheduled: 1, blocked: 0, throttled: 1, claimed: 0, failed: 1, latency: 0, paused: false },
+      { name: "c", ready: 0, scheduled: 0, blocked: 0, throttled: 0, claimed: 0, failed: 0, latency: 0, paused: true },
     ]);
     expect(counts[0]!.latency).toBeGreaterThanOrEqual(0);
     expect(await firm.inspect.count({ state: "ready", queue: "a" })).toEqual({ count: 2, exact: true });

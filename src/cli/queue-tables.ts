@@ -25,6 +25,7 @@ export function queueTable(list: readonly QueueCounts[], columns: QueueTableColu
     ready: 0,
     scheduled: 0,
     blocked: 0,
+    throttled: 0,
     claimed: 0,
     failed: 0,
     latency: 0,

@@ -24,7 +24,7 @@ interface ClearFlags extends JsonFlags {
 export function registerQueuesCommands(program: Command, helpers: CliHelpers): Command {
   const queues = program
     .command("queues")
-    .description("See queues, pause and resume them, rate limit them, clear their ready jobs.");
+    .description("See queues, pause and resume them, rate limit them, clear their waiting jobs.");
 
   withCommonOptions(queues.command("list"), helpers)
     .description(
@@ -56,7 +56,8 @@ export function registerQueuesCommands(program: Command, helpers: CliHelpers): C
 
   withCommonOptions(queues.command("clear"), helpers)
     .description(
-      "Delete the ready jobs of a queue for good, in batches (scheduled, blocked, running and failed jobs stay). " +
+      "Delete the ready jobs of a queue and those waiting for a rate-limit budget for good, in batches " +
+        "(scheduled, blocked, running and failed jobs stay). " +
         "Asks first on a terminal; needs --yes otherwise. Shows a progress bar on a terminal.",
     )
     .argument("<name>", "the queue")
@@ -66,22 +67,23 @@ export function registerQueuesCommands(program: Command, helpers: CliHelpers): C
     .action((name: string, flags: ClearFlags) => {
       checkConsent("queues clear", flags.yes);
       return withFirm(helpers, flags, async (firm) => {
-        const ready = (await firm.inspect.queues()).find((queue) => queue.name === name)?.ready ?? 0;
-        if (
-          !(await confirmed("queues clear", `Delete the ${count(ready)} ready job(s) of queue ${name}?`, flags.yes))
-        ) {
+        const counts = (await firm.inspect.queues()).find((queue) => queue.name === name);
+        const ready = counts?.ready ?? 0;
+        const throttled = counts?.throttled ?? 0;
+        const what = `${count(ready)} ready job(s)${throttled > 0 ? ` and ${count(throttled)} waiting for budget` : ""}`;
+        if (!(await confirmed("queues clear", `Delete the ${what} of queue ${name}?`, flags.yes))) {
           console.error("Nothing was cleared.");
           process.exitCode = EXIT.failed;
           return;
         }
-        const bar = progressBar("Deleted", ready);
+        const bar = progressBar("Deleted", ready + throttled);
         const cleared = await firm.queues.clear(name, {
           batchSize: flags.batchSize,
           onBatch: ({ batch }) => bar.advance(batch),
         });
         bar.stop();
         console.log(
-          flags.json ? toJson({ queue: name, cleared }) : `Cleared ${cleared} ready job(s) from queue ${name}.`,
+          flags.json ? toJson({ queue: name, cleared }) : `Cleared ${cleared} waiting job(s) from queue ${name}.`,
         );
       });
     });

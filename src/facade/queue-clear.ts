@@ -6,10 +6,16 @@ import type { JobPolicies } from "../definitions/job-policies.js";
 import { dispatchContext } from "../lifecycle/dispatch-context.js";
 import { compareKeys, releaseSemaphoreAndPromote, slotHolderOf } from "../lifecycle/semaphore-release.js";
 
+/** The tables of jobs waiting to start that clearing a queue empties: ready, and waiting for a rate-limit budget. */
+const WAITING_TABLES = ["firm_queue_ready_executions", "firm_queue_throttled_executions"] as const;
+type WaitingTable = (typeof WAITING_TABLES)[number];
+
 /**
- * Discard the jobs ready in `queueName` when the call starts, `batchSize` per short transaction.
- * Ready rows a worker is claiming at that moment are skipped (they are about to run); the slots
- * the discarded jobs held are given up. Returns how many jobs were discarded.
+ * Discard the jobs of `queueName` that wait to start when the call starts (ready, or waiting
+ * for their rate-limit budget), `batchSize` per short transaction. Rows a worker is claiming at
+ * that moment are skipped (they are about to run); the slots the discarded jobs held are given
+ * up. Each job goes with its row (the waiting row is deleted with the job). Returns how many
+ * jobs were discarded.
  */
 export async function discardReadyJobs(
   database: Database,
@@ -18,21 +24,39 @@ export async function discardReadyJobs(
   batchSize: number,
   onBatch?: (progress: { readonly batch: number; readonly total: number }) => void,
 ): Promise<number> {
+  let total = 0;
+  for (const table of WAITING_TABLES) {
+    total = await discardFrom(database, policies, table, queueName, batchSize, total, onBatch);
+  }
+  return total;
+}
+
+/** One waiting table's share of {@link discardReadyJobs}; returns the running total. */
+async function discardFrom(
+  database: Database,
+  policies: JobPolicies,
+  table: WaitingTable,
+  queueName: string,
+  batchSize: number,
+  totalBefore: number,
+  onBatch?: (progress: { readonly batch: number; readonly total: number }) => void,
+): Promise<number> {
   const context = dispatchContext(database, policies);
   const { db, dialect } = database;
   const newest = await db
-    .selectFrom("firm_queue_ready_executions")
+    .selectFrom(table)
     .select(sql<number | string | null>`MAX(job_id)`.as("max"))
     .where("queue_name", "=", queueName)
     .executeTakeFirst();
   // Jobs that become ready after the call started are not part of what was asked to clear.
   const lastId = Number(newest?.max ?? 0);
   let afterId = 0;
-  let total = 0;
+  let total = totalBefore;
   while (afterId < lastId) {
     const { deleted, seen, nextAfter } = await database.claimTransaction(async (trx) => {
       const query = trx
-        .selectFrom("firm_queue_ready_executions as r")
+        // Typed as the ready table: the query reads only job_id and queue_name, which both tables have.
+        .selectFrom(`${table} as r` as "firm_queue_ready_executions as r")
         .innerJoin("firm_queue_jobs as j", "j.id", "r.job_id")
         .select(["r.job_id", "j.class_name", "j.concurrency_key", "j.semaphore_id"])
         .where("r.queue_name", "=", queueName)

@@ -17,7 +17,7 @@ export interface ClearQueueOptions {
   readonly onBatch?: (progress: { readonly batch: number; readonly total: number }) => void;
 }
 
-/** `firm.queues`: look at queues, pause or resume them, rate limit them, clear their ready jobs. */
+/** `firm.queues`: look at queues, pause or resume them, rate limit them, clear their waiting jobs. */
 export class QueueOperations {
   constructor(
     private readonly database: () => Promise<Database>,
@@ -52,9 +52,10 @@ export class QueueOperations {
   }
 
   /**
-   * Clear the queue: delete its ready jobs for good, in batches of `batchSize` (default 500).
-   * Jobs a worker is claiming at that very moment are skipped, and so are scheduled, blocked,
-   * running and failed jobs of the queue. `onBatch` hears of each batch. Returns how many were deleted.
+   * Clear the queue: delete its ready jobs and those waiting for a rate-limit budget for good,
+   * in batches of `batchSize` (default 500). Jobs a worker is claiming at that very moment are
+   * skipped, and so are scheduled, blocked, running and failed jobs of the queue. `onBatch`
+   * hears of each batch. Returns how many were deleted.
    */
   async clear(name: string, options: ClearQueueOptions = {}): Promise<number> {
     const queue = checkQueueName(name, "queue");

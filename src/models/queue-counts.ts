@@ -9,6 +9,8 @@ export interface QueueCounts {
   readonly ready: number;
   readonly scheduled: number;
   readonly blocked: number;
+  /** Waiting for a rate-limit budget of their own (docs/rate-limits.md). */
+  readonly throttled: number;
   /** Claimed by a worker: running, or about to run. */
   readonly claimed: number;
   readonly failed: number;
@@ -20,14 +22,14 @@ export interface QueueCounts {
 type Counted = { queue_name: string; count: number | string | bigint };
 
 /**
- * Every queue that has unfinished jobs or a pause, by name, with its counts by state. Five
- * grouped counts, one per execution table: ready, scheduled and blocked rows carry their queue
+ * Every queue that has unfinished jobs or a pause, by name, with its counts by state. Six
+ * grouped counts, one per execution table: ready, scheduled, blocked and throttled rows carry their queue
  * (the ready count is served by the `(queue_name, priority, job_id)` index); claimed and failed
  * rows look their job's queue up by id. Finished jobs are not counted here (see `throughput`), so the
  * cost follows the work outstanding, not the table's history.
  */
 export async function countJobsByQueue(db: Db, now: Date): Promise<QueueCounts[]> {
-  const [ready, scheduled, blocked, claimed, failed, paused] = await Promise.all([
+  const [ready, scheduled, blocked, throttled, claimed, failed, paused] = await Promise.all([
     db
       .selectFrom("firm_queue_ready_executions")
       .select(["queue_name", sql<number>`COUNT(*)`.as("count"), sql<Date | string>`MIN(created_at)`.as("oldest")])
@@ -35,6 +37,7 @@ export async function countJobsByQueue(db: Db, now: Date): Promise<QueueCounts[]
       .execute(),
     grouped(db, "firm_queue_scheduled_executions"),
     grouped(db, "firm_queue_blocked_executions"),
+    grouped(db, "firm_queue_throttled_executions"),
     joinedCount(db, "firm_queue_claimed_executions"),
     joinedCount(db, "firm_queue_failed_executions"),
     pausedQueueNames(db),
@@ -43,7 +46,7 @@ export async function countJobsByQueue(db: Db, now: Date): Promise<QueueCounts[]
   const entry = (name: string) => {
     let queue = queues.get(name);
     if (!queue) {
-      queue = { name, ready: 0, scheduled: 0, blocked: 0, claimed: 0, failed: 0, latency: 0, paused: false };
+      queue = { name, ready: 0, scheduled: 0, blocked: 0, throttled: 0, claimed: 0, failed: 0, latency: 0, paused: false };
       queues.set(name, queue);
     }
     return queue;
@@ -55,6 +58,7 @@ export async function countJobsByQueue(db: Db, now: Date): Promise<QueueCounts[]
   }
   for (const row of scheduled) entry(row.queue_name).scheduled = Number(row.count);
   for (const row of blocked) entry(row.queue_name).blocked = Number(row.count);
+  for (const row of throttled) entry(row.queue_name).throttled = Number(row.count);
   for (const row of claimed) entry(row.queue_name).claimed = Number(row.count);
   for (const row of failed) entry(row.queue_name).failed = Number(row.count);
   for (const name of paused) entry(name).paused = true;
@@ -63,7 +67,7 @@ export async function countJobsByQueue(db: Db, now: Date): Promise<QueueCounts[]
 
 async function grouped(
   db: Db,
-  table: "firm_queue_scheduled_executions" | "firm_queue_blocked_executions",
+  table: "firm_queue_scheduled_executions" | "firm_queue_blocked_executions" | "firm_queue_throttled_executions",
 ): Promise<Counted[]> {
   return db
     .selectFrom(table as "firm_queue_scheduled_executions")

@@ -1,6 +1,7 @@
 import type { Database } from "../database/connection.js";
 import type { ClaimedJob } from "../database/claimed-job.js";
 import { claimWithinBudgets } from "../lifecycle/budget-claim.js";
+import { jobsWaitForBudget } from "../models/budget-backlog.js";
 import { budgetOutlook, type BudgetOutlook } from "../models/rate-budget.js";
 import type { ClaimTarget } from "../models/ready-execution.js";
 import { inScope, type QueueScope } from "../models/throttled-execution.js";
@@ -77,6 +78,12 @@ export class BudgetClaims {
     // Every slot filled: budgets may have more at once. Otherwise wait for the first to open.
     this.nextAt = claim.jobs.length >= limit ? now.getTime() : (claim.nextOpenAt?.getTime() ?? null);
     return claim.jobs;
+  }
+
+  /** Whether a job of `scope` (in a queue not paused) waits for a budget, now or later. */
+  async waitingIn(scope: QueueScope): Promise<boolean> {
+    const queues = [...this.outlook.queues.keys()].filter((queue) => inScope(scope, queue));
+    return jobsWaitForBudget(this.database.db, scope, queues);
   }
 
   /** The targets of the ordinary claim without the queues that have a budget. */

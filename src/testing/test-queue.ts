@@ -142,6 +142,8 @@ export class TestQueue {
         preserveFinishedJobs: parts.preserveFinishedJobs,
         logger: parts.logger,
         limit: limit + 1 - ran,
+        // Due now on the queue's clock: a full budget's jobs wait for advance(), not for real time.
+        waitForBudgets: false,
       });
       ran += drained;
       if (drained === 0 && dispatched === 0) return ran;
