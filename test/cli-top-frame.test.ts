@@ -5,7 +5,19 @@ import { renderTopFrame } from "../src/cli/top-screen.js";
 const at = new Date("2026-12-04T01:00:00Z");
 const snapshot: QueueSnapshot = {
   at,
-  queues: [{ name: "mail", ready: 40, scheduled: 2, blocked: 1, throttled: 0, claimed: 3, failed: 1, latency: 1500, paused: false }],
+  queues: [
+    {
+      name: "mail",
+      ready: 40,
+      scheduled: 2,
+      blocked: 1,
+      throttled: 0,
+      claimed: 3,
+      failed: 1,
+      latency: 1500,
+      paused: false,
+    },
+  ],
   totals: { ready: 40, scheduled: 2, blocked: 1, running: 3, failed: 1, backlog: 43, latency: 1500 },
   rates: {
     perSecond: { finished: 12.5, failed: 0.1 },

@@ -46,7 +46,17 @@ export async function countJobsByQueue(db: Db, now: Date): Promise<QueueCounts[]
   const entry = (name: string) => {
     let queue = queues.get(name);
     if (!queue) {
-      queue = { name, ready: 0, scheduled: 0, blocked: 0, throttled: 0, claimed: 0, failed: 0, latency: 0, paused: false };
+      queue = {
+        name,
+        ready: 0,
+        scheduled: 0,
+        blocked: 0,
+        throttled: 0,
+        claimed: 0,
+        failed: 0,
+        latency: 0,
+        paused: false,
+      };
       queues.set(name, queue);
     }
     return queue;
