@@ -210,6 +210,28 @@ export class InvalidFlowError extends ConfigurationError {
   }
 }
 
+/**
+ * A `firm.batch` call (or `context.batch.add`) was given something it cannot write: a list that is
+ * not an array or is empty, a job or callback without a name, a name no job is declared with, a
+ * unique job. `path` says where (`batch.jobs[2].name`, `batch.onFinish`). Nothing was written.
+ */
+export class InvalidBatchError extends ConfigurationError {
+  constructor(
+    /** Where in the call's input the fault is, as `batch.jobs[0].options`. */
+    readonly path: string,
+    readonly problem: string,
+  ) {
+    super(`${path} ${problem}; nothing was written`);
+  }
+}
+
+/** `context.batch.add` on a batch that has already ended (a callback's, or a job retried by hand). */
+export class BatchEndedError extends FirmQueueError {
+  constructor(readonly batchId: number) {
+    super(`batch ${batchId} has ended: jobs can no longer be added to it; nothing was written`);
+  }
+}
+
 /** A handler returned a value whose JSON is larger than the limit; the attempt failed. */
 export class ResultTooLargeError extends FirmQueueError {
   constructor(

@@ -45,6 +45,14 @@ import { RecurringOperations } from "./facade/recurring-operations.js";
 import { JobInspection } from "./facade/job-inspection.js";
 import { ReadRouting } from "./facade/read-routing.js";
 import { enqueueFlow, type FlowJob, type FlowNode, type FlowOptions } from "./facade/flow.js";
+import {
+  enqueueBatch,
+  findBatch,
+  type BatchInfo,
+  type BatchJob,
+  type BatchEnqueueOptions,
+  type BatchResult,
+} from "./facade/batch.js";
 import { FirmMetrics } from "./facade/firm-metrics.js";
 import { countJobEvents } from "./facade/metric-listeners.js";
 import { JobEvents } from "./job-events.js";
@@ -337,6 +345,22 @@ export class FirmQueue {
    */
   async flow(root: FlowNode, options?: FlowOptions): Promise<FlowJob> {
     return enqueueFlow(() => this.database(), this.registry, this.policies, root, options);
+  }
+
+  /**
+   * Write a batch: jobs `[{ name, args, options? }]` in one transaction, and callbacks
+   * (`onSuccess`, `onFailure`, `onFinish`: `{ name, args }`) enqueued once, when the last of its
+   * jobs has ended. Resolves to the batch's `id` and one result per job. A bad job or callback is
+   * an InvalidBatchError naming it, and nothing is written. `{ transaction }` writes the batch in
+   * the application's transaction. See docs/workflows.md.
+   */
+  async batch(jobs: readonly BatchJob[], options?: BatchEnqueueOptions): Promise<BatchResult> {
+    return enqueueBatch(() => this.database(), this.registry, this.policies, jobs, options);
+  }
+
+  /** A batch's state and counts, or null when there is no batch with that id. */
+  async getBatch(id: number): Promise<BatchInfo | null> {
+    return findBatch(await this.database(), id);
   }
 
   /**

@@ -10,10 +10,13 @@ export type {
 } from "./standard-schema.js";
 export type { Job, EnqueueAndWaitOptions } from "./facade/job.js";
 export type { FlowJob, FlowNode, FlowOptions } from "./facade/flow.js";
+export type { BatchCallback, BatchEnqueueOptions, BatchInfo, BatchJob, BatchResult } from "./facade/batch.js";
 export type { EndedJob, WaitForOptions } from "./facade/wait-for.js";
 export type { FirmQueueOptions, StartOptions, WorkerOptions, DispatcherOptions } from "./facade/options.js";
 export type {
+  BatchJobAdded,
   DependencyResult,
+  JobBatch,
   JobContext,
   JobHandler,
   JobOptions,
@@ -83,6 +86,8 @@ export {
   JobDroppedError,
   InvalidDependencyError,
   InvalidFlowError,
+  InvalidBatchError,
+  BatchEndedError,
   ClosedError,
   UnrecoverableError,
   TimeoutError,

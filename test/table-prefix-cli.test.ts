@@ -6,6 +6,8 @@ import { runCli, spawnCli } from "./support/processes.js";
 import { createTestDatabase, testDialects, type TestDatabase } from "./support/test-database.js";
 
 const TABLES = [
+  "batch_jobs",
+  "batches",
   "blocked_executions",
   "claimed_executions",
   "failed_executions",

@@ -226,7 +226,7 @@ describeEachDatabase(
         expect(new Set(rows.map((row) => row.schemaname))).toEqual(new Set(["firm_queue_area"]));
         expect(rows.map((row) => row.tablename)).toContain(`${OTHER}jobs`);
         // Every table of the default prefix has its twin in the schema (the schema's own migrations table too).
-        expect(rows).toHaveLength(17);
+        expect(rows).toHaveLength(19);
       } finally {
         await client.query("DROP SCHEMA firm_queue_area CASCADE");
         await client.end();

@@ -24,6 +24,8 @@ export const CLAIMED_JOB_COLUMNS = [
   // Whether its finish must release dependents (migration 012): a job without them takes the
   // one-statement finish.
   "has_dependents",
+  // The batch it belongs to (migration 015), for `context.batch`; null for most jobs.
+  "batch_id",
 ] as const;
 
 /**

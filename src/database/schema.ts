@@ -1,7 +1,7 @@
 import type { ColumnType, Generated } from "kysely";
 
 /**
- * Kysely's view of the eleven tables. Timestamps are written as `Date`; they read back as `Date`
+ * Kysely's view of firm-queue's tables. Timestamps are written as `Date`; they read back as `Date`
  * on PostgreSQL and MySQL and as ISO-8601 text on SQLite, so models convert with `toDate`.
  */
 type Timestamp = ColumnType<Date | string, Date, Date>;
@@ -39,10 +39,15 @@ export interface JobsTable {
   trace_context: ColumnType<string | null, string | null | undefined, string | null>;
   /** Dependencies that have not ended yet (migration 012): above 0, the job is pending. */
   unmet_dependencies: ColumnType<number, number | undefined, number>;
-  /** 1 once a job has dependents (migration 012): its end releases or cancels them. */
+  /**
+   * 1 once a job has dependents (migration 012): its end releases or cancels them. Set too on every
+   * job of a batch (migration 015), so that its end takes the path that counts it in its batch.
+   */
   has_dependents: ColumnType<number, number | undefined, number>;
   /** The rate-limit budget of the job's own limit (migration 013); null when none. */
   rate_limit_key: ColumnType<string | null, string | null | undefined, string | null>;
+  /** The batch the job belongs to, or whose callback it is (migration 015); null when none. */
+  batch_id: ColumnType<number | null, number | null | undefined, number | null>;
 }
 
 /** firm_queue_ready_executions: jobs waiting to be claimed, with what polling orders by. */
@@ -218,6 +223,30 @@ export interface JobDependenciesTable {
   created_at: CreatedAt;
 }
 
+/** firm_queue_batches: one row per batch, with its counts and callbacks (migration 015). */
+export interface BatchesTable {
+  id: Id;
+  state: string;
+  total: number;
+  pending: number;
+  finished: number;
+  failed: number;
+  cancelled: number;
+  callbacks: string;
+  created_at: CreatedAt;
+  updated_at: Timestamp;
+  ended_at: NullableTimestamp;
+}
+
+/** firm_queue_batch_jobs: one row per job of a batch, with how it ended (migration 015). */
+export interface BatchJobsTable {
+  id: Id;
+  batch_id: number;
+  job_id: number;
+  state: string | null;
+  created_at: CreatedAt;
+}
+
 /** Every table firm-queue owns, by name. */
 export interface Schema {
   firm_queue_jobs: JobsTable;
@@ -237,6 +266,8 @@ export interface Schema {
   firm_queue_rate_budgets: RateBudgetsTable;
   firm_queue_rate_starts: RateStartsTable;
   firm_queue_throttled_executions: ThrottledExecutionsTable;
+  firm_queue_batches: BatchesTable;
+  firm_queue_batch_jobs: BatchJobsTable;
 }
 
 /** Read a timestamp column whatever the driver returned. */

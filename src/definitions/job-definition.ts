@@ -57,6 +57,32 @@ export interface JobContext {
    * database on each call; kept even when the dependencies' rows are gone (see docs/workflows.md).
    */
   dependencyResults(): Promise<DependencyResult[]>;
+  /**
+   * The batch the job belongs to (`firm.batch`), or whose callback it is; undefined otherwise.
+   * `add` writes more jobs into it while this one runs: the batch ends only when they have ended
+   * too. On a callback's, whose batch has ended, `add` throws a BatchEndedError.
+   */
+  readonly batch?: JobBatch | undefined;
+}
+
+/** One job of a batch: a declared job's name, its arguments, and `enqueue`'s options (no `transaction`). */
+export interface BatchJob {
+  readonly name: string;
+  readonly args?: unknown;
+  readonly options?: Omit<EnqueueOptions, "transaction"> | undefined;
+}
+
+/** A batch as a handler's `context.batch` sees it. */
+export interface JobBatch {
+  readonly id: number;
+  /** Write jobs into the batch (checked as `firm.batch` checks them); one result each, as `enqueue`'s. */
+  add(jobs: readonly BatchJob[]): Promise<BatchJobAdded[]>;
+}
+
+/** What `context.batch.add` did with one job: an enqueue result (`dropped` has no id). */
+export interface BatchJobAdded {
+  readonly status: "created" | "duplicate" | "replaced" | "dropped";
+  readonly id: number | null;
 }
 
 /** One dependency of a job, as `context.dependencyResults()` reports it. */

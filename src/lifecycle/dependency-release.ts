@@ -5,9 +5,11 @@ import { openDependenciesOf, recordDependencyEnds, type DependencyState } from "
 import { markCancelled } from "../models/job-cancellation.js";
 import { releaseJobKeys } from "../models/job-key.js";
 import { dispatchJobs, toDispatchable } from "./job-dispatch.js";
+import { countBatchEnds } from "./batch-progress.js";
 
 /**
- * Tell the dependents of jobs that just ended, in the transaction that ended them. Each edge
+ * Tell the dependents of jobs that just ended, in the transaction that ended them, and count those
+ * of them that belong to a batch in it (see batch-progress.ts), at every level. Each edge
  * still open on one of `dependencyIds` is recorded with `state` (and the dependency's result, from
  * `results`), then its dependent:
  * - when the dependency finished, or failed or was cancelled and the dependent runs anyway
@@ -32,6 +34,8 @@ export async function releaseDependents(
   let endedAs = state;
   let endedResults = results;
   while (ended.length > 0) {
+    // Jobs of a batch (written with has_dependents set, so every end comes here) count in it.
+    await countBatchEnds(trx, context, ended, endedAs, now);
     const edges = await openDependenciesOf(trx, context.dialect, ended);
     if (edges.length === 0) return;
     await recordDependencyEnds(trx, edges, endedAs, endedResults);

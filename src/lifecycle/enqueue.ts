@@ -26,6 +26,19 @@ import {
   type JobDependencies,
 } from "../definitions/dependency-options.js";
 import type { PlannedDependencies } from "./dependency-admission.js";
+import { countBatchEnds } from "./batch-progress.js";
+
+/**
+ * The batch the jobs of an enqueue join (`firm.batch`, `context.batch.add`), inside the write's
+ * transaction: `open` returns its id before the jobs are written (writing a new batch's row, whose
+ * counts already include them); `grow` runs after, with how many were written (locking an existing
+ * batch's row and adding them to its counts). Jobs that ended as they were written (cancelled or
+ * dropped) are counted after both.
+ */
+export interface BatchMembership {
+  open(trx: Db, now: Date): Promise<number>;
+  grow(trx: Db, count: number, now: Date): Promise<void>;
+}
 
 /** One job to write: its name, arguments, and the options that decide queue, priority and time. */
 export interface EnqueueRequest {
@@ -53,6 +66,7 @@ export async function enqueueJobs(
   policies: JobPolicies,
   requests: readonly EnqueueRequest[],
   transaction?: EnqueueTransaction,
+  batch?: BatchMembership,
 ): Promise<EnqueueResult[]> {
   // Only jobs with a schema wait for validation: the common path stays synchronous up to the write.
   const values = requests.some((request) => request.defaults.schema !== null) ? await validateRequests(requests) : null;
@@ -64,7 +78,7 @@ export async function enqueueJobs(
   const traceContext = span?.traceContext ?? null;
   const jobs = traceContext === null ? prepared : prepared.map((job) => ({ ...job, traceContext }));
   try {
-    const results = await writeJobs(database, policies, jobs, now, transaction);
+    const results = await writeJobs(database, policies, jobs, now, transaction, batch);
     span?.end(results.map((result) => result.id));
     return results;
   } catch (error) {
@@ -80,13 +94,26 @@ async function writeJobs(
   jobs: readonly PreparedJob[],
   now: Date,
   transaction: EnqueueTransaction | undefined,
+  batch: BatchMembership | undefined,
 ): Promise<EnqueueResult[]> {
   // The ids the jobs were written with, dropped ones too (set on each try: a transaction may run again).
   let written: readonly number[] = [];
   const moves = JobMoves.for(policies.events);
   const write = async (trx: Db) => {
     moves?.reset();
-    const { results, ids } = await insertAndRoute(trx, jobs, now, dispatchContext(database, policies, moves));
+    const context = dispatchContext(database, policies, moves);
+    if (batch === undefined) {
+      const { results, ids } = await insertAndRoute(trx, jobs, now, context);
+      written = ids;
+      return results;
+    }
+    // A batch's jobs are written marked as having dependents, so that every way they end goes
+    // through the end paths that tell their batch (see dependency-release.ts).
+    const batchId = await batch.open(trx, now);
+    const members = jobs.map((job) => ({ ...job, batchId, hasDependents: true }));
+    const { results, ids, endedAtInsert } = await insertAndRoute(trx, members, now, context);
+    await batch.grow(trx, ids.length, now);
+    await countBatchEnds(trx, context, endedAtInsert, "cancelled", now);
     written = ids;
     return results;
   };
@@ -106,6 +133,7 @@ async function writeJobs(
   // single statement does that where it has one. Everything else goes through insertAndRoute.
   const simple =
     enqueueReady !== undefined &&
+    batch === undefined &&
     jobs.every(
       (job) =>
         job.concurrencyKey === null &&

@@ -8,6 +8,7 @@ import { planDependencies, writeDependencies, type PlannedDependencies } from ".
 import { markCancelled } from "../models/job-cancellation.js";
 import { releaseJobKeys } from "../models/job-key.js";
 import { releaseDependents } from "./dependency-release.js";
+import { insertBatchJobs } from "../models/batch-job.js";
 
 /** A job ready to insert, with the unique key it will try to take and the jobs it waits for. */
 export interface PreparedJob extends NewJob {
@@ -19,14 +20,17 @@ export interface PreparedJob extends NewJob {
 /**
  * Insert the jobs, settle their unique keys, and route the ones created (ready, scheduled or
  * blocked). Returns one result per job and the ids every job was inserted with (a duplicate's
- * row is deleted again in the same transaction).
+ * row is deleted again in the same transaction), and the ids of jobs that ended as they were
+ * written (cancelled: a dependency had failed; or dropped by their concurrency limit). Jobs of a
+ * batch (`batchId`, the same for every job of a call) are recorded as its members; counting the
+ * ones that ended at once is the caller's, once the batch's counts include the new jobs.
  */
 export async function insertAndRoute(
   trx: Db,
   jobs: readonly PreparedJob[],
   now: Date,
   context: DispatchContext,
-): Promise<{ results: EnqueueResult[]; ids: number[] }> {
+): Promise<{ results: EnqueueResult[]; ids: number[]; endedAtInsert: number[] }> {
   // Dependencies are read and locked before anything is written: an unknown id writes nothing.
   const plan = await planDependencies(trx, context, jobs);
   // Jobs that others of the same call wait for (a flow's children) are written marked, so their end releases them.
@@ -44,6 +48,8 @@ export async function insertAndRoute(
     now,
   );
   if (plan !== null) await writeDependencies(trx, plan, jobs, ids, now);
+  const batchId = jobs[0]?.batchId ?? null;
+  if (batchId !== null) await insertBatchJobs(trx, batchId, ids, now);
   const keyed: KeyedJob[] = [];
   jobs.forEach((job, index) => {
     if (job.keyClaim !== null)
@@ -75,7 +81,11 @@ export async function insertAndRoute(
   // A flow's child dropped by its concurrency limit never ends: its parents take it as cancelled.
   const droppedAwaited = ids.filter((id, index) => awaited.has(index) && dropped.has(id));
   if (droppedAwaited.length > 0) await releaseDependents(trx, context, droppedAwaited, "cancelled", now);
-  return { ids, results: ids.map((id, index) => matched.get(index) ?? (dropped.has(id) ? DROPPED : created(id))) };
+  return {
+    ids,
+    results: ids.map((id, index) => matched.get(index) ?? (dropped.has(id) ? DROPPED : created(id))),
+    endedAtInsert: [...cancelled, ...discarded],
+  };
 }
 
 /** A job of this call replaced by a later one of the same call (unique mode `replace`). */

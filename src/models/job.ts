@@ -37,6 +37,8 @@ export interface NewJob {
   readonly hasDependents?: boolean;
   /** The budget of the job's own rate limit; absent or null: none. */
   readonly rateLimitKey?: string | null;
+  /** The batch the job belongs to, or whose callback it is; absent or null: none. */
+  readonly batchId?: number | null;
 }
 
 /** Rows per INSERT: keeps every database under its bound-parameter limit. */
@@ -66,6 +68,7 @@ export async function insertJobs(trx: Db, jobs: readonly NewJob[], now: Date): P
           unmet_dependencies: job.unmetDependencies ?? 0,
           has_dependents: job.hasDependents ? 1 : 0,
           ...(job.rateLimitKey ? { rate_limit_key: job.rateLimitKey } : {}),
+          ...(job.batchId ? { batch_id: job.batchId } : {}),
           created_at: now,
           updated_at: now,
         })),

@@ -19,13 +19,20 @@ export interface ReadyJob {
   readonly priority: number;
 }
 
-/** Make jobs ready to be claimed: one multi-row INSERT. */
+/** Rows per INSERT: keeps every database under its bound-parameter limit (SQLite's is 32,766). */
+const INSERT_CHUNK = 1000;
+
+/** Make jobs ready to be claimed: one multi-row INSERT per 1000 jobs. */
 export async function insertReadyExecutions(trx: Db, jobs: readonly ReadyJob[], now: Date): Promise<void> {
-  if (jobs.length === 0) return;
-  await trx
-    .insertInto("firm_queue_ready_executions")
-    .values(jobs.map((job) => ({ job_id: job.id, queue_name: job.queueName, priority: job.priority, created_at: now })))
-    .execute();
+  for (let start = 0; start < jobs.length; start += INSERT_CHUNK)
+    await trx
+      .insertInto("firm_queue_ready_executions")
+      .values(
+        jobs
+          .slice(start, start + INSERT_CHUNK)
+          .map((job) => ({ job_id: job.id, queue_name: job.queueName, priority: job.priority, created_at: now })),
+      )
+      .execute();
 }
 
 /**

@@ -1,21 +1,22 @@
 import type { Db, Dialect } from "../database/dialect.js";
 import type { DispatchableJob } from "./job.js";
 
-/** Park jobs until their time comes: one multi-row INSERT. */
+/** Park jobs until their time comes: one multi-row INSERT per 1000 jobs. */
 export async function insertScheduledExecutions(trx: Db, jobs: readonly DispatchableJob[], now: Date): Promise<void> {
-  if (jobs.length === 0) return;
-  await trx
-    .insertInto("firm_queue_scheduled_executions")
-    .values(
-      jobs.map((job) => ({
-        job_id: job.id,
-        queue_name: job.queueName,
-        priority: job.priority,
-        scheduled_at: job.scheduledAt,
-        created_at: now,
-      })),
-    )
-    .execute();
+  // 1000 rows per INSERT: keeps every database under its bound-parameter limit.
+  for (let start = 0; start < jobs.length; start += 1000)
+    await trx
+      .insertInto("firm_queue_scheduled_executions")
+      .values(
+        jobs.slice(start, start + 1000).map((job) => ({
+          job_id: job.id,
+          queue_name: job.queueName,
+          priority: job.priority,
+          scheduled_at: job.scheduledAt,
+          created_at: now,
+        })),
+      )
+      .execute();
 }
 
 /**

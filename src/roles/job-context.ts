@@ -1,12 +1,12 @@
 import type { ClaimedJob } from "../database/claimed-job.js";
 import { toDate } from "../database/schema.js";
-import type { DependencyResult, JobContext } from "../definitions/job-definition.js";
+import type { BatchJob, BatchJobAdded, DependencyResult, JobBatch, JobContext } from "../definitions/job-definition.js";
 import type { Logger } from "../logger.js";
 import { bindLogger } from "../logger-adapter.js";
 
 /**
- * The context a handler gets for one attempt of `job`. `enqueuedAt`, `logger`, `signal` and
- * `dependencyResults` are
+ * The context a handler gets for one attempt of `job`. `enqueuedAt`, `logger`, `signal`,
+ * `dependencyResults` and `batch` are
  * made when first read (and then kept): most handlers read none of them, and building a bound
  * logger, a Date and an AbortSignal for every job was a measurable share of a busy worker's time
  * (bench/results/history.md, "Hot path, third pass"). They are the object's own enumerable properties,
@@ -18,12 +18,16 @@ export function jobContext(
   progress: (value: unknown) => void,
   signal: () => AbortSignal,
   dependencies: DependencyReader,
+  batches?: BatchAdder,
 ): JobContext {
-  return new HandlerContext(job, logger, progress, signal, dependencies);
+  return new HandlerContext(job, logger, progress, signal, dependencies, batches);
 }
 
 /** Reads a job's dependencies for `context.dependencyResults()` (one reader per worker). */
 export type DependencyReader = (jobId: number) => Promise<DependencyResult[]>;
+
+/** Writes jobs into a batch for `context.batch.add` (one per worker). */
+export type BatchAdder = (batchId: number, jobs: readonly BatchJob[]) => Promise<BatchJobAdded[]>;
 
 /**
  * Every instance gets the same four getter functions, which read the instance's private state:
@@ -42,7 +46,11 @@ class HandlerContext {
   declare readonly logger: Logger;
   declare readonly signal: AbortSignal;
   declare readonly dependencyResults: () => Promise<DependencyResult[]>;
+  declare readonly batch: JobBatch | undefined;
   readonly #createdAt: ClaimedJob["created_at"];
+  readonly #batchId: number | null;
+  readonly #batches: BatchAdder | undefined;
+  #batch: JobBatch | undefined;
   readonly #logger: Logger;
   readonly #signal: () => AbortSignal;
   readonly #dependencies: DependencyReader;
@@ -85,6 +93,16 @@ class HandlerContext {
         return this.#readDependencies;
       },
     },
+    batch: {
+      enumerable: true,
+      get(this: HandlerContext) {
+        const id = this.#batchId;
+        const batches = this.#batches;
+        if (id === null || batches === undefined) return undefined;
+        this.#batch ??= { id, add: (jobs) => batches(id, jobs) };
+        return this.#batch;
+      },
+    },
   };
 
   constructor(
@@ -93,6 +111,7 @@ class HandlerContext {
     progress: (value: unknown) => void,
     signal: () => AbortSignal,
     dependencies: DependencyReader,
+    batches: BatchAdder | undefined,
   ) {
     this.jobId = Number(job.id);
     this.name = job.class_name;
@@ -104,6 +123,8 @@ class HandlerContext {
     this.#logger = logger;
     this.#signal = signal;
     this.#dependencies = dependencies;
+    this.#batchId = job.batch_id === null || job.batch_id === undefined ? null : Number(job.batch_id);
+    this.#batches = batches;
     Object.defineProperties(this, HandlerContext.#lazy);
   }
 }

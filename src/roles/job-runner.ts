@@ -13,7 +13,8 @@ import type { ClaimedJob } from "../database/claimed-job.js";
 import { runWithTimeout } from "./job-timeout.js";
 import { LateHandler } from "./late-handler.js";
 import { JobAbort } from "./job-abort.js";
-import { jobContext, type DependencyReader } from "./job-context.js";
+import { jobContext, type BatchAdder, type DependencyReader } from "./job-context.js";
+import { addToBatch, batchRequests } from "../lifecycle/batch-enqueue.js";
 import { readDependencyResults } from "../lifecycle/dependency-results.js";
 import { persistently } from "./persistent-write.js";
 import { deserializeArguments } from "../serialization.js";
@@ -51,6 +52,8 @@ export class JobRunner {
   private readonly progress: ProgressReporter;
   /** `context.dependencyResults()` of every job this runner runs. */
   private readonly dependencies: DependencyReader;
+  /** `context.batch.add` of every job of a batch this runner runs. */
+  private readonly batches: BatchAdder;
 
   constructor(
     private readonly database: Database,
@@ -62,6 +65,8 @@ export class JobRunner {
   ) {
     this.progress = new ProgressReporter((values) => writeProgress(database.db, values), logger);
     this.dependencies = (jobId) => readDependencyResults(database.db, jobId);
+    this.batches = async (batchId, jobs) =>
+      addToBatch(database, policies, batchId, batchRequests(registry, jobs, "context.batch.add"));
     this.starts = new StartMarks(database, processId, logger);
     this.finished = new FinishBatcher((jobs) =>
       finishClaimedJobs(database, policies, processId, jobs, preserveFinishedJobs),
@@ -272,7 +277,7 @@ export class JobRunner {
     const middleware = this.registry.middlewareFor(definition);
     return runWithTimeout(
       (handlerSignal) => {
-        const full = jobContext(job, this.logger, progress, handlerSignal, this.dependencies);
+        const full = jobContext(job, this.logger, progress, handlerSignal, this.dependencies, this.batches);
         if (middleware.length === 0) return handler(args, full);
         // The job's result is what the handler returned, whatever the middleware returns.
         let result: unknown;

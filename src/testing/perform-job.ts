@@ -79,6 +79,7 @@ export async function performJob<Args>(
     scheduled_at: null,
     created_at: new Date(),
     has_dependents: 0,
+    batch_id: null,
   } as ClaimedJob;
   const decoded = deserializeArguments(stored);
   const { schema } = job.options;

@@ -14,6 +14,7 @@ const TABLES = [
   "firm_queue_job_keys", // no foreign key: a key may be held after its job was deleted
   "firm_queue_rate_budgets",
   "firm_queue_rate_starts", // no foreign key: starts count after their job is gone
+  "firm_queue_batches", // batch memberships cascade from batches (no foreign key to jobs)
 ] as const;
 
 /**

@@ -12,6 +12,7 @@ import { notifyEndedJobs } from "./011-notify-ended-jobs.js";
 import { addJobDependencies } from "./012-job-dependencies.js";
 import { rateLimits } from "./013-rate-limits.js";
 import { addClaimsStartedAt } from "./014-add-claims-started-at.js";
+import { addBatches } from "./015-batches.js";
 import type { Migration } from "./table-spec.js";
 
 /** Every migration, oldest first. Append only: a released migration is never edited. */
@@ -30,4 +31,5 @@ export const MIGRATIONS: readonly Migration[] = [
   addJobDependencies,
   rateLimits,
   addClaimsStartedAt,
+  addBatches,
 ];
