@@ -27,6 +27,7 @@ import {
   type JobOptions,
 } from "./definitions/job-definition.js";
 import type { SchemaInput, SchemaOutput, StandardSchema } from "./standard-schema.js";
+import type { EnqueueArgumentsOf, JobName } from "./definitions/job-names.js";
 import { Job } from "./facade/job.js";
 import { JobRegistry } from "./definitions/job-registry.js";
 import { findJobInfo, type JobInfo } from "./models/job-info.js";
@@ -84,8 +85,14 @@ export type SchemaJobOptions<S extends StandardSchema> = Omit<JobOptions<SchemaO
  * The entry point: one instance per database. Define jobs on it, enqueue them, run them with
  * `start()` (or `drain()` in scripts and tests), and `close()` it when done. The database is
  * opened on first use.
+ *
+ * `Jobs` maps the names of its jobs to their argument types, for the calls that take a job by
+ * name (`enqueue`, `flow`): `new FirmQueue<{ resize: { photo: string } }>(…)` makes
+ * `firm.enqueue("resise", …)` or `{ photo: 1 }` a compile error. Without it any name is accepted,
+ * with arguments of any value firm-queue can store ({@link JobArguments}). See docs/jobs.md.
  */
-export class FirmQueue {
+// biome-ignore lint/suspicious/noExplicitAny: the default is `any` so that a FirmQueue with a map is still a `FirmQueue` (for the dashboard, the testing helpers, a function taking one); enqueue and flow treat it as no map
+export class FirmQueue<Jobs extends object = any> {
   /** The options this instance runs with, defaults filled in. */
   readonly options: ResolvedOptions;
   /** Pause, resume, list and clear queues. */
@@ -181,7 +188,7 @@ export class FirmQueue {
   }
 
   /** Whether `value` is a FirmQueue, even one loaded from another copy of this package. */
-  static isFirmQueue(value: unknown): value is FirmQueue {
+  static isFirmQueue(value: unknown): value is FirmQueue<object> {
     return isBrandedInstance(value);
   }
 
@@ -193,34 +200,34 @@ export class FirmQueue {
    * {@link EnqueueResult}; `status: "dropped"` is possible only when the concurrency limit drops
    * jobs on conflict.
    */
-  defineJob<S extends StandardSchema>(
+  defineJob<S extends StandardSchema, Return>(
     name: string,
-    handler: JobHandler<SchemaOutput<S>>,
+    handler: JobHandler<SchemaOutput<S>, Return>,
     options: SchemaJobOptions<S> & { readonly concurrency: DroppingConcurrencyOptions<SchemaOutput<S>> },
-  ): Job<SchemaInput<S>, EnqueueResult, SchemaOutput<S>>;
-  defineJob<S extends StandardSchema>(
+  ): Job<SchemaInput<S>, EnqueueResult, SchemaOutput<S>, Awaited<Return>>;
+  defineJob<S extends StandardSchema, Return>(
     name: string,
-    handler: JobHandler<SchemaOutput<S>>,
+    handler: JobHandler<SchemaOutput<S>, Return>,
     options: SchemaJobOptions<S> & { readonly concurrency?: BlockingConcurrencyOptions<SchemaOutput<S>> },
-  ): Job<SchemaInput<S>, EnqueuedJob, SchemaOutput<S>>;
-  defineJob<Args = JobArguments>(
+  ): Job<SchemaInput<S>, EnqueuedJob, SchemaOutput<S>, Awaited<Return>>;
+  defineJob<Args = JobArguments, Return = unknown>(
     name: string,
-    handler: JobHandler<Args>,
+    handler: JobHandler<Args, Return>,
     options: JobOptions<Args> & { readonly concurrency: DroppingConcurrencyOptions<Args>; readonly schema?: never },
-  ): Job<Args, EnqueueResult>;
-  defineJob<Args = JobArguments>(
+  ): Job<Args, EnqueueResult, Args, Awaited<Return>>;
+  defineJob<Args = JobArguments, Return = unknown>(
     name: string,
-    handler: JobHandler<Args>,
+    handler: JobHandler<Args, Return>,
     options?: JobOptions<Args> & {
       readonly concurrency?: BlockingConcurrencyOptions<Args>;
       readonly schema?: never;
     },
-  ): Job<Args>;
-  defineJob<Args = JobArguments>(
+  ): Job<Args, EnqueuedJob, Args, Awaited<Return>>;
+  defineJob<Args = JobArguments, Return = unknown>(
     name: string,
-    handler: JobHandler<Args>,
+    handler: JobHandler<Args, Return>,
     options?: JobOptions<Args>,
-  ): Job<Args, EnqueueResult>;
+  ): Job<Args, EnqueueResult, Args, Awaited<Return>>;
   defineJob<Args = JobArguments>(
     name: string,
     handler: JobHandler<Args>,
@@ -265,12 +272,13 @@ export class FirmQueue {
   /**
    * Attach the handler of a job declared with {@link declareJob}, in the process that runs it.
    * The handler's argument type comes from the declaration (the schema's output when it has
-   * one). Returns the job. A job is implemented once per FirmQueue.
+   * one). Returns the job, typed with what the handler returns (for `job.get`). A job is
+   * implemented once per FirmQueue.
    */
-  implement<Args, Result extends EnqueueResult, Output>(
-    job: Job<Args, Result, Output>,
-    handler: JobHandler<Output>,
-  ): Job<Args, Result, Output> {
+  implement<Args, Result extends EnqueueResult, Output, Return>(
+    job: Job<Args, Result, Output, unknown>,
+    handler: JobHandler<Output, Return>,
+  ): Job<Args, Result, Output, Awaited<Return>> {
     if (!(job instanceof Job)) throw new ConfigurationError("implement() takes a job returned by declareJob()");
     if (typeof handler !== "function")
       throw new ConfigurationError(`implement("${job.name}") needs a handler function`);
@@ -281,7 +289,8 @@ export class FirmQueue {
     }
     this.registry.implement(job.name, handler);
     this.recordDefinitionFile();
-    return job;
+    // The same job; its type now knows what the handler returns.
+    return job as Job<Args, Result, Output, Awaited<Return>>;
   }
 
   private declare<Args>(
@@ -322,9 +331,14 @@ export class FirmQueue {
    * concurrency key come from the job's declaration, which must be loaded in this process: a
    * name without one throws UndeclaredJobError, unless `undeclared: true` says to enqueue it
    * anyway with the default queue and priority, no validation and no concurrency limit. Resolves
-   * to an {@link EnqueueResult}, as `job.enqueue`.
+   * to an {@link EnqueueResult}, as `job.enqueue`. The name and the arguments are typed by the
+   * FirmQueue's `Jobs` map when it has one.
    */
-  async enqueue(name: string, args: unknown, options?: EnqueueByNameOptions): Promise<EnqueueResult> {
+  async enqueue<Name extends JobName<Jobs>, Args>(
+    name: Name,
+    args: EnqueueArgumentsOf<Jobs, Name, Args>,
+    options?: EnqueueByNameOptions,
+  ): Promise<EnqueueResult> {
     checkJobName(name);
     const { undeclared = false, ...enqueueOptions } = options ?? {};
     checkBoolean(undeclared, `enqueue("${name}") option undeclared`);
@@ -343,8 +357,8 @@ export class FirmQueue {
    * (InvalidFlowError, naming it) or any other error, none is. `{ transaction }` writes the
    * whole flow in the application's transaction. See docs/workflows.md.
    */
-  async flow(root: FlowNode, options?: FlowOptions): Promise<FlowJob> {
-    return enqueueFlow(() => this.database(), this.registry, this.policies, root, options);
+  async flow(root: FlowNode<Jobs>, options?: FlowOptions): Promise<FlowJob> {
+    return enqueueFlow(() => this.database(), this.registry, this.policies, root as FlowNode, options);
   }
 
   /**

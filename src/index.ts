@@ -35,7 +35,22 @@ export { ShutdownSignal } from "./roles/job-runner.js";
 export { SchemaOutOfDateError } from "./database/schema-out-of-date-error.js";
 export { TablePrefixError } from "./database/table-prefix.js";
 export type { CancelAllOptions, JobOperations } from "./facade/job-operations.js";
-export type { JobInfo, JobState } from "./models/job-info.js";
+export type {
+  JobInfo,
+  JobInfoOf,
+  JobInfoCommon,
+  JobBudgetWait,
+  JobState,
+  PendingJobInfo,
+  ReadyJobInfo,
+  ThrottledJobInfo,
+  WaitingOrRunningJobInfo,
+  FailedStateJobInfo,
+  FinishedJobInfo,
+  CancelledJobInfo,
+  OtherStatesFields,
+} from "./models/job-info.js";
+export type { EnqueueArgumentsOf, JobName, NamesJobs, Storable } from "./definitions/job-names.js";
 export type { QueueInfo } from "./models/queue-stats.js";
 export type { StoredError } from "./models/failed-execution.js";
 export type { Supervisor, StopOptions } from "./supervisor/supervisor.js";

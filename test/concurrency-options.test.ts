@@ -112,14 +112,14 @@ describe("concurrency options", () => {
     const discarding = instance.defineJob("discarding", async (_args: { id: string }) => {}, {
       concurrency: { key: (args) => args.id, onConflict: "discard" },
     });
-    expectTypeOf(plain).toEqualTypeOf<Job<{ n: number }, EnqueuedJob>>();
+    expectTypeOf(plain).toEqualTypeOf<Job<{ n: number }, EnqueuedJob, { n: number }, void>>();
     expectTypeOf(blocking.enqueue).returns.resolves.toEqualTypeOf<EnqueuedJob>();
     expectTypeOf(blocking.enqueue).returns.resolves.toHaveProperty("id").toEqualTypeOf<number>();
     expectTypeOf(explicit.enqueueAll).returns.resolves.toEqualTypeOf<EnqueuedJob[]>();
     expectTypeOf(discarding.enqueue).returns.resolves.toEqualTypeOf<EnqueueResult>();
     expectTypeOf(discarding.enqueue).returns.resolves.toHaveProperty("id").toEqualTypeOf<number | null>();
     expectTypeOf(discarding.enqueueAll).returns.resolves.toEqualTypeOf<EnqueueResult[]>();
-    expectTypeOf(instance.enqueue).returns.resolves.toEqualTypeOf<EnqueueResult>();
+    expectTypeOf<Awaited<ReturnType<typeof instance.enqueue>>>().toEqualTypeOf<EnqueueResult>();
     // The key function is checked against the handler's argument type.
     // @ts-expect-error: `missing` is not a property of the arguments
     instance.defineJob("typo", async (_args: { id: string }) => {}, { concurrency: { key: (args) => args.missing } });

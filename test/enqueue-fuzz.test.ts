@@ -1,6 +1,6 @@
 import fc from "fast-check";
 import { expect, test } from "vitest";
-import type { EnqueueResult, EnqueueTransaction, FirmQueue, Job } from "../src/index.js";
+import type { EnqueueResult, EnqueueTransaction, FirmQueue, Job, JobArguments } from "../src/index.js";
 import { appClients } from "./support/app-clients.js";
 import {
   anyValue,
@@ -122,7 +122,7 @@ function run(
     case "handle":
       return jobs[c.job % jobs.length]!.enqueue(c.args as never, withTransaction(c.options) as never);
     case "by name":
-      return firm.enqueue(c.name, c.args, withTransaction(c.options) as never);
+      return firm.enqueue(c.name, c.args as JobArguments, withTransaction(c.options) as never);
     case "enqueueAll":
       return jobs[c.job % jobs.length]!.enqueueAll(c.argsList as never, withTransaction(c.options) as never);
   }

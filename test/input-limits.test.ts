@@ -1,5 +1,5 @@
 import { expect, it } from "vitest";
-import { ConfigurationError } from "../src/index.js";
+import { ConfigurationError, type JobArguments } from "../src/index.js";
 import { countRows, describeEachDatabase } from "./support/harness.js";
 
 describeEachDatabase("out-of-range input", (env) => {
@@ -35,7 +35,7 @@ describeEachDatabase("out-of-range input", (env) => {
     const firm = env.firm();
     const seen: unknown[] = [];
     firm.defineJob("proto", async (args: unknown) => void seen.push(args));
-    const args = JSON.parse('{"__proto__": {"polluted": true}, "a": 1}') as Record<string, unknown>;
+    const args = JSON.parse('{"__proto__": {"polluted": true}, "a": 1}') as JobArguments;
     const id = (await firm.enqueue("proto", args)).id;
     // And a row written by another program with the key in its stored JSON.
     const db = await env.db();

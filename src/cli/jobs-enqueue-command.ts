@@ -1,5 +1,6 @@
 import { durationFlag } from "./arguments.js";
 import type { Duration } from "../duration.js";
+import type { JobArguments } from "../definitions/job-definition.js";
 import { type Command, InvalidArgumentError, Option } from "commander";
 import { jsonOption, withCommonOptions, withFirm } from "./command-kit.js";
 import type { CliHelpers } from "./command-kit.js";
@@ -70,10 +71,11 @@ export function registerJobsEnqueueCommand(jobs: Command, helpers: CliHelpers): 
     });
 }
 
-function parseArguments(text: string | undefined): unknown {
+function parseArguments(text: string | undefined): JobArguments {
   if (text === undefined) return null;
   try {
-    return JSON.parse(text);
+    // JSON text parses to JSON values, which are storable arguments.
+    return JSON.parse(text) as JobArguments;
   } catch (error) {
     throw new UsageError("jobs enqueue", `--args is not JSON (${(error as Error).message})`);
   }

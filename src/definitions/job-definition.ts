@@ -95,8 +95,11 @@ export interface DependencyResult {
   readonly result: unknown;
 }
 
-/** The function that does a job's work. */
-export type JobHandler<Args> = (args: Args, context: JobContext) => unknown;
+/**
+ * The function that does a job's work. `Return` is what it returns (or resolves to): stored as
+ * the job's result, and the type of `result` in what `job.get(id)` reads.
+ */
+export type JobHandler<Args, Return = unknown> = (args: Args, context: JobContext) => Return;
 
 /** What a middleware sees of the job it wraps: the handler's context, plus the job's arguments. */
 export interface MiddlewareContext extends JobContext {

@@ -1,23 +1,29 @@
 import type { EnqueueTransaction } from "../database/app-transaction.js";
 import type { Database } from "../database/connection.js";
-import type { EnqueueOptions, ResolvedJobOptions } from "../definitions/job-definition.js";
+import type { EnqueueOptions, JobArguments, ResolvedJobOptions } from "../definitions/job-definition.js";
 import type { JobPolicies } from "../definitions/job-policies.js";
 import type { JobRegistry } from "../definitions/job-registry.js";
 import { ConfigurationError, InvalidFlowError } from "../errors.js";
 import { enqueueJobs, type EnqueueRequest } from "../lifecycle/enqueue.js";
 import type { EnqueueResult } from "../lifecycle/enqueue-result.js";
 import { checkJobName, rejectUnknownKeys } from "../option-checks.js";
+import type { JobName, NamesJobs } from "../definitions/job-names.js";
 
 /**
  * One node of a flow: a job, and the jobs it waits for (`children`, which run first). `options`
- * are those of `enqueue`, without `transaction` (the whole flow's goes to `firm.flow`).
+ * are those of `enqueue`, without `transaction` (the whole flow's goes to `firm.flow`). `Jobs`
+ * is the FirmQueue's map of job names to argument types: with one, each node's `name` is one of
+ * its names and `args` (then required) that job's arguments; without one, any name and any
+ * storable arguments (absent: null).
  */
-export interface FlowNode {
-  readonly name: string;
-  readonly args?: unknown;
-  readonly options?: Omit<EnqueueOptions, "transaction"> | undefined;
-  readonly children?: readonly FlowNode[] | undefined;
-}
+// biome-ignore lint/suspicious/noExplicitAny: as FirmQueue's default: no map, any name and storable arguments
+export type FlowNode<Jobs extends object = any> = {
+  readonly [Name in JobName<Jobs>]: {
+    readonly name: Name;
+    readonly options?: Omit<EnqueueOptions, "transaction"> | undefined;
+    readonly children?: readonly FlowNode<Jobs>[] | undefined;
+  } & (NamesJobs<Jobs> extends true ? { readonly args: Jobs[Name] } : { readonly args?: JobArguments | undefined });
+}[JobName<Jobs>];
 
 /** A node as written: the input node with the result of its enqueue, and its children alike. */
 export interface FlowJob {

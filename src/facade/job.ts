@@ -7,6 +7,8 @@ import type { EnqueuedJob, EnqueueResult } from "../lifecycle/enqueue-result.js"
 import { optionsOfEach } from "./bulk-options.js";
 import { JobDroppedError } from "../errors.js";
 import { resolveWaitOptions, type EndedJob, type WaitForOptions } from "./wait-for.js";
+import { findJobInfo, type JobInfo } from "../models/job-info.js";
+import { checkJobId } from "../option-checks.js";
 
 /** Options of `job.enqueueAndWait`: where and when the job runs, and how long to wait for it. */
 export interface EnqueueAndWaitOptions extends Omit<EnqueueOptions, "transaction">, WaitForOptions {}
@@ -16,11 +18,13 @@ export interface EnqueueAndWaitOptions extends Omit<EnqueueOptions, "transaction
  * arguments, from any process. `Result` is what `enqueue` gives back (see {@link EnqueueResult}):
  * created, or matched by its unique key; a declaration whose concurrency limit drops jobs on
  * conflict may also get `dropped`. `Output` is what its handler receives: `Args` itself, or what
- * the declaration's `schema` makes of them.
+ * the declaration's `schema` makes of them. `Return` is what its handler returns, awaited (the
+ * type of `result` in {@link Job.get}): known from `defineJob`'s handler or `firm.implement`'s,
+ * `unknown` for a job only declared.
  */
-export class Job<Args, Result extends EnqueueResult = EnqueuedJob, Output = Args> {
-  /** Type-level only (never set): the argument and handler types, for `firm.implement`. */
-  declare readonly types?: { readonly args: Args; readonly output: Output };
+export class Job<Args, Result extends EnqueueResult = EnqueuedJob, Output = Args, Return = unknown> {
+  /** Type-level only (never set): the argument, handler and return types, for `firm.implement`. */
+  declare readonly types?: { readonly args: Args; readonly output: Output; readonly return: Return };
 
   constructor(
     /** The job's name, stored with every job row. */
@@ -74,6 +78,18 @@ export class Job<Args, Result extends EnqueueResult = EnqueuedJob, Output = Args
     if (!Array.isArray(argsList))
       throw new ConfigurationError(`enqueueAll("${this.name}") takes an array of arguments`);
     return (await this.enqueueMany(argsList, optionsOfEach(this.name, argsList, options), options)) as Result[];
+  }
+
+  /**
+   * One job of this name by id, as `firm.getJob` reads it (a union on `state`), with `result`
+   * typed as this job's handler returns it: `if (info?.state === "finished") info.result`. Null
+   * when there is no such job, or when the job with that id has another name. Reads the primary
+   * database, as `getJob` does.
+   */
+  async get(id: number): Promise<JobInfo<Return> | null> {
+    const jobId = checkJobId(id, `get("${this.name}")`);
+    const info = await findJobInfo((await this.database()).db, jobId);
+    return info !== null && info.name === this.name ? (info as JobInfo<Return>) : null;
   }
 
   private async enqueueMany(

@@ -52,36 +52,104 @@ export function jobBasics(
   };
 }
 
-/** A job as `firm.getJob()` shows it. */
-export interface JobInfo extends JobBasics {
+/** What `firm.getJob()` shows of a job in any state; {@link JobInfo} adds what each state has. */
+export interface JobInfoCommon extends JobBasics {
   readonly state: JobState;
   readonly scheduledAt: Date | null;
   readonly finishedAt: Date | null;
   readonly concurrencyKey: string | null;
   /** The unique key the job was enqueued with (see docs/jobs.md), or null. */
   readonly key: string | null;
-  /**
-   * When the job was cancelled (state `cancelled`), or, while it still runs (state `claimed`),
-   * when its cancel was requested. Null otherwise.
-   */
+  /** While the job still runs (state `claimed`), when its cancel was requested; null otherwise (see state `cancelled`). */
   readonly cancelledAt: Date | null;
-  /** What the handler returned (state `finished`), decoded; absent when it returned nothing. */
-  readonly result?: unknown;
   /** The latest value the handler reported with `context.progress()`; absent when none. */
   readonly progress?: unknown;
-  /**
-   * A job waiting for rate-limit budget: state `throttled` (its own limit), or `ready` in a queue
-   * with a rate limit. Absent otherwise.
-   */
-  readonly rateLimit?: JobBudgetWait;
-  /** The error that put the job in failed executions (state `failed` only). */
-  readonly error?: StoredError;
   /**
    * The error of the job's most recent failed attempt, whatever its state now: a job waiting for
    * a retry, a job that succeeded after failing, a discarded job. Absent when no attempt failed.
    */
   readonly lastError?: StoredError;
 }
+
+/**
+ * The fields of other states, absent in this one: declared as never set, so `info.error` reads
+ * as `undefined` before `state` is checked, and as the failed job's error after.
+ */
+export type OtherStatesFields<Keys extends "result" | "error" | "rateLimit"> = { readonly [Key in Keys]?: undefined };
+
+/** A job waiting for the jobs it depends on (`dependsOn`, or its children in a flow). */
+export interface PendingJobInfo extends JobInfoCommon, OtherStatesFields<"result" | "error" | "rateLimit"> {
+  readonly state: "pending";
+  readonly finishedAt: null;
+}
+
+/** A job waiting for a worker. */
+export interface ReadyJobInfo extends JobInfoCommon, OtherStatesFields<"result" | "error"> {
+  readonly state: "ready";
+  /** The queue's rate-limit budget, when the queue has a rate limit; absent otherwise. */
+  readonly rateLimit?: JobBudgetWait;
+}
+
+/** A job waiting for room in its own rate limit's budget. */
+export interface ThrottledJobInfo extends JobInfoCommon, OtherStatesFields<"result" | "error"> {
+  readonly state: "throttled";
+  /** The budget it waits for. */
+  readonly rateLimit: JobBudgetWait;
+}
+
+/** A job due later (`scheduled`), waiting for a concurrency slot (`blocked`), or running (`claimed`). */
+export interface WaitingOrRunningJobInfo extends JobInfoCommon, OtherStatesFields<"result" | "error" | "rateLimit"> {
+  readonly state: "scheduled" | "blocked" | "claimed";
+}
+
+/** A job that ran out of attempts and waits in failed jobs to be retried or discarded. */
+export interface FailedStateJobInfo extends JobInfoCommon, OtherStatesFields<"result" | "rateLimit"> {
+  readonly state: "failed";
+  /** The error that put the job in failed executions. */
+  readonly error?: StoredError;
+}
+
+/**
+ * A job that ended: its handler succeeded (`finished`, or one whose retry policy discarded it
+ * after a failed attempt), or it was cancelled. `Result`: the handler's return type.
+ */
+export interface FinishedJobInfo<Result = unknown> extends JobInfoCommon, OtherStatesFields<"error" | "rateLimit"> {
+  readonly state: "finished";
+  /** What the handler returned, decoded; absent when it returned nothing (undefined or null). */
+  readonly result?: Result;
+}
+
+/** A cancelled job: cancelled while it waited, or while it ran (the attempt ended as the worker heard of it). */
+export interface CancelledJobInfo<Result = unknown> extends JobInfoCommon, OtherStatesFields<"error" | "rateLimit"> {
+  readonly state: "cancelled";
+  /** When it was cancelled (or its cancel requested, for a job that was running). */
+  readonly cancelledAt: Date;
+  readonly finishedAt: Date;
+  /**
+   * What the handler returned when the job finished its attempt after its cancel was requested;
+   * absent otherwise.
+   */
+  readonly result?: Result;
+}
+
+/**
+ * A job as `firm.getJob()` shows it: a union on `state`. Each state's own fields (`error`,
+ * `result`, `rateLimit`) have their type once `state` is checked (`if (info.state === "failed")
+ * info.error`); before, or in another state, they read as `undefined`.
+ * `Result` is the handler's return type: `unknown` from `firm.getJob`, the handler's (awaited)
+ * return type from `job.get`.
+ */
+export type JobInfo<Result = unknown> =
+  | PendingJobInfo
+  | ReadyJobInfo
+  | ThrottledJobInfo
+  | WaitingOrRunningJobInfo
+  | FailedStateJobInfo
+  | FinishedJobInfo<Result>
+  | CancelledJobInfo<Result>;
+
+/** The {@link JobInfo} of one state: `JobInfoOf<"failed">`. */
+export type JobInfoOf<State extends JobState, Result = unknown> = Extract<JobInfo<Result>, { readonly state: State }>;
 
 /**
  * Read one job and its state in a single query: the job row joined with each execution table
@@ -143,6 +211,10 @@ export async function findJobInfo(db: Db, jobId: number): Promise<JobInfo | null
         : undefined;
   const error = parseStoredError(row.failure);
   const lastError = parseStoredError(row.last_error);
+  // Each state's own fields come from its execution row (a job has at most one): `error` from a
+  // failed row, `rateLimit` from a throttled row or a ready row's queue budget; `result` is
+  // written only when an attempt succeeds, which ends the job (finished, or cancelled when its
+  // cancel was requested while it ran). So the flat object is the state's member of JobInfo.
   return {
     ...jobBasics(row),
     state,
@@ -156,7 +228,7 @@ export async function findJobInfo(db: Db, jobId: number): Promise<JobInfo | null
     ...(rateLimit ? { rateLimit } : {}),
     ...(error ? { error } : {}),
     ...(lastError ? { lastError } : {}),
-  };
+  } as JobInfo;
 }
 
 /** A budget time that says when a job may start: kept when it is later than now. */

@@ -21,7 +21,7 @@ export interface TimelineEvent {
 }
 
 /** A job with everything its rows say: `getJob()`'s view plus the timeline and who runs it. */
-export interface JobDetail extends JobInfo {
+export type JobDetail = JobInfo & {
   /** Oldest first. Only the current state's moment is known for states the job has left. */
   readonly timeline: readonly TimelineEvent[];
   /** State `claimed`: the process running it; null when that process's row is gone. */
@@ -30,7 +30,7 @@ export interface JobDetail extends JobInfo {
   readonly blockedUntil?: Date;
   /** Set when a recurring task's tick enqueued the job. */
   readonly recurring?: { readonly taskKey: string; readonly runAt: Date };
-}
+};
 
 /**
  * A job and its timeline: the job row (through {@link findJobInfo}), then its execution row's

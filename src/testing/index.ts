@@ -5,6 +5,8 @@
 export {
   createTestQueue,
   TestQueue,
+  type AnyEnqueuedFilter,
+  type ArgumentsPattern,
   type EnqueuedFilter,
   type RunAllOptions,
   type TestQueueOptions,

@@ -11,9 +11,10 @@ import { rejectUnknownKeys } from "../option-checks.js";
 import { resolveRecurringTasks, type RecurringTasksOptions } from "../definitions/recurring-task.js";
 import { Scheduler } from "../roles/scheduler.js";
 import { describeJobs, matches, show } from "./matching.js";
+import type { JobName, NamesJobs } from "../definitions/job-names.js";
 
 /** Which enqueued jobs `enqueued`, `assertEnqueued` and `refuteEnqueued` look at. Every key is optional. */
-export interface EnqueuedFilter {
+export interface AnyEnqueuedFilter {
   /** The job's name. */
   readonly name?: string;
   /** Arguments the job's must hold: equal, or for objects the keys given (see docs/testing-apps.md). */
@@ -21,6 +22,34 @@ export interface EnqueuedFilter {
   /** The job's queue. */
   readonly queue?: string;
 }
+
+/**
+ * A filter of `enqueued`, `assertEnqueued` and `refuteEnqueued`. For a FirmQueue with a `Jobs`
+ * map, `name` is one of its names and `args` a pattern of that job's arguments (any of their
+ * keys, each a pattern of its value); without one, as {@link AnyEnqueuedFilter}.
+ */
+// biome-ignore lint/suspicious/noExplicitAny: as FirmQueue's default: no map
+export type EnqueuedFilter<Jobs extends object = any> =
+  NamesJobs<Jobs> extends true
+    ?
+        | {
+            readonly [Name in JobName<Jobs>]: {
+              readonly name: Name;
+              readonly args?: ArgumentsPattern<Jobs[Name]>;
+              readonly queue?: string;
+            };
+          }[JobName<Jobs>]
+        | { readonly name?: undefined; readonly queue?: string }
+    : AnyEnqueuedFilter;
+
+/** What `args` of a filter may give of arguments of type `T`: equal values, any keys of objects, arrays item by item. */
+export type ArgumentsPattern<T> = T extends string | number | boolean | bigint | Date | null | undefined
+  ? T
+  : T extends readonly (infer Item)[]
+    ? readonly ArgumentsPattern<Item>[]
+    : T extends object
+      ? { readonly [Key in keyof T]?: ArgumentsPattern<T[Key]> }
+      : T;
 
 /** Options of {@link createTestQueue}. */
 export interface TestQueueOptions {
@@ -40,19 +69,24 @@ const RUN_KEYS = new Set(["limit"]);
 
 /**
  * A FirmQueue under test, with no worker running: see what the code under test enqueued, run it
- * when the test says so, and move the queue's clock. Made by {@link createTestQueue}.
+ * when the test says so, and move the queue's clock. Made by {@link createTestQueue}. `Jobs`: the
+ * FirmQueue's map of job names to argument types, which types the filters.
  */
-export class TestQueue {
+// biome-ignore lint/suspicious/noExplicitAny: as FirmQueue's default: no map
+export class TestQueue<Jobs extends object = any> {
   private constructor(
     /** The FirmQueue the test enqueues on (the application's, or a fresh in-memory one). */
-    readonly firm: FirmQueue,
+    readonly firm: FirmQueue<Jobs>,
     private readonly database: Database,
     private readonly scheduler: Scheduler,
     private readonly ownsFirm: boolean,
   ) {}
 
   /** @internal Use {@link createTestQueue}. */
-  static async create(firm: FirmQueue | undefined, options: TestQueueOptions = {}): Promise<TestQueue> {
+  static async create<Jobs extends object>(
+    firm: FirmQueue<Jobs> | undefined,
+    options: TestQueueOptions = {},
+  ): Promise<TestQueue<Jobs>> {
     rejectUnknownKeys(options, OPTION_KEYS, "createTestQueue option");
     if (firm !== undefined && !FirmQueue.isFirmQueue(firm))
       throw new ConfigurationError("createTestQueue() takes a FirmQueue (or nothing, for one on in-memory SQLite)");
@@ -82,7 +116,9 @@ export class TestQueue {
   }
 
   /** The jobs enqueued and not yet run (ready, scheduled or blocked) that match `filter`, in the order they were enqueued. */
-  async enqueued(filter: EnqueuedFilter = {}): Promise<WaitingJob[]> {
+  async enqueued(typedFilter: EnqueuedFilter<Jobs> = {}): Promise<WaitingJob[]> {
+    // Every form of the typed filter is one of these; the checks and the query take it so.
+    const filter: AnyEnqueuedFilter = typedFilter;
     checkFilter(filter, "enqueued");
     const jobs = await listWaitingJobs(this.database.db, {
       ...(filter.name === undefined ? {} : { name: filter.name }),
@@ -95,7 +131,10 @@ export class TestQueue {
    * Fail (an AssertionError) unless a job matching `filter` is enqueued; with `count`, unless
    * exactly that many are. The message lists what is enqueued instead. Returns the matching jobs.
    */
-  async assertEnqueued(filter: EnqueuedFilter = {}, options: { readonly count?: number } = {}): Promise<WaitingJob[]> {
+  async assertEnqueued(
+    filter: EnqueuedFilter<Jobs> = {},
+    options: { readonly count?: number } = {},
+  ): Promise<WaitingJob[]> {
     const found = await this.enqueued(filter);
     const wanted = options.count;
     if (wanted === undefined ? found.length > 0 : found.length === wanted) return found;
@@ -110,7 +149,7 @@ export class TestQueue {
   }
 
   /** Fail (an AssertionError) if a job matching `filter` is enqueued; the message lists the ones found. */
-  async refuteEnqueued(filter: EnqueuedFilter = {}): Promise<void> {
+  async refuteEnqueued(filter: EnqueuedFilter<Jobs> = {}): Promise<void> {
     const found = await this.enqueued(filter);
     if (found.length === 0) return;
     throw new AssertionError({
@@ -180,11 +219,15 @@ export class TestQueue {
  * A {@link TestQueue} on `firm` (migrated first), or on a new FirmQueue on an in-memory SQLite
  * database when none is given: define jobs on `testQueue.firm` then.
  */
-export function createTestQueue(firm?: FirmQueue, options?: TestQueueOptions): Promise<TestQueue> {
+// biome-ignore lint/suspicious/noExplicitAny: as FirmQueue's default: no map
+export function createTestQueue<Jobs extends object = any>(
+  firm?: FirmQueue<Jobs>,
+  options?: TestQueueOptions,
+): Promise<TestQueue<Jobs>> {
   return TestQueue.create(firm, options);
 }
 
-function checkFilter(filter: EnqueuedFilter, where: string): void {
+function checkFilter(filter: AnyEnqueuedFilter, where: string): void {
   rejectUnknownKeys(filter, FILTER_KEYS, `${where} filter`);
   for (const key of ["name", "queue"] as const) {
     if (filter[key] !== undefined && typeof filter[key] !== "string")
