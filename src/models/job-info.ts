@@ -97,9 +97,19 @@ export interface ThrottledJobInfo extends JobInfoCommon, OtherStatesFields<"resu
   readonly rateLimit: JobBudgetWait;
 }
 
-/** A job due later (`scheduled`), waiting for a concurrency slot (`blocked`), or running (`claimed`). */
-export interface WaitingOrRunningJobInfo extends JobInfoCommon, OtherStatesFields<"result" | "error" | "rateLimit"> {
-  readonly state: "scheduled" | "blocked" | "claimed";
+/** A job due later: at its `wait` or `at`, its retry, or its recurring task's time. */
+export interface ScheduledJobInfo extends JobInfoCommon, OtherStatesFields<"result" | "error" | "rateLimit"> {
+  readonly state: "scheduled";
+}
+
+/** A job waiting for a slot of its concurrency limit. */
+export interface BlockedJobInfo extends JobInfoCommon, OtherStatesFields<"result" | "error" | "rateLimit"> {
+  readonly state: "blocked";
+}
+
+/** A job a worker has claimed and runs. */
+export interface ClaimedJobInfo extends JobInfoCommon, OtherStatesFields<"result" | "error" | "rateLimit"> {
+  readonly state: "claimed";
 }
 
 /** A job that ran out of attempts and waits in failed jobs to be retried or discarded. */
@@ -143,7 +153,9 @@ export type JobInfo<Result = unknown> =
   | PendingJobInfo
   | ReadyJobInfo
   | ThrottledJobInfo
-  | WaitingOrRunningJobInfo
+  | ScheduledJobInfo
+  | BlockedJobInfo
+  | ClaimedJobInfo
   | FailedStateJobInfo
   | FinishedJobInfo<Result>
   | CancelledJobInfo<Result>;
