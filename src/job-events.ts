@@ -81,6 +81,24 @@ export interface JobEventMap {
   readonly "job.blocked": JobEventBase & { readonly concurrencyKey: string };
   /** A blocked job took a freed slot and is ready (in the process whose job freed the slot). */
   readonly "job.unblocked": JobEventBase & { readonly concurrencyKey: string };
+  /**
+   * The job waits for a rate-limit budget (docs/rate-limits.md): held at dispatch because it has
+   * a limit of its own (at enqueue, when due, when a concurrency slot is handed to it), or put
+   * back because its handler threw a `RateLimitedError` (then also `error`, `attempt` and
+   * `processId`; no attempt is counted).
+   */
+  readonly "job.rateLimited": JobEventBase & {
+    /** The budget it waits for; null for a RateLimitedError of a job with no budget (it waits alone). */
+    readonly budget: string | null;
+    /**
+     * When it may start: the budget's reopening after a RateLimitedError; null when it waits for
+     * room in its budget's window.
+     */
+    readonly mayStartAt: Date | null;
+    readonly error?: unknown;
+    readonly attempt?: number;
+    readonly processId?: number;
+  };
   /** The attempt ran past the definition's `timeout`: it fails (then `job.retrying` or `job.failed`). */
   readonly "job.timed_out": JobAttemptEvent & { readonly timeoutMs: number };
   /**
@@ -108,6 +126,7 @@ export const JOB_EVENT_NAMES: readonly JobEventName[] = Object.freeze([
   "job.dropped",
   "job.blocked",
   "job.unblocked",
+  "job.rateLimited",
   "job.timed_out",
   "job.released",
   "job.cancelled",

@@ -6,7 +6,15 @@
  */
 
 /** A counter of jobs, by queue and job name. */
-export type JobCounter = "enqueued" | "finished" | "failed" | "retried" | "abandoned" | "dropped" | "cancelled";
+export type JobCounter =
+  | "enqueued"
+  | "finished"
+  | "failed"
+  | "retried"
+  | "abandoned"
+  | "dropped"
+  | "cancelled"
+  | "rateLimited";
 
 /** A histogram of jobs, by queue and job name, in seconds. */
 export type JobHistogram = "runTime" | "queueWait";

@@ -27,6 +27,10 @@ export const COUNTER_METRICS: Readonly<Record<JobCounter, { readonly name: strin
     name: "firm_queue_jobs_cancelled_total",
     help: "Jobs cancelled, waiting or claimed, as this process recorded them, by queue and job name.",
   },
+  rateLimited: {
+    name: "firm_queue_jobs_rate_limited_total",
+    help: "Jobs held for a rate-limit budget or put back by a RateLimitedError, by queue and job name.",
+  },
 };
 
 /** The histograms, by the name the samples use. */
@@ -49,6 +53,10 @@ export const GAUGE_METRICS = {
     help: "Seconds the oldest ready job of the queue has waited; 0 when none is ready.",
   },
   paused: { name: "firm_queue_queue_paused", help: "1 when the queue is paused." },
+  waitingForBudget: {
+    name: "firm_queue_jobs_waiting_for_budget",
+    help: "Due jobs waiting for a rate-limit budget of their own, by queue.",
+  },
   processes: {
     name: "firm_queue_processes",
     help: "Registered processes heartbeating within the alive threshold, by kind.",
@@ -126,6 +134,15 @@ export function gaugeFamilies(reading: GaugeReading | null): MetricFamily[] {
         name: GAUGE_METRICS.latency.name,
         labels: { queue: queue.name },
         value: queue.latency / 1000,
+      })),
+    },
+    {
+      ...GAUGE_METRICS.waitingForBudget,
+      type: "gauge",
+      samples: reading.queues.map((queue) => ({
+        name: GAUGE_METRICS.waitingForBudget.name,
+        labels: { queue: queue.name },
+        value: queue.throttled,
       })),
     },
     {

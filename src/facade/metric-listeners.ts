@@ -33,6 +33,7 @@ export function countJobEvents(events: JobEvents, samples: MetricSamples): () =>
     events.on("job.abandoned", attemptEnded("abandoned")),
     events.on("job.dropped", (event) => samples.count("dropped", event.queue, event.job)),
     events.on("job.cancelled", (event) => samples.count("cancelled", event.queue, event.job)),
+    events.on("job.rateLimited", (event) => samples.count("rateLimited", event.queue, event.job)),
   ];
   return () => {
     for (const stop of stops) stop();

@@ -117,6 +117,15 @@ async function routeReady(
     [...waiting].filter((key) => !definitions.has(key)),
     now,
   );
+  for (const job of throttled) {
+    context.moves?.noteRateLimited({
+      jobId: job.id,
+      job: job.className,
+      queue: job.queueName,
+      budget: job.rateLimitKey!,
+      mayStartAt: null,
+    });
+  }
   await insertThrottledExecutions(
     trx,
     throttled.map((job) => ({

@@ -19,6 +19,8 @@ export interface RateLimitedOutcome {
   readonly budget: string | null;
   /** Until when the budget is closed (or, without a budget, when the job is due again). */
   readonly until: Date;
+  /** The attempt the handler made (not counted). */
+  readonly attempt: number;
 }
 
 /**
@@ -76,8 +78,21 @@ export async function releaseRateLimited(
       // After the requeue, which marks the budget as having a waiting job from now on.
       if (budget !== null) await closeBudget(trx, budget, until, now);
     }
-    return { jobId, name: row.class_name, queue: row.queue_name, budget, until };
+    return { jobId, name: row.class_name, queue: row.queue_name, budget, until, attempt: row.attempts + 1 };
   });
   moves?.emit(policies.events);
+  if (outcome !== null && policies.events.has("job.rateLimited")) {
+    const { jobId: id, name, queue, budget, until, attempt } = outcome;
+    policies.events.emit("job.rateLimited", {
+      jobId: id,
+      job: name,
+      queue,
+      budget,
+      mayStartAt: until,
+      error,
+      attempt,
+      processId,
+    });
+  }
   return outcome;
 }

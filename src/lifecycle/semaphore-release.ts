@@ -73,6 +73,10 @@ export async function promoteNextBlocked(
   if (next.rateLimitKey === null) await insertReadyExecutions(trx, [promoted], now);
   else await waitForBudget(trx, [{ ...promoted, budgetKey: next.rateLimitKey }], now);
   context.moves?.noteUnblocked({ jobId: next.jobId, job: next.jobName, queue: next.queueName, concurrencyKey: key });
+  if (next.rateLimitKey !== null) {
+    const held = { jobId: next.jobId, job: next.jobName, queue: next.queueName };
+    context.moves?.noteRateLimited({ ...held, budget: next.rateLimitKey, mayStartAt: null });
+  }
   return next.jobId;
 }
 
