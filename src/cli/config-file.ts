@@ -2,6 +2,7 @@ import { existsSync } from "node:fs";
 import { dirname, resolve } from "node:path";
 import { pathToFileURL } from "node:url";
 import { ConfigurationError } from "../errors.js";
+import { shown } from "../shown-value.js";
 
 /** File names `firm-queue start` and `check` look for in the current directory, in this order. */
 export const CONFIG_FILE_NAMES = [
@@ -48,11 +49,23 @@ export async function loadConfigFile(path: string): Promise<LoadedConfigFile> {
   try {
     exports = (await jiti.import(path)) as Record<string, unknown>;
   } catch (error) {
-    throw new ConfigurationError(`Could not load config file ${path}: ${(error as Error).message}`, { cause: error });
+    // One line: a parse error's message puts the file's line and column on a line of its own.
+    const reason = (error as Error).message.replace(/\s*\n\s*/g, " ");
+    throw new ConfigurationError(`Could not load config file ${path}: ${reason}`, { cause: error });
   }
   let contents = exports?.default;
   if (contents === undefined)
     throw new ConfigurationError(`Config file ${path} has no default export: export default { … }`);
-  if (typeof contents === "function") contents = await (contents as () => unknown)();
+  if (typeof contents === "function") {
+    try {
+      contents = await (contents as () => unknown)();
+    } catch (error) {
+      // The app's own code failed: say where, as one line, instead of a stack from inside the CLI.
+      const reason = error instanceof Error ? `${error.name}: ${error.message}` : shown(error);
+      throw new ConfigurationError(`Config file ${path}: its default-exported function threw ${reason}`, {
+        cause: error,
+      });
+    }
+  }
   return { path, contents };
 }
