@@ -19,15 +19,24 @@ export function describeError(error: unknown): StoredError {
 /** The stored error of a failed execution or `last_error`, or null when absent or unreadable. */
 export function parseStoredError(text: string | null): StoredError | null {
   if (text === null) return null;
+  let parsed: unknown;
   try {
-    return JSON.parse(text) as StoredError;
+    parsed = JSON.parse(text);
   } catch {
     return { name: "Error", message: text };
   }
+  // Text not of the shape firm-queue writes (altered by hand, or another program's) is shown as it is.
+  if (!looksStored(parsed)) return { name: "Error", message: text };
+  const stored: StoredError = { name: parsed.name, message: parsed.message };
+  return typeof parsed.stack === "string" ? { ...stored, stack: parsed.stack } : stored;
 }
 
 /** Move a job to failed executions; `errorJson` is a {@link StoredError} as JSON. */
 export async function insertFailedExecution(trx: Db, jobId: number, errorJson: string, now: Date): Promise<void> {
+  // A job that just ran has no failed row, unless one was written behind firm-queue's back: the
+  // new failure replaces it, where the unique job_id would refuse the insert on every retry of
+  // the outcome writer, and the worker would hold the job claimed for ever.
+  await trx.deleteFrom("firm_queue_failed_executions").where("job_id", "=", jobId).execute();
   await trx
     .insertInto("firm_queue_failed_executions")
     .values({ job_id: jobId, error: errorJson, created_at: now })

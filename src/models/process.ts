@@ -102,7 +102,24 @@ export function toProcessRow(row: Selectable<ProcessesTable>): ProcessRow {
     pid: Number(row.pid),
     hostname: row.hostname ?? "",
     supervisorId: row.supervisor_id === null ? null : Number(row.supervisor_id),
-    metadata: row.metadata ? (JSON.parse(row.metadata) as Record<string, unknown>) : {},
+    metadata: parseMetadata(row.metadata),
     lastHeartbeatAt: toDate(row.last_heartbeat_at),
   };
+}
+
+/**
+ * A process row's metadata: the object its role registered, or, when the stored text is not a
+ * JSON object (altered by hand), that text under `unreadableMetadata`. Every reader of process
+ * rows (crash recovery among them) goes through here, and a damaged row must not stop them.
+ */
+function parseMetadata(text: string | null): Record<string, unknown> {
+  if (!text) return {};
+  try {
+    const parsed: unknown = JSON.parse(text);
+    if (typeof parsed === "object" && parsed !== null && !Array.isArray(parsed))
+      return parsed as Record<string, unknown>;
+  } catch {
+    // Shown below as it is.
+  }
+  return { unreadableMetadata: text };
 }
