@@ -170,6 +170,27 @@ describeEachDatabase("batches (firm.batch)", (env) => {
     expect(await firm.getBatch(batch.id)).toMatchObject({ state: "cancelled", finished: 1, cancelled: 1 });
   });
 
+  it("jobs discarded by queues.clear count as cancelled in their batch, and their dependents are cancelled", async () => {
+    const firm = env.firm();
+    const callbacks: string[] = [];
+    firm.defineJob("step", async () => {});
+    firm.defineJob("finished", async () => void callbacks.push("finished"));
+    const batch = await firm.batch(
+      [
+        { name: "step", args: null },
+        { name: "step", args: null, options: { queue: "doomed" } },
+      ],
+      { onFinish: { name: "finished", args: null } },
+    );
+    const dependent = await firm.enqueue("step", null, { dependsOn: [batch.jobs[1]!.id!] });
+    expect(await firm.queues.clear("doomed")).toBe(1);
+    expect(await firm.getBatch(batch.id)).toMatchObject({ state: "pending", pending: 1, cancelled: 1 });
+    expect((await firm.getJob(dependent.id!))?.state).toBe("cancelled");
+    await firm.drain();
+    expect(callbacks).toEqual(["finished"]);
+    expect(await firm.getBatch(batch.id)).toMatchObject({ state: "cancelled", finished: 1, cancelled: 1 });
+  });
+
   it("counts ends with finished jobs deleted as they finish (preserveFinishedJobs: false)", async () => {
     const firm = env.firm({ preserveFinishedJobs: false });
     const callbacks: string[] = [];

@@ -5,6 +5,7 @@ import { releaseJobKeys } from "../models/job-key.js";
 import type { JobPolicies } from "../definitions/job-policies.js";
 import { dispatchContext } from "../lifecycle/dispatch-context.js";
 import { compareKeys, releaseSemaphoreAndPromote, slotHolderOf } from "../lifecycle/semaphore-release.js";
+import { releaseDependents } from "../lifecycle/dependency-release.js";
 
 /** The tables of jobs waiting to start that clearing a queue empties: ready, and waiting for a rate-limit budget. */
 const WAITING_TABLES = ["firm_queue_ready_executions", "firm_queue_throttled_executions"] as const;
@@ -14,8 +15,8 @@ type WaitingTable = (typeof WAITING_TABLES)[number];
  * Discard the jobs of `queueName` that wait to start when the call starts (ready, or waiting
  * for their rate-limit budget), `batchSize` per short transaction. Rows a worker is claiming at
  * that moment are skipped (they are about to run); the slots the discarded jobs held are given
- * up. Each job goes with its row (the waiting row is deleted with the job). Returns how many
- * jobs were discarded.
+ * up. Each job goes with its row (the waiting row is deleted with the job); jobs that depend on
+ * one, and its batch, count it as cancelled. Returns how many jobs were discarded.
  */
 export async function discardReadyJobs(
   database: Database,
@@ -58,7 +59,7 @@ async function discardFrom(
         // Typed as the ready table: the query reads only job_id and queue_name, which both tables have.
         .selectFrom(`${table} as r` as "firm_queue_ready_executions as r")
         .innerJoin("firm_queue_jobs as j", "j.id", "r.job_id")
-        .select(["r.job_id", "j.class_name", "j.concurrency_key", "j.semaphore_id"])
+        .select(["r.job_id", "j.class_name", "j.concurrency_key", "j.semaphore_id", "j.has_dependents"])
         .where("r.queue_name", "=", queueName)
         .where("r.job_id", ">", afterId)
         .where("r.job_id", "<=", lastId)
@@ -75,6 +76,9 @@ async function discardFrom(
         .map(slotHolderOf)
         .sort((a, b) => compareKeys(a.concurrencyKey!, b.concurrencyKey!));
       for (const holder of holders) await releaseSemaphoreAndPromote(trx, context, holder, now);
+      // A discarded job never ends: its dependents take it as cancelled, and so does its batch.
+      const told = rows.filter((row) => row.has_dependents !== 0).map((row) => Number(row.job_id));
+      if (told.length > 0) await releaseDependents(trx, context, told, "cancelled", now);
       return { deleted, seen: ids.length, nextAfter: ids.length ? Math.max(...ids) : lastId };
     });
     total += deleted;
