@@ -152,6 +152,7 @@ export type {
   ListJobsOptions,
   ThroughputOptions,
   QueueThroughputOptions,
+  RateLimitsOptions,
   RecurringTaskDetail,
 } from "./facade/job-inspection.js";
 export type { JobSummary, JobPage } from "./models/job-listing.js";
@@ -161,6 +162,7 @@ export type { ProcessDetail } from "./models/process-listing.js";
 export type { ProcessRow, ProcessKind } from "./models/process.js";
 export type { RecurringRun } from "./models/recurring-runs.js";
 export type { SemaphoreUsage } from "./models/semaphore-usage.js";
+export type { RateBudgetUsage } from "./models/rate-budget-listing.js";
 export type { ThroughputBucket } from "./models/throughput.js";
 export type { QueueThroughput } from "./models/queue-throughput.js";
 export { InvalidCursorError } from "./models/job-cursor.js";

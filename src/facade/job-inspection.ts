@@ -12,6 +12,7 @@ import { listProcessHeartbeats, type ProcessHeartbeat } from "../models/process-
 import { countJobsByQueue, type QueueCounts } from "../models/queue-counts.js";
 import { latestRecurringRuns, type RecurringRun } from "../models/recurring-runs.js";
 import { listSemaphoreUsage, type SemaphoreUsage } from "../models/semaphore-usage.js";
+import { listRateBudgets, type RateBudgetUsage } from "../models/rate-budget-listing.js";
 import { throughputBuckets, type ThroughputBucket } from "../models/throughput.js";
 import { queueThroughput, type QueueThroughput } from "../models/queue-throughput.js";
 import type { RecurringOperations, RecurringTaskInfo } from "./recurring-operations.js";
@@ -65,6 +66,12 @@ export interface QueueThroughputOptions {
   readonly enqueuedUpTo?: number | undefined;
 }
 
+/** Options of `firm.inspect.rateLimits()`. */
+export interface RateLimitsOptions {
+  /** Most budgets listed, in key order, 1 to 1,000. Default 100. */
+  readonly limit?: number | undefined;
+}
+
 /** A recurring task with its latest runs. */
 export interface RecurringTaskDetail extends RecurringTaskInfo {
   /** The latest runs (ticks and run-now), newest first. */
@@ -85,6 +92,7 @@ const JOBS_KEYS = new Set(["state", "queue", "name", "key", "from", "to", "limit
 const COUNT_KEYS = new Set(["state", "queue", "name", "key", "from", "to", "upTo"]);
 const THROUGHPUT_KEYS = new Set(["buckets", "bucketMs"]);
 const QUEUE_THROUGHPUT_KEYS = new Set(["windowMs", "enqueuedUpTo"]);
+const RATE_LIMITS_KEYS = new Set(["limit"]);
 
 /**
  * `firm.inspect`: read-only views of the queue for dashboards, scripts and alerts. Nothing here
@@ -192,6 +200,20 @@ export class JobInspection {
   /** Every concurrency key in use or with waiting jobs: limit, free and used slots, running jobs, blocked jobs. */
   async semaphores(): Promise<SemaphoreUsage[]> {
     return listSemaphoreUsage(await this.db(), { blockedPerKey: 10, runningLimit: 5000, limitOf: this.limitOf });
+  }
+
+  /**
+   * The rate-limit budgets (docs/rate-limits.md), in key order: each one's limit and period, the
+   * starts in its current window, the jobs waiting for it, and when it reopens if it is full or
+   * closed now (null: it has room). Windows are counted on the database clock.
+   */
+  async rateLimits(options: RateLimitsOptions = {}): Promise<RateBudgetUsage[]> {
+    rejectUnknownKeys(options, RATE_LIMITS_KEYS, "inspect.rateLimits option");
+    const limit = positiveInteger(options.limit ?? 100, "inspect.rateLimits option limit");
+    if (limit > 1000)
+      throw new ConfigurationError(`inspect.rateLimits option limit must be at most 1000, got ${limit}`);
+    const database = await this.reads.database();
+    return listRateBudgets(database.db, database.clock.now(), limit);
   }
 
   /** Jobs finished and failed per bucket (default: per minute over the last hour), oldest first. */
