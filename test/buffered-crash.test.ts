@@ -4,6 +4,7 @@ import { join } from "node:path";
 import { expect, it } from "vitest";
 import { countRows, describeEachDatabase, waitFor } from "./support/harness.js";
 import { spawnNode } from "./support/processes.js";
+import { toDate } from "../src/database/schema.js";
 
 describeEachDatabase("a crash with jobs claimed ahead", (env) => {
   // Crash recovery used to count an attempt for every claim of the dead worker, those waiting in
@@ -50,6 +51,47 @@ describeEachDatabase("a crash with jobs claimed ahead", (env) => {
     const rows = await db.selectFrom("firm_queue_jobs").select(["id", "attempts"]).where("id", "in", ids).execute();
     expect(rows.filter((row) => !failed.includes(Number(row.id))).every((row) => row.attempts === 1)).toBe(true);
   }, 120_000);
+
+  // The claim marks the jobs it hands to free slots; one that starts later, from the buffer, is
+  // marked in the write that records the finish which freed its slot (no commit of its own).
+  it("marks a job that starts from the buffer in the same write as the finish before it", async () => {
+    const firm = env.firm();
+    const started: number[] = [];
+    const job = firm.defineJob("mark-probe", async ({ hold }: { hold: boolean }, context) => {
+      started.push(context.jobId);
+      if (hold) await new Promise((resolve) => context.signal.addEventListener("abort", resolve));
+    });
+    const [first, second, third] = (await job.enqueueAll([{ hold: false }, { hold: true }, { hold: false }])).map(
+      (result) => Number(result.id),
+    ) as [number, number, number];
+    const db = await env.db();
+    const claimOf = (jobId: number) =>
+      db
+        .selectFrom("firm_queue_claimed_executions")
+        .select("started_at")
+        .where("job_id", "=", jobId)
+        .executeTakeFirst();
+    const supervisor = await firm.start({ workers: [{ concurrency: 1, prefetch: 5, pollingInterval: 50 }] });
+    try {
+      await waitFor(
+        async () => started.includes(second) && (await claimOf(second))?.started_at != null,
+        10_000,
+        "the held job started and marked",
+      );
+      const finished = await db
+        .selectFrom("firm_queue_jobs")
+        .select("finished_at")
+        .where("id", "=", first)
+        .executeTakeFirst();
+      // One statement's clock: the finish of the first job and the mark of the second.
+      expect(toDate((await claimOf(second))!.started_at!).getTime()).toBe(toDate(finished!.finished_at!).getTime());
+      // The third waits in the buffer, unmarked: a crash now would put it back in line as it was.
+      expect(await claimOf(third)).toEqual({ started_at: null });
+      expect(started).toEqual([first, second]);
+    } finally {
+      await supervisor.stop();
+    }
+  });
 
   async function finishedCount(ids: readonly number[]): Promise<number> {
     const db = await env.db();

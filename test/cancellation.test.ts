@@ -184,7 +184,7 @@ describeEachDatabase("cancellation and crash recovery", (env) => {
     const id = await enqueued(firm.enqueue("work", null));
     const database = await firm.database();
     const processId = await registerProcess(database.db, { kind: "Worker", name: "w" }, new Date());
-    const [claimed] = await claimJobs(database, new QueueSelector("*"), 1, processId, () => {});
+    const [claimed] = await claimJobs(database, new QueueSelector("*"), 1, processId);
     expect(Number(claimed!.id)).toBe(id);
     expect(await firm.jobs.cancel(id)).toBe("cancelling");
     // Its process died: crash recovery records the claim as a failed attempt.
@@ -202,7 +202,7 @@ describeEachDatabase("cancellation and crash recovery", (env) => {
     const other = await enqueued(firm.enqueue("work", null));
     const database = await firm.database();
     const processId = await registerProcess(database.db, { kind: "Worker", name: "w" }, new Date());
-    await claimJobs(database, new QueueSelector("*"), 2, processId, () => {});
+    await claimJobs(database, new QueueSelector("*"), 2, processId);
     expect(await firm.jobs.cancel(id)).toBe("cancelling");
     const policies = (firm as unknown as { policies: JobPolicies }).policies;
     expect((await releaseClaims(database, policies, processId, [id, other])).sort()).toEqual([id, other].sort());

@@ -27,6 +27,7 @@ describeEachDatabase("claim and finish statements: guard cases", (env) => {
     const claimed = await database.dialect.claimReady?.(database.db, {
       exclude: [],
       limit: 10,
+      startNow: 0,
       processId,
       now: new Date(),
     });

@@ -75,9 +75,10 @@ describeEachDatabase("claim and finish statements", (env) => {
       [ownStatement!, first, 1],
       [portable!, second, 2],
     ] as const) {
-      // PostgreSQL's statement hands its rows on as the driver made them, with the claim's two counts.
+      // PostgreSQL's statement hands its rows on as the driver made them, with the claim's two
+      // counts; every claim adds whether it marked the job started.
       const columns = Object.keys(row).filter((key) => key !== "picked_count" && key !== "alive");
-      expect(columns.sort()).toEqual([...CLAIMED_JOB_COLUMNS].sort());
+      expect(columns.sort()).toEqual([...CLAIMED_JOB_COLUMNS, "claim_started"].sort());
       expect(row).toMatchObject({ queue_name: "columns", class_name: "columns", priority: 3, attempts: 0 });
       expect(Number(row.id)).toBe(id);
       expect(JSON.parse(row.arguments!)).toEqual({ n });

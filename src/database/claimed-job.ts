@@ -34,7 +34,20 @@ export const CLAIMED_JOB_COLUMNS = [
  */
 export type ClaimedJob = Pick<Selectable<JobsTable>, (typeof CLAIMED_JOB_COLUMNS)[number]> & {
   result?: string | null;
+  /**
+   * Whether the claim itself marked this job started (`claimed_executions.started_at`): the claim
+   * took it for a free slot, and the worker must start it at once. Each database answers it in
+   * its own form (a boolean, or 1 and 0): read it through {@link markedAtClaim}. Absent or false:
+   * the job waits in the worker's buffer, and its start is marked when it starts.
+   */
+  readonly claim_started?: boolean | number | string | null;
 };
+
+/** Whether `job`'s claim was marked started when it was made (see {@link ClaimedJob.claim_started}). */
+export function markedAtClaim(job: ClaimedJob): boolean {
+  const flag = job.claim_started;
+  return flag === true || (flag !== false && flag != null && Number(flag) === 1);
+}
 
 /** The claimed-job columns of the jobs table as `alias`, for a claim's SELECT list. */
 export function claimedJobColumns(alias: string): RawBuilder<unknown> {

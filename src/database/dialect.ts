@@ -20,6 +20,11 @@ export interface ReadyClaim {
   readonly queue?: string;
   readonly exclude: readonly string[];
   readonly limit: number;
+  /**
+   * How many of the claimed jobs (the first, in claim order) go straight to free slots: their
+   * claims are written already marked started, and each is returned with `claim_started` set.
+   */
+  readonly startNow: number;
   readonly processId: number;
   readonly now: Date;
 }
@@ -47,6 +52,11 @@ export interface ReadyEnqueue {
 /** Successful attempts to record for one process (jobs without a concurrency key). */
 export interface FinishBatch {
   readonly jobIds: readonly number[];
+  /**
+   * Claims of this process (none among `jobIds`) whose handlers have started since they were
+   * claimed: marked started (`started_at`) in the same statement or transaction.
+   */
+  readonly startedIds: readonly number[];
   readonly processId: number;
   readonly now: Date;
   /** Keep finished jobs (`finished_at` set) rather than delete them. */

@@ -11,7 +11,9 @@ import { inOneBlock } from "./mysql-block.js";
  *   `FOR UPDATE SKIP LOCKED` (passing over rows other claimers hold) and their job ids kept in a
  *   session variable, only when the process row exists;
  * - the claims are inserted, the jobs read and the ready rows deleted through that list
- *   (`JSON_TABLE`, with `STRAIGHT_JOIN` so no other row is visited).
+ *   (`JSON_TABLE`, with `STRAIGHT_JOIN` so no other row is visited). The list is in claim order,
+ *   so its first `startNow` entries are the claims that go straight to free slots: they are
+ *   written marked started and read back with `claim_started` 1.
  * The list comes from the locking read itself. It used to be read back from the process's claims
  * whose ready row was still there, an index range that a long-lived process fills with its
  * finished claims, deleted but not yet purged by InnoDB, which every claim walked. The jobs come
@@ -22,18 +24,20 @@ import { inOneBlock } from "./mysql-block.js";
  */
 export async function claimReadyOnMariadb(db: Db, claim: ReadyClaim): Promise<ReadyClaimResult> {
   const filters = claimFilters(claim);
-  const claimed = sql`JSON_TABLE(@claimed_job_ids, '$[*]' COLUMNS (job_id BIGINT PATH '$')) t`;
+  const claimed = sql`JSON_TABLE(@claimed_job_ids, '$[*]' COLUMNS (n FOR ORDINALITY, job_id BIGINT PATH '$')) t`;
   const [self, jobs] = (await inOneBlock(
     db,
     sql`SELECT id FROM firm_queue_processes WHERE id = ${claim.processId} LOCK IN SHARE MODE;
-      SELECT JSON_ARRAYAGG(picked.job_id) INTO @claimed_job_ids FROM (
-        SELECT r.job_id FROM firm_queue_ready_executions r ${claimIndex(claim)}
+      SELECT JSON_ARRAYAGG(picked.job_id ORDER BY picked.priority, picked.job_id) INTO @claimed_job_ids FROM (
+        SELECT r.job_id, r.priority FROM firm_queue_ready_executions r ${claimIndex(claim)}
         WHERE EXISTS (SELECT 1 FROM firm_queue_processes WHERE id = ${claim.processId}) ${filters}
         ORDER BY r.priority, r.job_id LIMIT ${claim.limit}
         FOR UPDATE SKIP LOCKED) picked;
-      INSERT INTO firm_queue_claimed_executions (job_id, process_id, created_at)
-        SELECT t.job_id, ${claim.processId}, ${claim.now} FROM ${claimed};
-      SELECT ${claimedJobColumns("j")} FROM ${claimed} STRAIGHT_JOIN firm_queue_jobs j ON j.id = t.job_id;
+      INSERT INTO firm_queue_claimed_executions (job_id, process_id, created_at, started_at)
+        SELECT t.job_id, ${claim.processId}, ${claim.now}, CASE WHEN t.n <= ${claim.startNow} THEN ${claim.now} END
+        FROM ${claimed};
+      SELECT ${claimedJobColumns("j")}, t.n <= ${claim.startNow} AS claim_started
+        FROM ${claimed} STRAIGHT_JOIN firm_queue_jobs j ON j.id = t.job_id;
       DELETE r FROM ${claimed} STRAIGHT_JOIN firm_queue_ready_executions r ON r.job_id = t.job_id;
       SET @claimed_job_ids = NULL`,
   )) as [unknown[], ClaimedJob[]];

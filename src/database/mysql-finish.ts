@@ -7,7 +7,9 @@ import { inOneBlock } from "./mysql-block.js";
  * transaction): the claims this process still holds among `jobIds` are locked and listed (the
  * stale-worker guard: only those jobs are touched), their jobs marked finished (or deleted when
  * finished jobs are not kept, which removes the claims by cascade), and the claims deleted.
- * Returns the ids recorded. For jobs without a concurrency key only (see `finishClaimedJobs`).
+ * The claims of `startedIds` (jobs that left the worker's buffer since the last batch) are marked
+ * started in the same block. Returns the ids recorded. For jobs without a concurrency key only
+ * (see `finishClaimedJobs`).
  *
  * The claims are found through the unique `job_id` index, one lookup per job, never through
  * `(process_id, job_id)`: a long-lived process's range there is mostly claims it has finished and
@@ -28,13 +30,19 @@ export async function finishOnMariadb(db: Db, batch: FinishBatch): Promise<numbe
     ? sql`UPDATE firm_queue_jobs j JOIN ${claims} ON c.job_id = j.id
         SET j.finished_at = ${batch.now}, j.updated_at = ${batch.now}, j.attempts = j.attempts + 1 WHERE ${held}`
     : sql`DELETE j FROM firm_queue_jobs j JOIN ${claims} ON c.job_id = j.id WHERE ${held}`;
+  const marks =
+    batch.startedIds.length === 0
+      ? sql``
+      : sql`; UPDATE firm_queue_claimed_executions SET started_at = ${batch.now}
+          WHERE job_id IN (${sql.join(batch.startedIds.map((id) => sql`${id}`))})
+          AND process_id = ${batch.processId} AND started_at IS NULL`;
   // With finished jobs deleted, their claims went with them (cascade); the claims of jobs left
   // for the portable path must stay, so the last DELETE joins the job rows that remain.
   const [recorded] = (await inOneBlock(
     db,
     sql`SELECT c.job_id FROM ${claims} STRAIGHT_JOIN firm_queue_jobs j ON j.id = c.job_id WHERE ${held} FOR UPDATE;
       ${outcome};
-      DELETE c FROM ${claims} JOIN firm_queue_jobs j ON j.id = c.job_id WHERE ${held}`,
+      DELETE c FROM ${claims} JOIN firm_queue_jobs j ON j.id = c.job_id WHERE ${held}${marks}`,
   )) as [{ job_id: number | string }[]];
   return recorded.map((row) => Number(row.job_id));
 }

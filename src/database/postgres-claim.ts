@@ -12,7 +12,9 @@ type ClaimRow = ClaimedJob & { readonly picked_count: number | string; readonly 
  * - `self` share-locks the claiming process's row, only when something was picked, so the pruner
  *   cannot fail these claims as orphans before they are committed (an empty poll locks nothing);
  * - `gone` deletes the picked ready rows, and only if `self` found the row; `claimed` records the
- *   claims from what `gone` returned.
+ *   claims from what `gone` returned, the first `startNow` of them in claim order (priority, job
+ *   id) already marked started: those go straight to free slots, and come back with
+ *   `claim_started` true.
  * The outer SELECT always yields a row, so the caller learns "rows were there but the process row
  * is gone" (picked_count > 0, alive = 0) as well as which jobs it claimed, with the columns of
  * `CLAIMED_JOB_COLUMNS` only.
@@ -43,13 +45,16 @@ export async function claimReadyInOneStatement(db: Db, claim: ReadyClaim): Promi
     ), gone AS (
       DELETE FROM firm_queue_ready_executions
       WHERE ctid = ANY(ARRAY(SELECT row_id FROM picked)) AND EXISTS (SELECT 1 FROM self)
-      RETURNING job_id
+      RETURNING job_id, priority
     ), claimed AS (
-      INSERT INTO firm_queue_claimed_executions (job_id, process_id, created_at)
-      SELECT job_id, ${claim.processId}, ${claim.now} FROM gone
-      RETURNING job_id
+      INSERT INTO firm_queue_claimed_executions (job_id, process_id, created_at, started_at)
+      SELECT job_id, ${claim.processId}, ${claim.now},
+        CASE WHEN row_number() OVER (ORDER BY priority, job_id) <= ${claim.startNow} THEN ${claim.now}::timestamptz END
+      FROM gone
+      RETURNING job_id, started_at
     )
-    SELECT s.picked_count, s.alive, ${CLAIMED_COLUMNS}
+    SELECT s.picked_count, s.alive, ${CLAIMED_COLUMNS},
+      j.id = ANY(ARRAY(SELECT job_id FROM claimed WHERE started_at IS NOT NULL)) AS claim_started
     FROM (SELECT (SELECT count(*) FROM picked) AS picked_count, (SELECT count(*) FROM self) AS alive) s
     LEFT JOIN firm_queue_jobs j ON j.id = ANY(ARRAY(SELECT job_id FROM claimed))
     ORDER BY j.priority, j.id`,

@@ -6,14 +6,17 @@ import { executePrepared } from "./postgres-prepared.js";
  * PostgreSQL's record of successful attempts in one statement (one round trip, one commit): the
  * claims this process still holds among `jobIds` are deleted (the stale-worker guard: only what
  * `removed` returns is touched), and those jobs are marked finished, or deleted when finished jobs
- * are not kept. Returns the ids recorded. For jobs without a concurrency key only: a slot to give
- * back needs the portable transaction (see `finishClaimedJobs`).
+ * are not kept; `marked` marks the claims of `startedIds` started (jobs that left the worker's
+ * buffer since the last batch: their marks cost no commit of their own). Returns the ids
+ * recorded. For jobs without a concurrency key only: a slot to give back needs the portable
+ * transaction (see `finishClaimedJobs`).
  *
  * A job that has dependents needs the portable transaction too (it releases them). The worker
  * sends those there itself, knowing from the claim; a dependent added while the job ran is caught
  * here: the UPDATE (or DELETE) of a job row another transaction changed since this statement
  * began re-reads the row as committed, and `0 / (1 - has_dependents)` then divides by zero, which
- * undoes the whole statement. Nothing is recorded and every job goes to the portable path. For a
+ * undoes the whole statement. Nothing is recorded (nor marked) and every job goes to the portable
+ * path, with the marks. For a
  * job without dependents the guard is one integer expression.
  */
 export async function finishInOneStatement(db: Db, batch: FinishBatch): Promise<number[]> {
@@ -24,6 +27,7 @@ export async function finishInOneStatement(db: Db, batch: FinishBatch): Promise<
     ? sql`UPDATE firm_queue_jobs j SET finished_at = ${batch.now}, updated_at = ${batch.now}, attempts = j.attempts + 1
           FROM removed WHERE j.id = removed.job_id AND 0 / (1 - j.has_dependents) = 0`
     : sql`DELETE FROM firm_queue_jobs j USING removed WHERE j.id = removed.job_id AND 0 / (1 - j.has_dependents) = 0`;
+  const started = `{${batch.startedIds.join(",")}}`;
   const statement = executePrepared(
     db,
     sql<{ job_id: number | string }>`
@@ -31,7 +35,10 @@ export async function finishInOneStatement(db: Db, batch: FinishBatch): Promise<
       DELETE FROM firm_queue_claimed_executions
       WHERE process_id = ${batch.processId} AND job_id = ANY(${ids}::bigint[])
       RETURNING job_id
-    ), recorded AS (${outcome})
+    ), recorded AS (${outcome}), marked AS (
+      UPDATE firm_queue_claimed_executions SET started_at = ${batch.now}
+      WHERE process_id = ${batch.processId} AND job_id = ANY(${started}::bigint[]) AND started_at IS NULL
+    )
     SELECT job_id FROM removed`,
   );
   const rows = await statement.then(

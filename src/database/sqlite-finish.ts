@@ -5,7 +5,8 @@ import type { Db, FinishBatch } from "./dialect.js";
  * SQLite's record of successful attempts, inside `transaction` (`BEGIN IMMEDIATE`): one
  * `DELETE … RETURNING` removes the claims this process still holds among `jobIds` (the
  * stale-worker guard: only the ids it returns are touched), then those jobs are marked finished,
- * or deleted when finished jobs are not kept. Returns the ids recorded. The ids travel as one JSON
+ * or deleted when finished jobs are not kept; the claims of `startedIds` (jobs that left the
+ * worker's buffer since the last batch) are marked started first. Returns the ids recorded. The ids travel as one JSON
  * array (`json_each`), so each statement's text, and its prepared statement, is the same for
  * every batch. For jobs without a concurrency key only (see `finishClaimedJobs`).
  *
@@ -19,6 +20,10 @@ export function finishOnSqlite(
   batch: FinishBatch,
 ): Promise<number[]> {
   return transaction(db, async (trx) => {
+    if (batch.startedIds.length > 0)
+      await sql`UPDATE firm_queue_claimed_executions SET started_at = ${batch.now}
+        WHERE process_id = ${batch.processId} AND job_id IN (SELECT value FROM json_each(${JSON.stringify(batch.startedIds)}))
+        AND started_at IS NULL`.execute(trx);
     const { rows: dependents } = await sql`SELECT 1 AS found FROM firm_queue_jobs
       WHERE id IN (SELECT value FROM json_each(${JSON.stringify(batch.jobIds)})) AND has_dependents = 1 LIMIT 1`.execute(
       trx,

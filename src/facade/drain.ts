@@ -87,21 +87,20 @@ export async function drainQueues(
     for (;;) {
       if (count >= (settings.limit ?? Number.POSITIVE_INFINITY)) return count;
       await budgets.refresh();
-      // Within budgets first, then the ordinary claim for the rest (leaving out the limited queues).
+      // Within budgets first, then the ordinary claim for the rest (leaving out the limited
+      // queues). Every job claimed runs at once: both claims mark them all started.
       const budgeted = budgets.mayHaveWork(scope) ? await budgets.claim(scope, settings.concurrency, processId) : [];
+      const rest = settings.concurrency - budgeted.length;
       const jobs = [
         ...budgeted,
-        ...(await claimJobs(
-          database,
-          selector,
-          settings.concurrency - budgeted.length,
-          processId,
-          (error) =>
+        ...(await claimJobs(database, selector, rest, processId, {
+          startNow: rest,
+          onLaterError: (error) =>
             settings.logger.warn("claiming from a later queue failed; running what was claimed, then trying again", {
               error,
             }),
-          (targets) => budgets.withoutLimitedQueues(targets),
-        )),
+          adjustTargets: (targets) => budgets.withoutLimitedQueues(targets),
+        })),
       ];
       if (jobs.length === 0) {
         if (settings.waitForBudgets === false || !(await budgets.waitingIn(scope))) return count;

@@ -28,8 +28,9 @@ export interface BudgetClaim {
  * its sliding window has room for, recording the starts in the same transaction. Job budgets
  * take from the throttled table; queue budgets (`queues`: the limited queues in the worker's
  * scope) from the ready rows of their queue. A job with its own budget in a limited queue
- * charges both, and starts only when both have room. The claim is the start: callers start these
- * jobs at once and never buffer them (docs/rate-limits.md).
+ * charges both, and starts only when both have room. The claim is the start: the claims are
+ * written marked started, and callers start these jobs at once and never buffer them
+ * (docs/rate-limits.md).
  */
 export async function claimWithinBudgets(
   trx: Db,
@@ -75,15 +76,20 @@ export async function claimWithinBudgets(
     .withShareLock(trx.selectFrom("firm_queue_processes").select("id").where("id", "=", processId))
     .executeTakeFirst();
   if (!self) throw new ProcessRowGoneError(processId);
+  // Marked started in the claim: these jobs start the moment it commits.
+  const claimedAt = clock();
   await trx
     .insertInto("firm_queue_claimed_executions")
-    .values(taken.map((jobId) => ({ job_id: jobId, process_id: processId, created_at: clock() })))
+    .values(
+      taken.map((jobId) => ({ job_id: jobId, process_id: processId, created_at: claimedAt, started_at: claimedAt })),
+    )
     .execute();
-  const jobs = await trx
+  const rows = await trx
     .selectFrom("firm_queue_jobs")
     .select([...CLAIMED_JOB_COLUMNS])
     .where("id", "in", taken)
     .execute();
+  const jobs: ClaimedJob[] = rows.map((row) => ({ ...row, claim_started: true }));
   // Charged at the latest moment before the commit (the handlers start right after it): a time
   // later than the real start only makes the next window of the budget wait a little longer.
   const startedAt = clock();

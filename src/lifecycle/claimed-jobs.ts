@@ -11,6 +11,7 @@ import { releaseDependents } from "./dependency-release.js";
 import { releaseJobKeys } from "../models/job-key.js";
 import { writeResults } from "../models/job-progress.js";
 import { endCancelled } from "./cancelled-release.js";
+import { markClaimsStarted } from "../models/claim-start.js";
 import {
   compareKeys,
   releaseSemaphoreAndPromote,
@@ -105,6 +106,10 @@ export async function requeueLockedClaims(
  * which), mark those jobs finished (or delete them when not preserving finished jobs), and hand
  * each one's concurrency slot to the next blocked job of its key. Returns the ids recorded; a job
  * missing from it had lost its claim, and nothing was changed for it.
+ *
+ * `startedIds` are claims of this process (of jobs not in `jobs`) whose handlers have started
+ * since they were claimed: they are marked started in the same statement or transaction, so the
+ * marks cost no commit of their own; with no jobs to record, the marks are written alone.
  */
 export async function finishClaimedJobs(
   database: Database,
@@ -112,23 +117,29 @@ export async function finishClaimedJobs(
   processId: number,
   jobs: readonly FinishedJob[],
   preserve: boolean,
+  startedIds: readonly number[] = [],
 ): Promise<Set<number>> {
-  if (jobs.length === 0) return new Set();
+  if (jobs.length === 0) {
+    await markClaimsStarted(database.db, processId, startedIds, database.clock.now());
+    return new Set();
+  }
   const { finishClaimed } = database.dialect;
   if (finishClaimed !== undefined && jobs.every(isPlainFinish)) {
     // No slot, key or dependents to hand on: the database's single statement does the guard and
     // the record. A job it left (a dependent was added while it ran; or its claim was lost) goes
-    // through the transaction below, which finds out which.
+    // through the transaction below, which finds out which; it writes the marks again (a no-op
+    // for those the statement wrote: PostgreSQL's undoes them all when it meets dependents).
     const jobIds = jobs.map((job) => Number(job.id));
     const recorded = new Set(
-      await finishClaimed(database.db, { jobIds, processId, now: database.clock.now(), preserve }),
+      await finishClaimed(database.db, { jobIds, startedIds, processId, now: database.clock.now(), preserve }),
     );
     if (recorded.size === jobs.length) return recorded;
     const rest = jobs.filter((job) => !recorded.has(Number(job.id)));
-    for (const id of await finishInTransaction(database, policies, processId, rest, preserve)) recorded.add(id);
+    for (const id of await finishInTransaction(database, policies, processId, rest, preserve, startedIds))
+      recorded.add(id);
     return recorded;
   }
-  return finishInTransaction(database, policies, processId, jobs, preserve);
+  return finishInTransaction(database, policies, processId, jobs, preserve, startedIds);
 }
 
 /** {@link finishClaimedJobs} in several statements: for jobs with a slot, key, result or dependents. */
@@ -138,10 +149,12 @@ async function finishInTransaction(
   processId: number,
   jobs: readonly FinishedJob[],
   preserve: boolean,
+  startedIds: readonly number[],
 ): Promise<Set<number>> {
   const moves = JobMoves.for(policies.events);
   const recorded = await database.claimTransaction(async (trx) => {
     moves?.reset();
+    await markClaimsStarted(trx, processId, startedIds, database.clock.now());
     const removed = await trx
       .deleteFrom("firm_queue_claimed_executions")
       .where("process_id", "=", processId)

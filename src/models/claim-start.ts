@@ -1,8 +1,10 @@
 import type { Db } from "../database/dialect.js";
 
 /**
- * Mark the claims `processId` holds on `jobIds` as started: their handlers are about to run. One
- * statement for the whole group; a claim taken away meanwhile is simply not there to mark.
+ * Mark the claims `processId` holds on `jobIds` as started (their handlers have started), those
+ * not marked already. One statement for the whole group; a claim taken away meanwhile is simply
+ * not there to mark. The worker's hot path marks inside the claim and the finish statements
+ * instead (see `claimJobs`, `finishClaimedJobs`); this is the portable form.
  */
 export async function markClaimsStarted(
   db: Db,
@@ -16,6 +18,7 @@ export async function markClaimsStarted(
     .set({ started_at: now })
     .where("process_id", "=", processId)
     .where("job_id", "in", jobIds)
+    .where("started_at", "is", null)
     .execute();
 }
 

@@ -40,6 +40,8 @@ export async function insertReadyExecutions(trx: Db, jobs: readonly ReadyJob[], 
  * the caller's claim transaction: select the ready rows with their jobs (skipping rows other
  * claimers hold), record the claims, delete the ready rows. Paused queues are never claimed. Returns the claimed
  * jobs (the columns running them reads), in claim order: reading them in the same SELECT saves a round trip per claim.
+ * The first `startNow` claims (those for free slots) are written marked started and come back
+ * with `claim_started` true.
  */
 export async function claimReadyExecutions(
   trx: Db,
@@ -48,6 +50,7 @@ export async function claimReadyExecutions(
   limit: number,
   processId: number,
   now: Date,
+  startNow = 0,
 ): Promise<ClaimedJob[]> {
   let query = trx
     .selectFrom("firm_queue_ready_executions as r")
@@ -71,10 +74,17 @@ export async function claimReadyExecutions(
   const jobIds = jobs.map((job) => Number(job.id));
   await trx
     .insertInto("firm_queue_claimed_executions")
-    .values(jobIds.map((jobId) => ({ job_id: jobId, process_id: processId, created_at: now })))
+    .values(
+      jobIds.map((jobId, at) => ({
+        job_id: jobId,
+        process_id: processId,
+        created_at: now,
+        started_at: at < startNow ? now : null,
+      })),
+    )
     .execute();
   await trx.deleteFrom("firm_queue_ready_executions").where("job_id", "in", jobIds).execute();
-  return jobs;
+  return jobs.map((job, at) => ({ ...job, claim_started: at < startNow }));
 }
 
 /** Names of queues that have ready jobs and start with `prefix`, in name (code unit) order. */

@@ -6,10 +6,9 @@ import { validateArguments } from "../definitions/argument-validation.js";
 import type { JobRegistry } from "../definitions/job-registry.js";
 import type { Logger } from "../logger.js";
 import { FinishBatcher } from "./finish-batcher.js";
-import { StartMarks } from "./start-marks.js";
 import { failClaimedJob, finishClaimedJobs, releaseClaims, releaseKeptSlot } from "../lifecycle/claimed-jobs.js";
 import type { FailedAttemptOutcome } from "../lifecycle/failed-attempt.js";
-import type { ClaimedJob } from "../database/claimed-job.js";
+import { type ClaimedJob, markedAtClaim } from "../database/claimed-job.js";
 import { runWithTimeout } from "./job-timeout.js";
 import { LateHandler } from "./late-handler.js";
 import { JobAbort } from "./job-abort.js";
@@ -45,7 +44,6 @@ export class ShutdownSignal extends Error {
 export class JobRunner {
   /** Successful attempts are recorded in batches: many per transaction on a busy worker. */
   private readonly finished: FinishBatcher;
-  private readonly starts: StartMarks;
   /** Fired when the process can wait no longer for outcome writes that keep failing. */
   private readonly giveUp = new AbortController();
   /** Writes what handlers report through `context.progress`, throttled. */
@@ -67,9 +65,14 @@ export class JobRunner {
     this.dependencies = (jobId) => readDependencyResults(database.db, jobId);
     this.batches = async (batchId, jobs) =>
       addToBatch(database, policies, batchId, batchRequests(registry, jobs, "context.batch.add"));
-    this.starts = new StartMarks(database, processId, logger);
-    this.finished = new FinishBatcher((jobs) =>
-      finishClaimedJobs(database, policies, processId, jobs, preserveFinishedJobs),
+    this.finished = new FinishBatcher(
+      (jobs, startedIds) => finishClaimedJobs(database, policies, processId, jobs, preserveFinishedJobs, startedIds),
+      (jobIds, error) =>
+        logger.warn("could not mark claims as started; the marks go with the next finish batch", {
+          processId,
+          jobIds,
+          error,
+        }),
     );
   }
 
@@ -88,8 +91,10 @@ export class JobRunner {
   ): Promise<RunOutcome> {
     const signal = abort instanceof JobAbort ? abort : new JobAbort(abort);
     const jobId = Number(job.id);
-    // Written before the handler runs: a crash from here on costs this job an attempt.
-    await this.starts.started(jobId);
+    // A job the claim took for a free slot is marked started already; one from the buffer is
+    // marked with the next finish batch (not waited for): a crash once that commits costs it an
+    // attempt, a crash before puts it back in line as it was (docs/reliability.md).
+    if (!markedAtClaim(job)) this.finished.started(jobId);
     const fields = { jobId, job: job.class_name, queue: job.queue_name, attempt: job.attempts + 1 };
     const { events } = this.policies;
     // Timing for the events, on the database's clock (the one the due time was written with).

@@ -1,5 +1,5 @@
 import { claimJobs } from "./claims.js";
-import type { ClaimedJob } from "../database/claimed-job.js";
+import { type ClaimedJob, markedAtClaim } from "../database/claimed-job.js";
 import type { JobPolicies } from "../definitions/job-policies.js";
 import type { Database } from "../database/connection.js";
 import type { JobRegistry } from "../definitions/job-registry.js";
@@ -63,6 +63,8 @@ export class Worker extends Poller {
   /** Claimed jobs that have not started: started from memory as slots free up. */
   private readonly buffer: ClaimBuffer;
   private lastClaimFilledCapacity = false;
+  /** Slots held for the jobs a claim under way marks started (see {@link forSlots}). */
+  private reserved = 0;
   /** When to look for claims of this process it does not know of (after a failed claim). */
   private readonly strayClaims = new StrayClaimChecks();
   private stopHearingOfJobs: (() => Promise<void>) | undefined;
@@ -139,13 +141,15 @@ export class Worker extends Poller {
     if (this.budgets.mayHaveWork(this.scope)) {
       // Jobs within a budget first, for the slots free now (before buffered jobs take them): they
       // start the moment they are claimed, never buffered, so a claim ahead cannot overrun a window.
-      const free = this.settings.concurrency - this.inFlight.handlersRunning;
-      const budgeted = await this.budgets.claim(this.scope, free, this.deps.processId).catch((error: unknown) => {
-        if (error instanceof ProcessRowGoneError) throw error;
-        // The ordinary claim goes on; the budgets are tried again at the next poll.
-        this.deps.onError(error);
-        return [];
-      });
+      const free = this.freeSlots();
+      const budgeted = await this.forSlots(free, () => this.budgets.claim(this.scope, free, this.deps.processId)).catch(
+        (error: unknown) => {
+          if (error instanceof ProcessRowGoneError) throw error;
+          // The ordinary claim goes on; the budgets are tried again at the next poll.
+          this.deps.onError(error);
+          return [];
+        },
+      );
       if (budgeted.length > 0 && !(await this.startClaimed(budgeted))) return 0;
     }
     this.startBuffered();
@@ -157,17 +161,20 @@ export class Worker extends Poller {
       return this.budgetSleep(UNTIL_WOKEN);
     }
     const wanted = this.claimRoom();
-    const jobs = await claimJobs(
-      this.deps.database,
-      this.selector,
-      wanted,
-      this.deps.processId,
-      (laterError) => {
-        // An earlier queue's claim worked, a later one's failed: it may have committed all the same.
-        this.strayClaims.claimFailed();
-        this.deps.onError(laterError);
-      },
-      this.budgets.limitedQueues.size === 0 ? undefined : (targets) => this.budgets.withoutLimitedQueues(targets),
+    // The jobs for the slots free now are marked started by the claim itself: they start the
+    // moment it returns, and their marks cost no write of their own.
+    const startNow = Math.min(wanted, this.freeSlots());
+    const jobs = await this.forSlots(startNow, () =>
+      claimJobs(this.deps.database, this.selector, wanted, this.deps.processId, {
+        startNow,
+        onLaterError: (laterError) => {
+          // An earlier queue's claim worked, a later one's failed: it may have committed all the same.
+          this.strayClaims.claimFailed();
+          this.deps.onError(laterError);
+        },
+        adjustTargets:
+          this.budgets.limitedQueues.size === 0 ? undefined : (targets) => this.budgets.withoutLimitedQueues(targets),
+      }),
     );
     if (!(await this.startClaimed(jobs))) return 0;
     this.lastClaimFilledCapacity = jobs.length === wanted;
@@ -180,9 +187,30 @@ export class Worker extends Poller {
     return wait === null ? sleep : Math.min(sleep, wait);
   }
 
+  /** Slots free for a claim's jobs now (none held for a claim under way). */
+  private freeSlots(): number {
+    return Math.max(0, this.settings.concurrency - this.inFlight.handlersRunning - this.reserved);
+  }
+
   /**
-   * Start claimed jobs in the free slots and buffer the rest; false when the worker stopped while
-   * claiming (the jobs went straight back in line).
+   * Run `claim` holding `slots` slots for the jobs it marks started: buffered jobs may not take
+   * them meanwhile (a handler ending during the claim starts one), so each of those jobs finds
+   * its slot when the claim returns.
+   */
+  private async forSlots<T>(slots: number, claim: () => Promise<T>): Promise<T> {
+    this.reserved = slots;
+    try {
+      return await claim();
+    } finally {
+      this.reserved = 0;
+    }
+  }
+
+  /**
+   * Start the claimed jobs the claim marked started (it took them for free slots, held for them
+   * while it ran: see {@link forSlots}), buffer the rest, then start buffered jobs in any slot
+   * freed meanwhile; false when the worker stopped while claiming (the jobs went straight back in
+   * line, marked or not: releasing a claim counts no attempt).
    */
   private async startClaimed(jobs: ClaimedJob[]): Promise<boolean> {
     if (!this.isRunning) {
@@ -196,9 +224,13 @@ export class Worker extends Poller {
       return false;
     }
     this.runner.claimed(jobs);
-    let next = 0;
-    while (next < jobs.length && this.hasFreeSlot()) this.inFlight.start(jobs[next++]!);
-    this.buffer.add(jobs.slice(next));
+    const waiting: ClaimedJob[] = [];
+    for (const job of jobs) {
+      if (markedAtClaim(job)) this.inFlight.start(job);
+      else waiting.push(job);
+    }
+    this.buffer.add(waiting);
+    this.startBuffered();
     return true;
   }
 
@@ -224,9 +256,12 @@ export class Worker extends Poller {
     return Math.min(bound - unended, 2 * bound - this.inFlight.size - this.buffer.size);
   }
 
-  /** A handler may start: fewer than `concurrency` run (jobs waiting for their write do not count). */
+  /**
+   * A buffered job may start: fewer than `concurrency` run (jobs waiting for their write do not
+   * count), besides the slots held for a claim under way.
+   */
   private hasFreeSlot(): boolean {
-    return this.inFlight.handlersRunning < this.settings.concurrency;
+    return this.inFlight.handlersRunning + this.reserved < this.settings.concurrency;
   }
 
   /** Start buffered jobs in the free slots. */
