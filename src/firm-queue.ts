@@ -53,6 +53,7 @@ import {
   type BatchJob,
   type BatchEnqueueOptions,
   type BatchResult,
+  type NamedBatchJob,
 } from "./facade/batch.js";
 import { FirmMetrics } from "./facade/firm-metrics.js";
 import { countJobEvents } from "./facade/metric-listeners.js";
@@ -188,7 +189,7 @@ export class FirmQueue<Jobs extends object = any> {
   }
 
   /** Whether `value` is a FirmQueue, even one loaded from another copy of this package. */
-  static isFirmQueue(value: unknown): value is FirmQueue<object> {
+  static isFirmQueue(value: unknown): value is FirmQueue {
     return isBrandedInstance(value);
   }
 
@@ -368,8 +369,14 @@ export class FirmQueue<Jobs extends object = any> {
    * an InvalidBatchError naming it, and nothing is written. `{ transaction }` writes the batch in
    * the application's transaction. See docs/workflows.md.
    */
-  async batch(jobs: readonly BatchJob[], options?: BatchEnqueueOptions): Promise<BatchResult> {
-    return enqueueBatch(() => this.database(), this.registry, this.policies, jobs, options);
+  async batch(jobs: readonly NamedBatchJob<Jobs>[], options?: BatchEnqueueOptions<Jobs>): Promise<BatchResult> {
+    return enqueueBatch(
+      () => this.database(),
+      this.registry,
+      this.policies,
+      jobs as readonly BatchJob[],
+      options as BatchEnqueueOptions,
+    );
   }
 
   /** A batch's state and counts, or null when there is no batch with that id. */

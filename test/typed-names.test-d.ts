@@ -49,6 +49,19 @@ describe("enqueue by name with a map of the jobs", () => {
     void firm.flow({ name: "resize" });
   });
 
+  it("types batch jobs and callbacks by name", () => {
+    void firm.batch([{ name: "resize", args: { photo: "a.jpg" }, options: { priority: 1 } }], {
+      onSuccess: { name: "send-email", args: { to: "a@example.com" } },
+    });
+    // @ts-expect-error a misspelt name
+    void firm.batch([{ name: "resise", args: { photo: "a.jpg" } }]);
+    // @ts-expect-error a callback's arguments are checked too
+    void firm.batch([], { onFinish: { name: "send-email", args: { to: 1 } } });
+    void loose.batch([{ name: "any" }], { onFailure: { name: "other", args: { id: 1 } } });
+    // @ts-expect-error without a map, arguments are still storable values
+    void loose.batch([{ name: "any", args: new Map() }]);
+  });
+
   it("types the testing helpers' filters", async () => {
     const testQueue = await createTestQueue(firm);
     await testQueue.assertEnqueued({ name: "resize", args: { photo: "a.jpg" } });

@@ -68,7 +68,8 @@ export interface JobContext {
 /** One job of a batch: a declared job's name, its arguments, and `enqueue`'s options (no `transaction`). */
 export interface BatchJob {
   readonly name: string;
-  readonly args?: unknown;
+  /** Values firm-queue can store (absent: null). */
+  readonly args?: JobArguments | undefined;
   readonly options?: Omit<EnqueueOptions, "transaction"> | undefined;
 }
 

@@ -33,3 +33,15 @@ export type Storable<T> = [T] extends [JobArguments | undefined]
  */
 export type EnqueueArgumentsOf<Jobs, Name extends keyof Jobs, Args> =
   NamesJobs<Jobs> extends true ? Jobs[Name] : Args & Storable<Args>;
+
+/**
+ * A job given by name with its arguments (`{ name, args }`, as `firm.batch` takes its jobs and
+ * callbacks), with `Extra` fields: for a FirmQueue with a `Jobs` map, `name` one of its names and
+ * `args` (required) that job's arguments; without one, any name and storable arguments (absent:
+ * null).
+ */
+// biome-ignore lint/complexity/noBannedTypes: no extra fields by default
+export type NamedJob<Jobs, Extra = {}> = {
+  readonly [Name in JobName<Jobs>]: { readonly name: Name } & Extra &
+    (NamesJobs<Jobs> extends true ? { readonly args: Jobs[Name] } : { readonly args?: JobArguments | undefined });
+}[JobName<Jobs>];

@@ -16,16 +16,29 @@ import { readBatch, type BatchState } from "../models/batch.js";
 import { positiveInteger, rejectUnknownKeys } from "../option-checks.js";
 
 export type { BatchJob } from "../definitions/job-definition.js";
+import type { NamedJob } from "../definitions/job-names.js";
+import type { EnqueueOptions } from "../definitions/job-definition.js";
+
+/** One job of `firm.batch`, by name: checked against the FirmQueue's `Jobs` map when it has one. */
+// biome-ignore lint/suspicious/noExplicitAny: as FirmQueue's default: no map
+export type NamedBatchJob<Jobs extends object = any> = NamedJob<
+  Jobs,
+  { readonly options?: Omit<EnqueueOptions, "transaction"> | undefined }
+>;
 export type { BatchCallbackSpec as BatchCallback };
 
-/** Options of `firm.batch`: the callbacks, and the application's transaction. */
-export interface BatchEnqueueOptions {
+/**
+ * Options of `firm.batch`: the callbacks, and the application's transaction. `Jobs`: the
+ * FirmQueue's map of job names to argument types, which types the callbacks' `{ name, args }`.
+ */
+// biome-ignore lint/suspicious/noExplicitAny: as FirmQueue's default: no map
+export interface BatchEnqueueOptions<Jobs extends object = any> {
   /** Enqueued once every job of the batch has finished. */
-  readonly onSuccess?: BatchCallbackSpec | undefined;
+  readonly onSuccess?: NamedJob<Jobs> | undefined;
   /** Enqueued once every job has ended, when one of them failed for good. */
-  readonly onFailure?: BatchCallbackSpec | undefined;
+  readonly onFailure?: NamedJob<Jobs> | undefined;
   /** Enqueued once every job has ended, however they ended. */
-  readonly onFinish?: BatchCallbackSpec | undefined;
+  readonly onFinish?: NamedJob<Jobs> | undefined;
   /** The application's open transaction: the batch is written inside it (as `enqueue`'s). */
   readonly transaction?: EnqueueTransaction | undefined;
 }
