@@ -40,6 +40,8 @@ const storedText = fc.oneof(
     '{"$firm":"object","v":5}',
     '{"$firm":"unheard-of","v":1}',
     '{"$firm":"date"}',
+    '{"$firm":"date","v":"2026-13-45"}',
+    '{"$firm":"bigint","v":""}',
     '{"__proto__":{"polluted":true}}',
     `${"[".repeat(20_000)}${"]".repeat(20_000)}`,
     "\uFFFD\u202E",
@@ -302,13 +304,15 @@ const pagePick = fc.shuffledSubarray(PAGES, { minLength: 3, maxLength: 3 });
  * text); process metadata that is not JSON made every reader of processes (the dashboard, the CLI,
  * crash recovery) throw a SyntaxError; a failed job put back in line by hand (a ready row beside
  * its failed one) failed again with a unique-key error its worker retried for ever, the job
- * held claimed and the drain never ending.
+ * held claimed and the drain never ending; a date tag without its date decoded to an invalid
+ * Date (the job ran, and its result could not be stored), where it is a DeserializationError.
  */
 const FOUND: [State, Damage, number[], string[]][] = [
   ["failed", { kind: "failure text", value: '{"name":5,"message":{"a":1}}' }, [4, 0], ["/failed", "/", "/jobs"]],
   ["ready", { kind: "job text", column: "last_error", value: "5" }, [0, 1], ["/failed", "/", "/jobs"]],
   ["ready", { kind: "process metadata", value: " " }, [5, 0], ["/processes", "/", "/jobs"]],
   ["failed", { kind: "two execution rows" }, [0, 0], ["/", "/jobs", "/failed"]],
+  ["ready", { kind: "job text", column: "arguments", value: '{"$firm":"date"}' }, [0, 0], ["/", "/jobs", "/failed"]],
 ];
 
 /** `call`'s value, or null when it refused with a named error (anything else fails the test). */
