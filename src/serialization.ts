@@ -149,16 +149,17 @@ function decode(value: unknown): unknown {
       // Checked, not trusted: text altered by hand must not decode to an invalid Date, 0n or {}.
       case "date": {
         const date = new Date(typeof tagged.v === "string" ? tagged.v : Number.NaN);
-        if (Number.isNaN(date.getTime())) throw new Error(`a date tag holds ${JSON.stringify(tagged.v)}`);
+        if (Number.isNaN(date.getTime()))
+          throw new DeserializationError(`a date tag holds ${JSON.stringify(tagged.v)}`);
         return date;
       }
       case "bigint":
         if (typeof tagged.v !== "string" || !/^-?\d+$/.test(tagged.v))
-          throw new Error(`a bigint tag holds ${JSON.stringify(tagged.v)}`);
+          throw new DeserializationError(`a bigint tag holds ${JSON.stringify(tagged.v)}`);
         return BigInt(tagged.v);
       case "object":
         if (typeof tagged.v !== "object" || tagged.v === null || Array.isArray(tagged.v))
-          throw new Error(`an object tag holds ${JSON.stringify(tagged.v)}`);
+          throw new DeserializationError(`an object tag holds ${JSON.stringify(tagged.v)}`);
         return decodeEntries(tagged.v as Record<string, unknown>);
       default:
         throw new Error(`unknown tag ${JSON.stringify(tagged[TAG])}`);
