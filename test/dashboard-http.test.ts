@@ -29,6 +29,7 @@ describeEachDatabase("dashboard over HTTP", (env) => {
         "/processes",
         "/recurring",
         "/concurrency",
+        "/rate-limits",
         `/queues/${encodeURIComponent("q<i>")}`,
       ]) {
         const response = await fetch(`${served.url}/admin/jobs${path}`);

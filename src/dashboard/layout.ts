@@ -9,6 +9,7 @@ const NAV: ReadonlyArray<readonly [string, string]> = [
   ["/processes", "Processes"],
   ["/recurring", "Recurring"],
   ["/concurrency", "Concurrency"],
+  ["/rate-limits", "Rate limits"],
 ];
 
 /** What a page hands the layout. */

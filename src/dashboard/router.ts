@@ -2,6 +2,7 @@ import type { PageContext } from "./context.js";
 import type { Page } from "./layout.js";
 import { decodeSegment } from "./request-text.js";
 import { concurrencyPage } from "./pages/concurrency.js";
+import { rateLimitsPage } from "./pages/rate-limits.js";
 import { failedPage } from "./pages/failed.js";
 import { jobPage } from "./pages/job.js";
 import { jobsPage } from "./pages/jobs.js";
@@ -22,6 +23,7 @@ const PAGES: ReadonlyArray<readonly [RegExp, PageRoute]> = [
   [/^\/processes$/, (context) => processesPage(context)],
   [/^\/recurring$/, (context) => recurringPage(context)],
   [/^\/concurrency$/, (context) => concurrencyPage(context)],
+  [/^\/rate-limits$/, (context) => rateLimitsPage(context)],
 ];
 
 /** The page at `path`, or null when there is none. */

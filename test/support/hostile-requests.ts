@@ -65,7 +65,17 @@ const query = fc.option(
 
 /** A page or action the dashboard has, so that a fair share of cases gets past routing. */
 const knownPath = fc.oneof(
-  fc.constantFrom("/", "/jobs", "/failed", "/processes", "/recurring", "/concurrency", "/metrics", "/jobs/lookup"),
+  fc.constantFrom(
+    "/",
+    "/jobs",
+    "/failed",
+    "/processes",
+    "/recurring",
+    "/concurrency",
+    "/rate-limits",
+    "/metrics",
+    "/jobs/lookup",
+  ),
   fc.constantFrom("/assets/dashboard.js", "/failed/retry", "/failed/delete-all", "/queues/mail/pause"),
   fc.tuple(fc.constantFrom("/queues/", "/jobs/", "/recurring/"), segment).map(([path, part]) => path + part),
   fc
