@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
 import { Injectable } from "@nestjs/common";
-import type { FirmQueue } from "firm-queue";
+import type { FirmQueue, JobArguments } from "firm-queue";
 import { InjectFirmQueue } from "firm-queue/nestjs";
 import { placeOrder } from "../../../shared/app-database.mjs";
 // A value import, not `import type`: Nest injects by the emitted parameter types, which a
@@ -17,7 +17,7 @@ export class OrdersService {
   /** The order and the job that confirms it, in one transaction of the app's Kysely. */
   place(email: unknown): Promise<{ orderId: string; jobId: number } | { error: string }> {
     const confirmOrder = {
-      enqueue: (args: unknown, options: object) => this.firm.enqueue("confirm-order", args, options),
+      enqueue: (args: JobArguments, options: object) => this.firm.enqueue("confirm-order", args, options),
     };
     return placeOrder(this.database.db, confirmOrder, { id: randomUUID(), email });
   }
