@@ -103,7 +103,6 @@ interface Snippet {
  */
 const NOT_YET: Record<string, string> = {
   "docs/dashboard.md": "an API listing in a ts block, and the Express/Fastify mounts' request types",
-  "docs/rate-limits.md": "the rate-limit options are being changed",
   "docs/waiting.md": "a route handler's body shown without its function (top-level return)",
 };
 
