@@ -72,7 +72,7 @@ declare global {
   function signUp(userId: number): Promise<void>;
   const photos: string[];
   function makeThumbnail(photo: string): Promise<string>;
-  function publishAlbum(album: string, thumbnails: unknown[]): Promise<void>;
+  function publishAlbum(album: string, thumbnails?: unknown[]): Promise<void>;
   function movePostings(args: unknown): Promise<void>;
   function rebundle(args: unknown): Promise<void>;
 }
