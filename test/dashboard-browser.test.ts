@@ -54,12 +54,21 @@ const run = browserAvailable();
         ["/processes", "Processes"],
         ["/recurring", "Recurring tasks"],
         ["/concurrency", "Concurrency"],
+        ["/rate-limits", "Rate limits"],
         ["/queues/mail", "Queue mail"],
         [`/jobs/${ids[0]}`, `Job #${ids[0]}`],
       ] as const) {
         await page.goto(base + path);
         expect(await page.locator("h1").textContent(), path).toBe(heading);
       }
+      await firm.queues.setRateLimit("mail", { limit: 20, period: "1m" });
+      await page.goto(`${base}/`);
+      await page.click("nav >> text=Rate limits");
+      expect(await page.locator("h1").textContent()).toBe("Rate limits");
+      expect((await page.locator("#rate-limits tbody tr").textContent())?.replace(/\s+/g, " ").trim()).toBe(
+        "queue:mail 20 1 min 0 11 has room",
+      );
+      await firm.queues.clearRateLimit("mail");
       await page.goto(`${base}/`);
       expect(await page.locator("#totals .total-ready .figure").textContent()).toBe("55");
       await page.click("table.queues >> text=mail");
