@@ -12,6 +12,7 @@ import { releaseJobKeys } from "../models/job-key.js";
 import { writeResults } from "../models/job-progress.js";
 import { endCancelled } from "./cancelled-release.js";
 import { markClaimsStarted } from "../models/claim-start.js";
+import { jobRowExists } from "../models/claims-without-job.js";
 import {
   compareKeys,
   releaseSemaphoreAndPromote,
@@ -22,7 +23,9 @@ import {
 /**
  * Give up the claim `processId` holds on a job. Returns false when the claim is no longer there
  * (recovered after a crash, released on shutdown, discarded): the caller then must not touch the
- * job, because someone else owns it now. This is the stale-worker guard.
+ * job, because someone else owns it now. This is the stale-worker guard. Also false, the claim
+ * removed all the same, when the job's row is gone (deleted by hand): there is no attempt left to
+ * record, and recording one would fail its transaction and leave the claim behind.
  */
 export async function removeClaim(trx: Db, jobId: number, processId: number | null): Promise<boolean> {
   const result = await trx
@@ -30,7 +33,7 @@ export async function removeClaim(trx: Db, jobId: number, processId: number | nu
     .where("job_id", "=", jobId)
     .where("process_id", processId === null ? "is" : "=", processId)
     .executeTakeFirst();
-  return Number(result.numDeletedRows) > 0;
+  return Number(result.numDeletedRows) > 0 && (await jobRowExists(trx, jobId));
 }
 
 /** Ids of the jobs `processId` holds claims on. */

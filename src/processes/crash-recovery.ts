@@ -7,6 +7,7 @@ import { emitFailure } from "../lifecycle/failure-events.js";
 import type { JobPolicies } from "../definitions/job-policies.js";
 import { dispatchContext } from "../lifecycle/dispatch-context.js";
 import { toProcessRow, type ProcessRow } from "../models/process.js";
+import { removeClaimsWithoutJob } from "../models/claims-without-job.js";
 
 /** A dead process whose row was removed, and the jobs whose claims failed with it. */
 export interface RecoveredProcess {
@@ -235,4 +236,18 @@ export async function failOrphanedClaims(database: Database, policies: JobPolici
   });
   tellRecovered(policies, attempts);
   return jobIdsOf(attempts);
+}
+
+/** How many claims without a job one sweep removes at most; the rest go at the next pass. */
+const CLAIMS_WITHOUT_JOB_PER_SWEEP = 1_000;
+
+/**
+ * Remove claims whose job row is gone (deleted behind firm-queue's back) and return those job
+ * ids. The claims table has no foreign key to the jobs table (it cost every claim a lock on its
+ * job's row), and no path of firm-queue's deletes a claimed job, so only a hand-made delete
+ * leaves such a claim. There is no job to fail or to tell of: the claim just goes. A worker still
+ * running that job finds its claim gone when it ends, as for any claim taken from it.
+ */
+export async function removeClaimsOfGoneJobs(database: Database): Promise<number[]> {
+  return removeClaimsWithoutJob(database.db, CLAIMS_WITHOUT_JOB_PER_SWEEP);
 }

@@ -1,14 +1,14 @@
 import type { Database } from "../database/connection.js";
 import type { JobPolicies } from "../definitions/job-policies.js";
 import type { Logger } from "../logger.js";
-import { failOrphanedClaims, pruneDeadProcesses } from "./crash-recovery.js";
+import { failOrphanedClaims, pruneDeadProcesses, removeClaimsOfGoneJobs } from "./crash-recovery.js";
 import { Poller } from "./poller.js";
 import { heartbeatOwnProcesses } from "../models/process.js";
 
 /**
  * A supervisor's maintenance loop: every `interval` ms it prunes processes whose heartbeat is
- * older than the alive threshold (their claims fail with ProcessPrunedError) and fails claims
- * whose process row is gone (ProcessMissingError). {@link recoverNow} runs one pass at once, as a
+ * older than the alive threshold (their claims fail with ProcessPrunedError), removes claims
+ * whose job row is gone, and fails claims whose process row is gone (ProcessMissingError). {@link recoverNow} runs one pass at once, as a
  * supervisor does when it boots.
  */
 export class ProcessPruner extends Poller {
@@ -34,7 +34,7 @@ export class ProcessPruner extends Poller {
     super({ logger, what: "process pruner" });
   }
 
-  /** One pass: prune dead processes, then fail orphaned claims. */
+  /** One pass: prune dead processes, then remove claims without a job and fail orphaned claims. */
   async recoverNow(): Promise<void> {
     const { ownProcessId, supervisedInProcess, aliveThreshold } = this.settings;
     // First say that we are alive: after a stall, other supervisors must not see us as dead
@@ -64,6 +64,10 @@ export class ProcessPruner extends Poller {
           "a process that stopped heartbeating still locks some of its claims; its row stays until the next pass fails them too",
           { ...fields, claimsLeft },
         );
+    }
+    const jobless = await removeClaimsOfGoneJobs(this.database);
+    if (jobless.length > 0) {
+      this.logger.warn("claims whose job row is gone (deleted outside firm-queue) removed", { jobIds: jobless });
     }
     const orphaned = await failOrphanedClaims(this.database, this.policies);
     if (orphaned.length > 0) {

@@ -6,7 +6,8 @@ import { createTestDatabase, testDialects, type TestDatabase } from "./test-data
 
 /** Tables emptied between tests, children before parents. */
 const TABLES = [
-  "firm_queue_jobs", // executions and recurring executions cascade from jobs
+  "firm_queue_jobs", // executions (but claims) and recurring executions cascade from jobs
+  "firm_queue_claimed_executions", // no foreign key: no path of the library deletes a claimed job
   "firm_queue_pauses",
   "firm_queue_processes",
   "firm_queue_semaphores",

@@ -13,6 +13,7 @@ import { addJobDependencies } from "./012-job-dependencies.js";
 import { rateLimits } from "./013-rate-limits.js";
 import { addClaimsStartedAt } from "./014-add-claims-started-at.js";
 import { addBatches } from "./015-batches.js";
+import { claimsWithoutJobForeignKey } from "./016-claims-without-job-foreign-key.js";
 import type { Migration } from "./table-spec.js";
 
 /** Every migration, oldest first. Append only: a released migration is never edited. */
@@ -32,4 +33,5 @@ export const MIGRATIONS: readonly Migration[] = [
   rateLimits,
   addClaimsStartedAt,
   addBatches,
+  claimsWithoutJobForeignKey,
 ];
