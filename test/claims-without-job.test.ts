@@ -57,7 +57,7 @@ describeEachDatabase("claims and their jobs without a foreign key", (env) => {
   it("the claims table references no table; the other execution tables keep their cascade to jobs", async () => {
     const db = await env.db();
     expect(await foreignKeyTargets(db, env.dialect, "firm_queue_claimed_executions")).toEqual([]);
-    for (const table of ["ready", "scheduled", "blocked", "failed"])
+    for (const table of ["ready", "scheduled", "blocked", "throttled", "failed"])
       expect(await foreignKeyTargets(db, env.dialect, `firm_queue_${table}_executions`)).toEqual(["firm_queue_jobs"]);
     // Under a table prefix too: the constraint went by the name the prefixed table gave it.
     const prefixed = env.firm({ tablePrefix: "claims_q_" });
