@@ -3,7 +3,7 @@ import { expect, it } from "vitest";
 import type { Db, DialectName } from "../src/database/dialect.js";
 import type { JobPolicies } from "../src/definitions/job-policies.js";
 import { JobRunningError, type FirmQueue } from "../src/index.js";
-import { failClaimedJob } from "../src/lifecycle/claimed-jobs.js";
+import { failClaimedJob, finishClaimedJobs } from "../src/lifecycle/claimed-jobs.js";
 import { registerProcess } from "../src/models/process.js";
 import { pruneDeadProcesses, removeClaimsOfGoneJobs } from "../src/processes/crash-recovery.js";
 import { ProcessPruner } from "../src/processes/process-pruner.js";
@@ -98,6 +98,22 @@ describeEachDatabase("claims and their jobs without a foreign key", (env) => {
     for (const id of [plain, replaceable]) expect((await firm.getJob(id))?.state).toBe("claimed");
     expect(await countRows(db, "firm_queue_claimed_executions")).toBe(2);
     expect(await claimsWithoutJob(db)).toEqual([]);
+  });
+
+  it("finishing with finished jobs not kept deletes each job together with its claim", async () => {
+    const firm = env.firm({ preserveFinishedJobs: false });
+    firm.defineJob("plain", async () => {}, { queue: "q" });
+    for (let i = 0; i < 3; i++) await enqueued(firm.enqueue("plain", null));
+    const database = await firm.database();
+    const processId = await registerProcess(database.db, { kind: "Worker", name: "w" }, new Date());
+    const claimed = await claimJobs(database, new QueueSelector(["q"]), 10, processId, { startNow: 10 });
+    expect(claimed).toHaveLength(3);
+    // The database's own finish statement (no slot, key, result or dependents to hand on).
+    const recorded = await finishClaimedJobs(database, policiesOf(firm), processId, claimed, false);
+    expect(recorded.size).toBe(3);
+    const db = await env.db();
+    expect(await countRows(db, "firm_queue_jobs")).toBe(0);
+    expect(await countRows(db, "firm_queue_claimed_executions")).toBe(0);
   });
 
   it("a claim whose job row was deleted by hand is removed by the pruner's pass, once, without an error", async () => {

@@ -6,7 +6,8 @@ import { inOneBlock } from "./mysql-block.js";
  * MariaDB's record of successful attempts in one round trip (one anonymous block, one
  * transaction): the claims this process still holds among `jobIds` are locked and listed (the
  * stale-worker guard: only those jobs are touched), their jobs marked finished (or deleted when
- * finished jobs are not kept, which removes the claims by cascade), and the claims deleted.
+ * finished jobs are not kept, each together with its claim: the claims table has no foreign key
+ * to cascade), and the claims deleted.
  * The claims of `startedIds` (jobs that left the worker's buffer since the last batch) are marked
  * started in the same block. Returns the ids recorded. For jobs without a concurrency key only
  * (see `finishClaimedJobs`).
@@ -29,15 +30,15 @@ export async function finishOnMariadb(db: Db, batch: FinishBatch): Promise<numbe
   const outcome = batch.preserve
     ? sql`UPDATE firm_queue_jobs j JOIN ${claims} ON c.job_id = j.id
         SET j.finished_at = ${batch.now}, j.updated_at = ${batch.now}, j.attempts = j.attempts + 1 WHERE ${held}`
-    : sql`DELETE j FROM firm_queue_jobs j JOIN ${claims} ON c.job_id = j.id WHERE ${held}`;
+    : sql`DELETE j, c FROM firm_queue_jobs j JOIN ${claims} ON c.job_id = j.id WHERE ${held}`;
   const marks =
     batch.startedIds.length === 0
       ? sql``
       : sql`; UPDATE firm_queue_claimed_executions SET started_at = ${batch.now}
           WHERE job_id IN (${sql.join(batch.startedIds.map((id) => sql`${id}`))})
           AND process_id = ${batch.processId} AND started_at IS NULL`;
-  // With finished jobs deleted, their claims went with them (cascade); the claims of jobs left
-  // for the portable path must stay, so the last DELETE joins the job rows that remain.
+  // With finished jobs deleted, their claims went with them (same statement); the claims of jobs
+  // left for the portable path must stay, so the last DELETE joins the job rows that remain.
   const [recorded] = (await inOneBlock(
     db,
     sql`SELECT c.job_id FROM ${claims} STRAIGHT_JOIN firm_queue_jobs j ON j.id = c.job_id WHERE ${held} FOR UPDATE;

@@ -159,7 +159,11 @@ export async function recordLastError(
     .execute();
 }
 
-/** Delete jobs by id; their executions go with them (ON DELETE CASCADE). Returns how many went. */
+/**
+ * Delete jobs by id; their waiting or failed rows go with them (ON DELETE CASCADE). Never called
+ * for a claimed job: the claims table has no foreign key, and a claim is removed by its own path.
+ * Returns how many went.
+ */
 export async function deleteJobs(trx: Db, jobIds: readonly number[]): Promise<number> {
   if (jobIds.length === 0) return 0;
   const result = await trx.deleteFrom("firm_queue_jobs").where("id", "in", jobIds).executeTakeFirst();
