@@ -80,6 +80,8 @@ export type {
   JobAttemptEvent,
   JobRunEvent,
   JobFailureEvent,
+  BatchEndedEvent,
+  BatchEndState,
 } from "./job-events.js";
 export { JOB_EVENT_NAMES } from "./job-events.js";
 export type { JobMiddleware, MiddlewareContext } from "./definitions/job-definition.js";

@@ -38,6 +38,25 @@ export interface JobFailureEvent extends JobAttemptEvent {
   readonly recovered?: boolean;
 }
 
+/** How a batch ended, as `firm.getBatch` reports it (see docs/workflows.md). */
+export type BatchEndState = "finished" | "failed" | "cancelled";
+
+/**
+ * A batch whose last job has ended (`batch.ended`). Not about one job: it carries the batch's id
+ * and final counts instead of `jobId`, `job` and `queue`.
+ */
+export interface BatchEndedEvent {
+  readonly batchId: number;
+  /** `finished` (every job finished), `failed` (one failed for good), else `cancelled`. */
+  readonly state: BatchEndState;
+  readonly total: number;
+  readonly finished: number;
+  readonly failed: number;
+  readonly cancelled: number;
+  /** Ids of the callback jobs (`onSuccess`, `onFailure`, `onFinish`) its end enqueued, in that order. */
+  readonly callbackJobIds: readonly number[];
+}
+
 /**
  * Every job event by name, with its payload. Events fire in the process that did the thing: the
  * enqueuing process for `job.enqueued`, the worker's process for the rest. docs/observability.md
@@ -106,6 +125,28 @@ export interface JobEventMap {
    * `started` false for a claimed job that never started.
    */
   readonly "job.released": JobAttemptEvent & { readonly started: boolean };
+  /**
+   * The job was written waiting for its dependencies (`dependsOn`, or a flow's children): it is
+   * `pending` until the last of them ends. `dependencies` is how many had not ended yet.
+   */
+  readonly "job.pending": JobEventBase & { readonly dependencies: number };
+  /**
+   * A pending job's last dependency ended (finished; or failed or was cancelled, for a job with
+   * `onDependencyFailure: "run"`): it leaves `pending` and is dispatched like a new job.
+   */
+  readonly "job.dependenciesMet": JobEventBase;
+  /**
+   * The job was cancelled because one of its dependencies failed for good or was cancelled (its
+   * `onDependencyFailure` is `"cancel"`), at enqueue when that dependency had already ended so, or
+   * in cascade: `dependencyId` is that dependency, `dependencyState` how it ended. A job cancelled
+   * this way is not also told as `job.cancelled`.
+   */
+  readonly "job.dependencyCancelled": JobEventBase & {
+    readonly dependencyId: number;
+    readonly dependencyState: "failed" | "cancelled";
+  };
+  /** A batch's last job ended: the batch has its final state, and its callbacks are enqueued. */
+  readonly "batch.ended": BatchEndedEvent;
 }
 
 /** The name of a job event. */
@@ -130,6 +171,10 @@ export const JOB_EVENT_NAMES: readonly JobEventName[] = Object.freeze([
   "job.timed_out",
   "job.released",
   "job.cancelled",
+  "job.pending",
+  "job.dependenciesMet",
+  "job.dependencyCancelled",
+  "batch.ended",
 ]);
 
 const NONE: readonly never[] = Object.freeze([]);

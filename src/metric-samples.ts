@@ -14,7 +14,10 @@ export type JobCounter =
   | "abandoned"
   | "dropped"
   | "cancelled"
-  | "rateLimited";
+  | "rateLimited"
+  | "pending"
+  | "dependenciesMet"
+  | "dependencyCancelled";
 
 /** A histogram of jobs, by queue and job name, in seconds. */
 export type JobHistogram = "runTime" | "queueWait";
@@ -40,6 +43,8 @@ export interface SampleSnapshot {
   readonly histograms: Partial<
     Record<JobHistogram, Array<[queue: string, job: string, counts: number[], sum: number]>>
   >;
+  /** Batches that ended, by their final state (absent: none yet, or a child that counts none). */
+  readonly batchesEnded?: Array<[state: string, value: number]>;
 }
 
 const emptyHistogram = (): HistogramCell => ({
@@ -64,6 +69,7 @@ function cell<T>(map: Labelled<T>, queue: string, job: string, create: () => T):
 export class MetricSamples {
   private readonly counters = new Map<JobCounter, Labelled<{ value: number }>>();
   private readonly histograms = new Map<JobHistogram, Labelled<HistogramCell>>();
+  private readonly batchesEnded = new Map<string, number>();
   /** Incremented on every change. */
   version = 0;
 
@@ -72,6 +78,12 @@ export class MetricSamples {
     let map = this.counters.get(counter);
     if (!map) this.counters.set(counter, (map = new Map()));
     cell(map, queue, job, () => ({ value: 0 })).value += by;
+    this.version++;
+  }
+
+  /** Add `by` (default 1) to the batches that ended as `state`. */
+  countBatchEnded(state: string, by = 1): void {
+    this.batchesEnded.set(state, (this.batchesEnded.get(state) ?? 0) + by);
     this.version++;
   }
 
@@ -115,7 +127,8 @@ export class MetricSamples {
         for (const [job, { counts, sum }] of byJob) rows.push([queue, job, [...counts], sum]);
       histograms[name] = rows;
     }
-    return { counters, histograms };
+    if (this.batchesEnded.size === 0) return { counters, histograms };
+    return { counters, histograms, batchesEnded: [...this.batchesEnded] };
   }
 }
 
@@ -131,6 +144,7 @@ export function sumSnapshots(snapshots: readonly SampleSnapshot[]): SampleSnapsh
     ][]) {
       for (const [queue, job, counts, sum] of rows) total.add(name, queue, job, counts, sum);
     }
+    for (const [state, value] of snapshot.batchesEnded ?? []) total.countBatchEnded(state, value);
   }
   return total.snapshot();
 }

@@ -6,6 +6,7 @@ import { EXPOSITION_CONTENT_TYPE, formatExposition, type MetricFamily } from "..
 import { rejectUnknownKeys } from "../option-checks.js";
 import type { JobInspection } from "./job-inspection.js";
 import {
+  BATCH_METRIC,
   COUNTER_METRICS,
   GAUGE_METRICS,
   gaugeFamilies,
@@ -155,6 +156,7 @@ export class GaugeTimeoutError extends FirmQueueError {
 /** Every metric firm-queue exposes, for registries that list metrics before reading them. */
 export const METRIC_HEADERS = [
   ...Object.values(COUNTER_METRICS).map((meta) => ({ ...meta, type: "counter" as const })),
+  { ...BATCH_METRIC, type: "counter" as const },
   ...Object.values(HISTOGRAM_METRICS).map((meta) => ({ ...meta, type: "histogram" as const })),
   ...Object.values(GAUGE_METRICS).map((meta) => ({ ...meta, type: "gauge" as const })),
 ];

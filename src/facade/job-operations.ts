@@ -2,6 +2,7 @@ import type { Database } from "../database/connection.js";
 import type { JobPolicies } from "../definitions/job-policies.js";
 import { ConfigurationError, JobNotFoundError } from "../errors.js";
 import { dispatchContext } from "../lifecycle/dispatch-context.js";
+import { JobMoves } from "../lifecycle/job-moves.js";
 import { cancelJobsInTransaction, type CancelOutcome } from "../lifecycle/job-cancel.js";
 import { namesAndQueues, unendedJobIds, type CancelFilter } from "../models/job-cancellation.js";
 import { checkJobName, checkQueueName, positiveInteger, rejectUnknownKeys } from "../option-checks.js";
@@ -28,6 +29,20 @@ export class JobOperations {
     private readonly policies: JobPolicies,
   ) {}
 
+  /**
+   * Cancel `ids` in one transaction; once it has committed, tell the listeners what it did to
+   * other jobs (dependents cancelled or released, slots handed on, batches ended).
+   */
+  private async cancelInTransaction(database: Database, ids: readonly number[]): Promise<Map<number, CancelOutcome>> {
+    const moves = JobMoves.for(this.policies.events);
+    const outcomes = await database.claimTransaction((trx) => {
+      moves?.reset();
+      return cancelJobsInTransaction(trx, dispatchContext(database, this.policies, moves), ids, database.clock.now());
+    });
+    moves?.emit(this.policies.events);
+    return outcomes;
+  }
+
   private tellCancelled(database: Database, outcomes: ReadonlyMap<number, CancelOutcome>): Promise<void> {
     return tellWaitingCancelled(database, this.policies, outcomes);
   }
@@ -40,9 +55,7 @@ export class JobOperations {
   async cancel(id: number): Promise<CancelOutcome> {
     const jobId = checkJobId(id);
     const database = await this.database();
-    const outcomes = await database.claimTransaction((trx) =>
-      cancelJobsInTransaction(trx, dispatchContext(database, this.policies), [jobId], database.clock.now()),
-    );
+    const outcomes = await this.cancelInTransaction(database, [jobId]);
     const outcome = outcomes.get(jobId);
     if (outcome === undefined) throw new JobNotFoundError(jobId);
     await this.tellCancelled(database, outcomes);
@@ -75,9 +88,7 @@ export class JobOperations {
     for (;;) {
       const ids = await unendedJobIds(database.db, filter, afterId, batchSize);
       if (ids.length === 0) return total;
-      const outcomes = await database.claimTransaction((trx) =>
-        cancelJobsInTransaction(trx, dispatchContext(database, this.policies), ids, database.clock.now()),
-      );
+      const outcomes = await this.cancelInTransaction(database, ids);
       let batch = 0;
       for (const outcome of outcomes.values()) if (outcome !== "ended") batch++;
       total += batch;

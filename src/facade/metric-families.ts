@@ -31,7 +31,25 @@ export const COUNTER_METRICS: Readonly<Record<JobCounter, { readonly name: strin
     name: "firm_queue_jobs_rate_limited_total",
     help: "Jobs held for a rate-limit budget or put back by a RateLimitedError, by queue and job name.",
   },
+  pending: {
+    name: "firm_queue_jobs_pending_total",
+    help: "Jobs written pending on their dependencies, by queue and job name.",
+  },
+  dependenciesMet: {
+    name: "firm_queue_jobs_dependencies_met_total",
+    help: "Pending jobs released because their last dependency ended, by queue and job name.",
+  },
+  dependencyCancelled: {
+    name: "firm_queue_jobs_dependency_cancelled_total",
+    help: "Jobs cancelled because a dependency failed for good or was cancelled, by queue and job name.",
+  },
 };
+
+/** The counter of batches, by how they ended. */
+export const BATCH_METRIC = {
+  name: "firm_queue_batches_ended_total",
+  help: "Batches whose last job ended, by the batch's final state (finished, failed, cancelled).",
+} as const;
 
 /** The histograms, by the name the samples use. */
 export const HISTOGRAM_METRICS: Readonly<Record<JobHistogram, { readonly name: string; readonly help: string }>> = {
@@ -85,6 +103,13 @@ export function sampleFamilies(snapshot: SampleSnapshot): MetricFamily[] {
     }));
     families.push({ ...meta, type: "counter", samples: sortSamples(samples) });
   }
+  families.push({
+    ...BATCH_METRIC,
+    type: "counter",
+    samples: [...(snapshot.batchesEnded ?? [])]
+      .sort((a, b) => compare(a[0], b[0]))
+      .map(([state, value]) => ({ name: BATCH_METRIC.name, labels: { state }, value })),
+  });
   for (const [key, meta] of Object.entries(HISTOGRAM_METRICS) as [JobHistogram, { name: string; help: string }][]) {
     const rows = [...(snapshot.histograms[key] ?? [])].sort((a, b) => compare(a[0], b[0]) || compare(a[1], b[1]));
     const samples: MetricSample[] = [];

@@ -2,7 +2,7 @@ import type { JobEvents } from "../job-events.js";
 import type { JobCounter, MetricSamples } from "../metric-samples.js";
 
 /**
- * Count job events into `samples`: the counters by outcome, the run time of every attempt that
+ * Count job events into `samples`: the counters by outcome (and batches by how they ended), the run time of every attempt that
  * ended with a known duration, and the queue wait of every attempt that started. Listeners only
  * add numbers, so they cost the job next to nothing. Returns the function that stops counting.
  */
@@ -34,6 +34,10 @@ export function countJobEvents(events: JobEvents, samples: MetricSamples): () =>
     events.on("job.dropped", (event) => samples.count("dropped", event.queue, event.job)),
     events.on("job.cancelled", (event) => samples.count("cancelled", event.queue, event.job)),
     events.on("job.rateLimited", (event) => samples.count("rateLimited", event.queue, event.job)),
+    events.on("job.pending", (event) => samples.count("pending", event.queue, event.job)),
+    events.on("job.dependenciesMet", (event) => samples.count("dependenciesMet", event.queue, event.job)),
+    events.on("job.dependencyCancelled", (event) => samples.count("dependencyCancelled", event.queue, event.job)),
+    events.on("batch.ended", (event) => samples.countBatchEnded(event.state)),
   ];
   return () => {
     for (const stop of stops) stop();

@@ -4,6 +4,7 @@ import { deleteJobs } from "../models/job.js";
 import { releaseJobKeys } from "../models/job-key.js";
 import type { JobPolicies } from "../definitions/job-policies.js";
 import { dispatchContext } from "../lifecycle/dispatch-context.js";
+import { JobMoves } from "../lifecycle/job-moves.js";
 import { compareKeys, releaseSemaphoreAndPromote, slotHolderOf } from "../lifecycle/semaphore-release.js";
 import { releaseDependents } from "../lifecycle/dependency-release.js";
 
@@ -42,7 +43,8 @@ async function discardFrom(
   totalBefore: number,
   onBatch?: (progress: { readonly batch: number; readonly total: number }) => void,
 ): Promise<number> {
-  const context = dispatchContext(database, policies);
+  const moves = JobMoves.for(policies.events);
+  const context = dispatchContext(database, policies, moves);
   const { db, dialect } = database;
   const newest = await db
     .selectFrom(table)
@@ -55,6 +57,7 @@ async function discardFrom(
   let total = totalBefore;
   while (afterId < lastId) {
     const { deleted, seen, nextAfter } = await database.claimTransaction(async (trx) => {
+      moves?.reset();
       const query = trx
         // Typed as the ready table: the query reads only job_id and queue_name, which both tables have.
         .selectFrom(`${table} as r` as "firm_queue_ready_executions as r")
@@ -81,6 +84,7 @@ async function discardFrom(
       if (told.length > 0) await releaseDependents(trx, context, told, "cancelled", now);
       return { deleted, seen: ids.length, nextAfter: ids.length ? Math.max(...ids) : lastId };
     });
+    moves?.emit(policies.events);
     total += deleted;
     afterId = nextAfter;
     if (deleted > 0) onBatch?.({ batch: deleted, total });

@@ -1,6 +1,6 @@
 import type { Db } from "../database/dialect.js";
 import { endBatchJobs, type BatchJobEnd } from "../models/batch-job.js";
-import { lockBatches, writeBatchCounts, type BatchRow, type BatchState } from "../models/batch.js";
+import { lockBatches, writeBatchCounts, writeCallbacks, type BatchRow, type BatchState } from "../models/batch.js";
 import { insertJobs, type NewJob } from "../models/job.js";
 import type { DispatchContext } from "./dispatch-context.js";
 import { dispatchJobs } from "./job-dispatch.js";
@@ -21,6 +21,8 @@ export interface BatchCallbacks {
   readonly onSuccess?: StoredCallback;
   readonly onFailure?: StoredCallback;
   readonly onFinish?: StoredCallback;
+  /** Ids of the callback jobs written when the batch ended (absent before it ends). */
+  readonly called?: readonly number[];
 }
 
 /**
@@ -62,14 +64,26 @@ export async function countBatchEnds(
           : "finished"
       : null;
     await writeBatchCounts(trx, batch.id, counts, now, final);
-    if (final !== null) await enqueueCallbacks(trx, context, batch, final, now);
+    if (final === null) continue;
+    const callbackJobIds = await enqueueCallbacks(trx, context, batch, final, now);
+    context.moves?.noteBatchEnded({
+      batchId: batch.id,
+      state: final,
+      total: counts.total,
+      finished: counts.finished,
+      failed: counts.failed,
+      cancelled: counts.cancelled,
+      callbackJobIds,
+    });
   }
 }
 
 /**
  * Write the callbacks a batch that just ended as `final` calls for: `onFinish` always, `onSuccess`
  * when every job finished, `onFailure` when one failed for good. Each carries the batch's id (its
- * handler's `context.batch.id`) but is not one of its jobs.
+ * handler's `context.batch.id`) but is not one of its jobs. Their ids are kept with the batch's
+ * callbacks, so the cleanup keeps the batch while one of them has not ended (it may read the
+ * batch). Returns their ids.
  */
 async function enqueueCallbacks(
   trx: Db,
@@ -77,14 +91,14 @@ async function enqueueCallbacks(
   batch: BatchRow,
   final: BatchState,
   now: Date,
-): Promise<void> {
+): Promise<number[]> {
   const callbacks = JSON.parse(batch.callbacks) as BatchCallbacks;
   const due = [
     final === "finished" ? callbacks.onSuccess : undefined,
     final === "failed" ? callbacks.onFailure : undefined,
     callbacks.onFinish,
   ].filter((callback) => callback !== undefined);
-  if (due.length === 0) return;
+  if (due.length === 0) return [];
   const jobs: NewJob[] = due.map((callback) => ({
     queueName: callback.queue,
     className: callback.name,
@@ -96,6 +110,7 @@ async function enqueueCallbacks(
     batchId: batch.id,
   }));
   const ids = await insertJobs(trx, jobs, now);
+  await writeCallbacks(trx, batch.id, JSON.stringify({ ...callbacks, called: ids } satisfies BatchCallbacks));
   await dispatchJobs(
     trx,
     jobs.map((job, index) => ({ ...job, id: ids[index]! })),
@@ -108,4 +123,5 @@ async function enqueueCallbacks(
     callbacks: due.map((callback) => callback.name),
     jobIds: ids,
   });
+  return ids;
 }

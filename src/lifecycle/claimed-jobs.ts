@@ -58,7 +58,9 @@ export async function releaseClaims(
   processId: number,
   jobIds?: readonly number[],
 ): Promise<number[]> {
-  return database.claimTransaction(async (trx) => {
+  const moves = JobMoves.for(policies.events);
+  const released = await database.claimTransaction(async (trx) => {
+    moves?.reset();
     let query = trx.selectFrom("firm_queue_claimed_executions").select("job_id").where("process_id", "=", processId);
     if (jobIds !== undefined) {
       if (jobIds.length === 0) return [];
@@ -66,25 +68,30 @@ export async function releaseClaims(
     }
     const rows = await database.dialect.withSkipLocked(query).execute();
     const released = rows.map((row) => Number(row.job_id));
-    await requeueLockedClaims(trx, database, policies, released);
+    await requeueLockedClaims(trx, database, policies, released, moves);
     return released;
   });
+  moves?.emit(policies.events);
+  return released;
 }
 
 /**
  * Put the jobs of claims this transaction has locked back in line, attempts unchanged: each
  * claim goes, its concurrency slot is given back and taken again, and the job is dispatched as
- * it was (a job whose cancel was requested ends cancelled instead).
+ * it was (a job whose cancel was requested ends cancelled instead). What it does to other jobs
+ * (dependents cancelled or released, a batch ended) is noted in `moves`, for the caller to tell
+ * after its commit.
  */
 export async function requeueLockedClaims(
   trx: Db,
   database: Database,
   policies: JobPolicies,
   released: readonly number[],
+  moves?: JobMoves,
 ): Promise<void> {
   if (released.length === 0) return;
   const now = database.clock.now();
-  const context = dispatchContext(database, policies);
+  const context = dispatchContext(database, policies, moves);
   const holders = await trx
     .selectFrom("firm_queue_jobs")
     .select(["id", "class_name", "concurrency_key", "semaphore_id", "cancelled_at"])

@@ -18,8 +18,11 @@ export interface PlannedDependencies extends JobDependencies {
 export interface DependencyPlan {
   /** Per job of the call: its dependencies not ended yet (above 0: it is written pending). */
   readonly unmet: readonly number[];
-  /** Places of jobs written cancelled at once: a dependency had already failed or been cancelled. */
-  readonly cancelled: ReadonlySet<number>;
+  /**
+   * Places of jobs written cancelled at once, with the first dependency (in `dependsOn` order)
+   * that had already failed or been cancelled.
+   */
+  readonly cancelled: ReadonlyMap<number, { readonly id: number; readonly state: "failed" | "cancelled" }>;
   readonly existing: ReadonlyMap<number, DependencyJob>;
 }
 
@@ -44,7 +47,7 @@ export async function planDependencies(
     [...existing.values()].filter((job) => job.state === null).map((job) => job.id),
   );
   const unmet: number[] = [];
-  const cancelled = new Set<number>();
+  const cancelled = new Map<number, { id: number; state: "failed" | "cancelled" }>();
   for (const [index, job] of jobs.entries()) {
     const dependencies = job.dependencies;
     if (!dependencies) {
@@ -55,7 +58,8 @@ export async function planDependencies(
     for (const id of dependencies.ids) {
       const state = existing.get(id)!.state;
       if (state === null) open++;
-      else if (state !== "finished" && dependencies.onFailure === "cancel") cancelled.add(index);
+      else if (state !== "finished" && dependencies.onFailure === "cancel" && !cancelled.has(index))
+        cancelled.set(index, { id, state });
     }
     unmet.push(open);
   }

@@ -1,7 +1,13 @@
 import type { Db } from "../database/dialect.js";
 import type { DispatchContext } from "./dispatch-context.js";
 import { lockDependents, lowerUnmetCounts } from "../models/dependency-jobs.js";
-import { openDependenciesOf, recordDependencyEnds, type DependencyState } from "../models/job-dependency.js";
+import {
+  openDependenciesOf,
+  recordDependencyEnds,
+  type DependencyState,
+  type OpenDependency,
+} from "../models/job-dependency.js";
+import type { JobRow } from "../models/job.js";
 import { markCancelled } from "../models/job-cancellation.js";
 import { releaseJobKeys } from "../models/job-key.js";
 import { dispatchJobs, toDispatchable } from "./job-dispatch.js";
@@ -21,6 +27,9 @@ import { countBatchEnds } from "./batch-progress.js";
  * dependent row), never to a dependent's other dependencies: a fan-in of 10,000 costs each finish
  * what a fan-in of 2 does. Concurrent finishes of the last two dependencies of a job both lock its
  * row (in id order), so the second reads the count the first lowered and only one sees 0.
+ *
+ * The dependents released and cancelled are noted in `context.moves`, told after the commit as
+ * `job.dependenciesMet` and `job.dependencyCancelled`.
  */
 export async function releaseDependents(
   trx: Db,
@@ -59,6 +68,7 @@ export async function releaseDependents(
       if (row.unmet_dependencies - amount <= 0) released.push(row);
     }
     await lowerUnmetCounts(trx, byAmount, now);
+    noteEnds(context, edges, released, cancelled, endedAs);
     // A released job dropped by its concurrency limit (onConflict "discard") never ends: its own
     // dependents take it as cancelled, with the jobs cancelled at this level.
     const discarded =
@@ -92,4 +102,30 @@ export async function releaseDependents(
     endedAs = "cancelled";
     endedResults = null;
   }
+}
+
+/**
+ * Note, for the listeners told after the commit, the dependents this level released and those it
+ * cancelled, each with the dependency that cancelled it (an edge of `edges` towards it).
+ */
+function noteEnds(
+  context: DispatchContext,
+  edges: readonly OpenDependency[],
+  released: readonly JobRow[],
+  cancelled: readonly JobRow[],
+  endedAs: DependencyState,
+): void {
+  const { moves } = context;
+  if (moves === undefined) return;
+  const told = (row: JobRow) => ({ jobId: Number(row.id), job: row.class_name, queue: row.queue_name });
+  for (const row of released) moves.noteDependenciesMet(told(row));
+  if (cancelled.length === 0 || endedAs === "finished") return;
+  const cause = new Map<number, number>();
+  for (const edge of edges) if (!cause.has(edge.jobId)) cause.set(edge.jobId, edge.dependencyId);
+  for (const row of cancelled)
+    moves.noteDependencyCancelled({
+      ...told(row),
+      dependencyId: cause.get(Number(row.id))!,
+      dependencyState: endedAs,
+    });
 }

@@ -14,6 +14,7 @@ import { releaseJobKeys } from "../models/job-key.js";
 import { compareKeys, releaseSemaphoreAndPromote, slotHolderOf, type SlotHolder } from "./semaphore-release.js";
 import { removeClaim } from "./claimed-jobs.js";
 import { releaseDependents } from "./dependency-release.js";
+import { JobMoves } from "./job-moves.js";
 
 /**
  * What a cancel did to one job:
@@ -81,16 +82,20 @@ export async function recordCancelledClaim(
   processId: number,
   attempted = true,
 ): Promise<boolean> {
-  return database.claimTransaction(async (trx) => {
+  const moves = JobMoves.for(policies.events);
+  const recorded = await database.claimTransaction(async (trx) => {
+    moves?.reset();
     if (!(await removeClaim(trx, jobId, processId))) return false;
     const now = database.clock.now();
     await markCancelledAttempt(trx, jobId, now, attempted);
     await releaseJobKeys(trx, [jobId], now);
-    const context = dispatchContext(database, policies);
+    const context = dispatchContext(database, policies, moves);
     for (const holder of await slotHolders(trx, [jobId])) await releaseSemaphoreAndPromote(trx, context, holder, now);
     await releaseDependents(trx, context, [jobId], "cancelled", now);
     return true;
   });
+  moves?.emit(policies.events);
+  return recorded;
 }
 
 /** The concurrency slots `jobIds` hold, in key order so transactions lock semaphores alike. */

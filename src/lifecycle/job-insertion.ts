@@ -66,8 +66,21 @@ export async function insertAndRoute(
   for (const [index, job] of jobs.entries()) {
     if (matched.has(index)) continue;
     // A job that waits (pending) or whose dependency already failed is not put in line.
-    if (plan?.cancelled.has(index)) cancelled.push(ids[index]!);
-    if (plan !== null && (plan.cancelled.has(index) || plan.unmet[index]! > 0)) continue;
+    const cancelledBy = plan?.cancelled.get(index);
+    const told = { jobId: ids[index]!, job: job.className, queue: job.queueName };
+    if (cancelledBy !== undefined) {
+      cancelled.push(ids[index]!);
+      context.moves?.noteDependencyCancelled({
+        ...told,
+        dependencyId: cancelledBy.id,
+        dependencyState: cancelledBy.state,
+      });
+      continue;
+    }
+    if (plan !== null && plan.unmet[index]! > 0) {
+      context.moves?.notePending({ ...told, dependencies: plan.unmet[index]! });
+      continue;
+    }
     const replacement = replacedInCall.get(index);
     if (replacement !== undefined) await rewriteJob(trx, ids[index]!, replacement, now);
     toDispatch.push({ ...job, id: ids[index]!, scheduledAt: replacement?.scheduledAt ?? job.scheduledAt });

@@ -75,6 +75,11 @@ export async function writeBatchCounts(
     .execute();
 }
 
+/** Rewrite a locked batch's callbacks column (once it ends: with the ids of the callback jobs). */
+export async function writeCallbacks(trx: Db, id: number, callbacks: string): Promise<void> {
+  await trx.updateTable("firm_queue_batches").set({ callbacks }).where("id", "=", id).execute();
+}
+
 /** One batch as it stands, or undefined when there is none with that id. */
 export async function readBatch(db: Db, id: number): Promise<BatchRow | undefined> {
   const row = await db.selectFrom("firm_queue_batches").select(COLUMNS).where("id", "=", id).executeTakeFirst();

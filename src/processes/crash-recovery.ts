@@ -6,6 +6,7 @@ import { recordFailedAttempt, type FailedAttemptOutcome } from "../lifecycle/fai
 import { emitFailure } from "../lifecycle/failure-events.js";
 import type { JobPolicies } from "../definitions/job-policies.js";
 import { dispatchContext } from "../lifecycle/dispatch-context.js";
+import { JobMoves } from "../lifecycle/job-moves.js";
 import { toProcessRow, type ProcessRow } from "../models/process.js";
 import { removeClaimsWithoutJob } from "../models/claims-without-job.js";
 
@@ -48,6 +49,7 @@ async function recoverClaimsOf(
   trx: Db,
   processId: number | null,
   error: Error,
+  moves: JobMoves | undefined,
 ): Promise<RecoveredClaims> {
   const query = trx
     .selectFrom("firm_queue_claimed_executions")
@@ -60,6 +62,7 @@ async function recoverClaimsOf(
     trx,
     rows.map((row) => ({ ...row, process_id: processId })),
     () => error,
+    moves,
   );
 }
 
@@ -70,10 +73,11 @@ async function recoverLockedClaims(
   trx: Db,
   rows: readonly { job_id: number; started_at: Date | string | null; process_id: number | null }[],
   errorFor: (processId: number | null) => Error,
+  moves: JobMoves | undefined,
 ): Promise<RecoveredClaims> {
   const failed: RecoveredAttempt[] = [];
   const requeued = rows.filter((row) => row.started_at === null).map((row) => Number(row.job_id));
-  await requeueLockedClaims(trx, database, policies, requeued);
+  await requeueLockedClaims(trx, database, policies, requeued, moves);
   const now = database.clock.now();
   for (const row of rows) {
     if (row.started_at === null) continue;
@@ -81,7 +85,7 @@ async function recoverLockedClaims(
     const processId = row.process_id === null ? null : Number(row.process_id);
     if (!(await removeClaim(trx, jobId, processId))) continue;
     const error = errorFor(processId);
-    const outcome = await recordFailedAttempt(trx, jobId, error, now, dispatchContext(database, policies));
+    const outcome = await recordFailedAttempt(trx, jobId, error, now, dispatchContext(database, policies, moves));
     failed.push({ outcome, processId, error });
   }
   return { failed, requeued };
@@ -91,9 +95,14 @@ async function recoverLockedClaims(
  * Tell the job event listeners of this process what became of the attempts it failed, once their
  * transaction has committed: `job.retrying`, `job.failed` or `job.abandoned` with `recovered`
  * set (or `job.cancelled` for a job whose cancel was asked while it ran). A claim that belonged to
- * no process (`processId` null) has no attempt to tell of.
+ * no process (`processId` null) has no attempt to tell of. Then what the transaction did to other
+ * jobs, noted in `moves`.
  */
-function tellRecovered(policies: JobPolicies, attempts: readonly RecoveredAttempt[]): void {
+function tellRecovered(
+  policies: JobPolicies,
+  attempts: readonly RecoveredAttempt[],
+  moves: JobMoves | undefined,
+): void {
   const { events } = policies;
   for (const { outcome, processId, error } of attempts) {
     if (processId === null) continue;
@@ -110,6 +119,8 @@ function tellRecovered(policies: JobPolicies, attempts: readonly RecoveredAttemp
     }
     emitFailure(events, outcome, { ...attempt, error, durationMs: 0, recovered: true });
   }
+  // Then what those ends did to other jobs: slots handed on, dependents released or cancelled, batches ended.
+  moves?.emit(events);
 }
 
 const jobIdsOf = (attempts: readonly RecoveredAttempt[]): number[] => attempts.map(({ outcome }) => outcome.jobId);
@@ -128,8 +139,10 @@ export async function pruneDeadProcesses(
   spareSupervised = false,
 ): Promise<RecoveredProcess[]> {
   const attempts: RecoveredAttempt[] = [];
+  const moves = JobMoves.for(policies.events);
   const recovered = await database.claimTransaction(async (trx) => {
     attempts.length = 0;
+    moves?.reset();
     const cutoff = new Date(database.clock.now().getTime() - thresholdMs);
     let query = trx.selectFrom("firm_queue_processes").selectAll().where("last_heartbeat_at", "<", cutoff);
     if (keepId !== null) query = query.where("id", "<>", keepId);
@@ -139,7 +152,7 @@ export async function pruneDeadProcesses(
     const recovered: RecoveredProcess[] = [];
     for (const process of dead) {
       const error = new ProcessPrunedError(process.name, process.pid, process.lastHeartbeatAt, thresholdMs);
-      const { failed, requeued } = await recoverClaimsOf(database, policies, trx, process.id, error);
+      const { failed, requeued } = await recoverClaimsOf(database, policies, trx, process.id, error, moves);
       attempts.push(...failed);
       // A claim the dead process's own unfinished transaction still locks (a cut-off host whose
       // connection the server has not dropped yet) was skipped. Removing the row now would leave
@@ -151,7 +164,7 @@ export async function pruneDeadProcesses(
     }
     return recovered;
   });
-  tellRecovered(policies, attempts);
+  tellRecovered(policies, attempts, moves);
   return recovered;
 }
 
@@ -177,8 +190,10 @@ export async function reapExitedProcess(
   how: string,
 ): Promise<RecoveredProcess | null> {
   let attempts: RecoveredAttempt[] = [];
+  const moves = JobMoves.for(policies.events);
   const reaped = await database.claimTransaction(async (trx) => {
     attempts = [];
+    moves?.reset();
     const query = trx
       .selectFrom("firm_queue_processes")
       .selectAll()
@@ -193,12 +208,13 @@ export async function reapExitedProcess(
       trx,
       process.id,
       new ProcessExitError(process.name, process.pid, how),
+      moves,
     );
     attempts = failed;
     await trx.deleteFrom("firm_queue_processes").where("id", "=", process.id).execute();
     return { process, failedJobIds: jobIdsOf(attempts), requeuedJobIds: requeued, claimsLeft: 0 };
   });
-  tellRecovered(policies, attempts);
+  tellRecovered(policies, attempts, moves);
   return reaped;
 }
 
@@ -210,8 +226,10 @@ export async function reapExitedProcess(
  */
 export async function failOrphanedClaims(database: Database, policies: JobPolicies): Promise<number[]> {
   const attempts: RecoveredAttempt[] = [];
+  const moves = JobMoves.for(policies.events);
   await database.claimTransaction(async (trx) => {
     attempts.length = 0;
+    moves?.reset();
     const query = trx
       .selectFrom("firm_queue_claimed_executions as claim")
       .select(["claim.job_id", "claim.process_id", "claim.started_at"])
@@ -231,10 +249,11 @@ export async function failOrphanedClaims(database: Database, policies: JobPolici
       trx,
       orphans,
       (processId) => new ProcessMissingError(processId),
+      moves,
     );
     attempts.push(...failed);
   });
-  tellRecovered(policies, attempts);
+  tellRecovered(policies, attempts, moves);
   return jobIdsOf(attempts);
 }
 
