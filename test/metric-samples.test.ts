@@ -45,6 +45,33 @@ describe("metric samples", () => {
     expect(total.counters.finished).toEqual([["q", "j", 7]]);
   });
 
+  it("sums the workflow counters and the batches ended by state over children, an exited one's too", () => {
+    const children = new ChildSamples();
+    const first = new MetricSamples();
+    first.count("pending", "q", "parent", 2);
+    first.count("dependencyCancelled", "q", "parent");
+    first.countBatchEnded("finished");
+    first.countBatchEnded("failed", 2);
+    children.update("worker-1", first.snapshot());
+    const second = new MetricSamples();
+    second.count("dependenciesMet", "q", "parent");
+    second.countBatchEnded("finished", 3);
+    children.update("worker-2", second.snapshot());
+    children.retire("worker-1");
+    const own = new MetricSamples();
+    own.countBatchEnded("cancelled");
+    const scrape = parseScrape(formatExposition(sampleFamilies(sumSnapshots([own.snapshot(), children.total()]))));
+    const parent = { queue: "q", job: "parent" };
+    expect(scrape.value("firm_queue_jobs_pending_total", parent)).toBe(2);
+    expect(scrape.value("firm_queue_jobs_dependencies_met_total", parent)).toBe(1);
+    expect(scrape.value("firm_queue_jobs_dependency_cancelled_total", parent)).toBe(1);
+    expect(scrape.value("firm_queue_batches_ended_total", { state: "finished" })).toBe(4);
+    expect(scrape.value("firm_queue_batches_ended_total", { state: "failed" })).toBe(2);
+    expect(scrape.value("firm_queue_batches_ended_total", { state: "cancelled" })).toBe(1);
+    // A snapshot that counts no batch (an older child) adds nothing and breaks nothing.
+    expect(sumSnapshots([{ counters: {}, histograms: {} }]).batchesEnded).toBeUndefined();
+  });
+
   it("escapes label values and help text in the text format", () => {
     const samples = new MetricSamples();
     samples.count("enqueued", 'we"ird\\queue\nname', "job");

@@ -80,4 +80,39 @@ describeEachDatabase("metrics of a fork-mode supervisor", (env) => {
     expect(ready.status).toBe(200);
     expect(await ready.json()).toMatchObject({ ready: true, roles: { expected: 3, alive: 3 } });
   });
+
+  it("serves the workflow counters its children counted: dependents released and cancelled, batches ended", async () => {
+    const port = await freePort();
+    const run = spawnCli(["start", "--config", "test/fixtures/metrics.config.ts", "--metrics-port", String(port)], {
+      FIRM_QUEUE_DATABASE_URL: env.url,
+    });
+    running = run;
+    await waitForProcesses(await env.db(), run, { workers: 2 });
+    const firm = env.firm();
+    // Declared here only so that firm.batch accepts the name; the children run it.
+    firm.defineJob("nap", async () => undefined);
+    const first = await firm.enqueue("nap", { ms: 10 });
+    await firm.enqueue("nap", { ms: 10 }, { dependsOn: [first.id!] });
+    const broken = await firm.enqueue("broken", null, { queue: "fragile", undeclared: true });
+    await firm.enqueue("nap", { ms: 10 }, { dependsOn: [broken.id!] });
+    await firm.batch([{ name: "nap", args: { ms: 10 } }]);
+    let scrape: Scrape | undefined;
+    const nap = { queue: "default", job: "nap" };
+    await waitWhile(
+      run,
+      async () => {
+        const response = await fetch(`http://127.0.0.1:${port}/metrics`).catch(() => null);
+        if (response?.status !== 200) return false;
+        scrape = parseScrape(await response.text());
+        return (
+          scrape.value("firm_queue_jobs_dependencies_met_total", nap) === 1 &&
+          scrape.value("firm_queue_jobs_dependency_cancelled_total", nap) === 1 &&
+          scrape.value("firm_queue_batches_ended_total", { state: "finished" }) === 1
+        );
+      },
+      "the children's workflow counters to reach the supervisor's scrape",
+    );
+    // Pending jobs are counted where they were enqueued: this test's process, not the supervisor.
+    expect(scrape!.value("firm_queue_jobs_pending_total", nap)).toBeUndefined();
+  });
 });
