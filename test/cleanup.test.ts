@@ -119,4 +119,78 @@ describeEachDatabase("finished-job cleanup", (env) => {
     expect(await remaining(env, old)).toBe(3);
     expect(await countRows(await env.db(), "firm_queue_jobs")).toBe(4);
   });
+
+  /** Pretend every ended batch ended, and every ended job finished, `agoMs` ago. */
+  async function ageEverything(agoMs: number): Promise<void> {
+    const db = await env.db();
+    const then = new Date(Date.now() - agoMs);
+    await db.updateTable("firm_queue_batches").set({ ended_at: then }).where("ended_at", "is not", null).execute();
+    await db.updateTable("firm_queue_jobs").set({ finished_at: then }).where("finished_at", "is not", null).execute();
+  }
+
+  it("clearFinishedJobs deletes ended batches whose jobs are gone, never a pending one or one a job still needs", async () => {
+    const firm = env.firm();
+    firm.defineJob("step", async () => {});
+    firm.defineJob("bad", async () => Promise.reject(new Error("no")), { retry: { attempts: 1 } });
+    firm.defineJob("after", async () => {}, { queue: "callbacks" });
+    const ended = await firm.batch([
+      { name: "step", args: 1 },
+      { name: "step", args: 2 },
+    ]);
+    const pending = await firm.batch([{ name: "step", args: 3, options: { wait: "1h" } }]);
+    const withFailed = await firm.batch([{ name: "bad", args: 4 }]);
+    const withCallback = await firm.batch([{ name: "step", args: 5 }], { onFinish: { name: "after", args: null } });
+    await firm.drain({ queues: "default" });
+    expect((await firm.getBatch(withCallback.id))?.state).toBe("finished");
+    await ageEverything(3 * HOUR);
+    const db = await env.db();
+    // A clear of one job name leaves batches alone.
+    expect(await firm.clearFinishedJobs({ olderThan: "2h", name: "step" })).toBe(3);
+    expect(await firm.getBatch(ended.id)).not.toBeNull();
+    expect(await firm.clearFinishedJobs({ olderThan: "2h" })).toBe(0);
+    expect(await firm.getBatch(ended.id)).toBeNull();
+    expect(await firm.getBatch(pending.id)).toMatchObject({ state: "pending" });
+    expect(await firm.getBatch(withFailed.id)).toMatchObject({ state: "failed" });
+    // Its onFinish job has not run yet: it may still read the batch.
+    expect(await firm.getBatch(withCallback.id)).toMatchObject({ state: "finished" });
+    const memberships = await db.selectFrom("firm_queue_batch_jobs").select("batch_id").orderBy("batch_id").execute();
+    expect(memberships.map((row) => Number(row.batch_id))).toEqual([pending.id, withFailed.id]);
+    // Once the callback has run, and ended before the cutoff, its batch goes too.
+    expect(await firm.drain()).toBe(1);
+    expect(await firm.clearFinishedJobs({ olderThan: "2h" })).toBe(0);
+    expect(await firm.getBatch(withCallback.id)).not.toBeNull();
+    await ageEverything(3 * HOUR);
+    expect(await firm.clearFinishedJobs({ olderThan: "2h" })).toBe(1);
+    expect(await firm.getBatch(withCallback.id)).toBeNull();
+    expect(await firm.getBatch(withFailed.id)).not.toBeNull();
+    expect(await countRows(db, "firm_queue_batches")).toBe(2);
+  });
+
+  it("the dispatcher deletes old ended batches in passes of at most its batch size, and keeps pending ones", async () => {
+    const deleted: number[] = [];
+    const logger = {
+      ...silentLogger,
+      info: (message: string, fields?: Record<string, unknown>) =>
+        void (message === "deleted old ended batches" && deleted.push(fields!.count as number)),
+    };
+    const firm = env.firm({ clearFinishedJobsAfter: "1h", logger });
+    firm.defineJob("step", async () => {});
+    const ended = [];
+    for (let i = 0; i < 5; i++) ended.push((await firm.batch([{ name: "step", args: i }])).id);
+    const pending = await firm.batch([{ name: "step", args: 9, options: { wait: "2h" } }]);
+    await firm.drain();
+    await ageEverything(2 * HOUR);
+    const supervisor = await firm.start({
+      workers: [],
+      dispatchers: [{ pollingInterval: 50, clearFinishedJobsInterval: 50, clearFinishedJobsBatchSize: 2 }],
+    });
+    try {
+      await waitFor(async () => (await countRows(await env.db(), "firm_queue_batches")) === 1, 10_000, "old batches");
+    } finally {
+      await supervisor.stop();
+    }
+    expect(deleted).toEqual([2, 2, 1]);
+    expect(await firm.getBatch(pending.id)).toMatchObject({ state: "pending", pending: 1 });
+    for (const id of ended) expect(await firm.getBatch(id)).toBeNull();
+  });
 });

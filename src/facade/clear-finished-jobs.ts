@@ -4,6 +4,7 @@ import { ConfigurationError } from "../errors.js";
 import { checkJobName, positiveInteger, rejectUnknownKeys } from "../option-checks.js";
 import { repeatBatches } from "../batches.js";
 import { deleteFinishedJobsBatch } from "../models/finished-jobs.js";
+import { deleteEndedBatches } from "../models/ended-batches.js";
 
 /** Options of `firm.clearFinishedJobs()`. */
 export interface ClearFinishedJobsOptions {
@@ -20,7 +21,11 @@ export interface ClearFinishedJobsOptions {
 
 const KEYS = new Set(["olderThan", "batchSize", "name"]);
 
-/** Check the options of `clearFinishedJobs`, then delete in batches. Returns the count. */
+/**
+ * Check the options of `clearFinishedJobs`, then delete in batches; without a `name`, then the
+ * batches (`firm.batch`) that ended before the cutoff and whose jobs are all gone or ended before
+ * it. Returns the count of jobs deleted.
+ */
 export async function clearFinishedJobs(
   database: Database,
   options: ClearFinishedJobsOptions,
@@ -31,9 +36,24 @@ export async function clearFinishedJobs(
   const batchSize = positiveInteger(options.batchSize ?? 500, "clearFinishedJobs option batchSize");
   const name = options.name === undefined ? undefined : checkJobName(options.name);
   const selection = { cutoff, ...(name !== undefined ? { name } : {}) };
-  return repeatBatches(batchSize, () =>
+  const deleted = await repeatBatches(batchSize, () =>
     database.claimTransaction((trx) => deleteFinishedJobsBatch(trx, database.dialect, selection, batchSize)),
   );
+  // Batches have no name: only a clear of every job name removes the ended ones it left empty.
+  if (name === undefined) await clearEndedBatches(database, cutoff, batchSize);
+  return deleted;
+}
+
+/** Delete every batch that ended before `cutoff` and whose jobs are gone or ended before it, `batchSize` looked at per transaction. */
+async function clearEndedBatches(database: Database, cutoff: Date, batchSize: number): Promise<void> {
+  let afterId = 0;
+  for (;;) {
+    const { looked, lastId } = await database.claimTransaction((trx) =>
+      deleteEndedBatches(trx, database.dialect, cutoff, batchSize, afterId),
+    );
+    if (looked < batchSize) return;
+    afterId = lastId;
+  }
 }
 
 function cutoffOf(olderThan: Duration | Date | undefined, defaultAfter: number | null, now: Date): Date {

@@ -9,7 +9,8 @@ export interface FinishedJobSelection {
 /**
  * Delete up to `batchSize` jobs that finished before the cutoff: select their ids (skipping rows
  * another transaction holds), then delete those rows. Run it in a claim transaction of its own
- * per batch: small batches keep each transaction's locks brief. Returns how many were deleted.
+ * per batch: small batches keep each transaction's locks brief. Their batch memberships are
+ * deleted with them. Returns how many jobs were deleted.
  */
 export async function deleteFinishedJobsBatch(
   trx: Db,
@@ -26,13 +27,10 @@ export async function deleteFinishedJobsBatch(
   if (selection.name !== undefined) query = query.where("class_name", "=", selection.name);
   const rows = await dialect.withSkipLocked(query).execute();
   if (rows.length === 0) return 0;
-  const result = await trx
-    .deleteFrom("firm_queue_jobs")
-    .where(
-      "id",
-      "in",
-      rows.map((row) => Number(row.id)),
-    )
-    .executeTakeFirst();
+  const ids = rows.map((row) => Number(row.id));
+  const result = await trx.deleteFrom("firm_queue_jobs").where("id", "in", ids).executeTakeFirst();
+  // Their batch memberships go too (no foreign key: see migration 015), so that deciding whether
+  // a batch can be deleted reads only the memberships of jobs still there (ended-batches.ts).
+  await trx.deleteFrom("firm_queue_batch_jobs").where("job_id", "in", ids).execute();
   return Number(result.numDeletedRows);
 }
