@@ -2,6 +2,7 @@ import { expect, it } from "vitest";
 import { InvalidFlowError, InvalidDependencyError, type DependencyResult, type FlowNode } from "../src/index.js";
 import type { JobPolicies } from "../src/definitions/job-policies.js";
 import { dispatchAllDue } from "../src/roles/dispatcher.js";
+import { MAX_DEPENDENCIES } from "../src/definitions/dependency-options.js";
 import { appClients } from "./support/app-clients.js";
 import { countRows, describeEachDatabase, enqueued } from "./support/harness.js";
 
@@ -145,6 +146,26 @@ describeEachDatabase("flows (firm.flow)", (env) => {
     await expect(
       firm.flow({ name: "step", options: { dependsOn: [999_999] }, children: [{ name: "step" }] }),
     ).rejects.toThrow("Job 999999");
+    expect(await countRows(db, "firm_queue_jobs")).toBe(0);
+    expect(await countRows(db, "firm_queue_job_dependencies")).toBe(0);
+  });
+
+  it("a node with more than MAX_DEPENDENCIES dependencies, its dependsOn and its children together, is refused whole", async () => {
+    const firm = env.firm();
+    firm.defineJob("step", async () => {});
+    const db = await env.db();
+    // Ids need not exist: the count is checked before anything is read or written.
+    const ids = (count: number) => Array.from({ length: count }, (_, index) => index + 1);
+    const tooMany: FlowNode[] = [
+      { name: "step", options: { dependsOn: ids(MAX_DEPENDENCIES) }, children: [{ name: "step" }] },
+      { name: "step", children: [{ name: "step", options: { dependsOn: ids(MAX_DEPENDENCIES + 1) } }] },
+      { name: "step", children: ids(MAX_DEPENDENCIES + 1).map((n) => ({ name: "step", args: n })) },
+    ];
+    for (const tree of tooMany) {
+      const attempt = firm.flow(tree);
+      await expect(attempt).rejects.toThrow(InvalidDependencyError);
+      await expect(attempt).rejects.toThrow(`at most ${MAX_DEPENDENCIES}`);
+    }
     expect(await countRows(db, "firm_queue_jobs")).toBe(0);
     expect(await countRows(db, "firm_queue_job_dependencies")).toBe(0);
   });
