@@ -138,6 +138,29 @@ describeEachDatabase("workflow events and metrics", (env) => {
     ]);
   });
 
+  it("a queue clear that discards a dependency tells its dependents' cascade and its batch's end", async () => {
+    const firm = env.firm();
+    const heard = record(firm, env.firm(), ["job.dependencyCancelled"]);
+    const ended: JobEventMap["batch.ended"][] = [];
+    firm.events.on("batch.ended", (event) => void ended.push(event));
+    firm.defineJob("work", async () => undefined, { queue: "doomed" });
+    firm.defineJob("next", async () => undefined);
+    const batch = await firm.batch([{ name: "work", args: null }]);
+    const head = batch.jobs[0]!.id!;
+    const next = await enqueued(firm.enqueue("next", null, { dependsOn: [head] }));
+    expect(await firm.queues.clear("doomed")).toBe(1);
+    expect((await about(heard, next)).slice(-1)).toEqual([
+      [
+        "job.dependencyCancelled",
+        { jobId: next, job: "next", queue: "default", dependencyId: head, dependencyState: "cancelled" },
+        "cancelled",
+      ],
+    ]);
+    expect(ended).toEqual([
+      { batchId: batch.id, state: "cancelled", total: 1, finished: 0, failed: 0, cancelled: 1, callbackJobIds: [] },
+    ]);
+  });
+
   it("a flow's parent is told pending with its children's count", async () => {
     const firm = env.firm();
     const heard = record(firm, env.firm(), ALL);
