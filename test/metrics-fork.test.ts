@@ -114,5 +114,6 @@ describeEachDatabase("metrics of a fork-mode supervisor", (env) => {
     );
     // Pending jobs are counted where they were enqueued: this test's process, not the supervisor.
     expect(scrape!.value("firm_queue_jobs_pending_total", nap)).toBeUndefined();
-  });
+    // A CLI supervisor with two children to boot: the default 30 s is short on a loaded machine.
+  }, 90_000);
 });
