@@ -1,4 +1,5 @@
 import { expect, test } from "vitest";
+import { formatJobDetail } from "../src/cli/job-detail.js";
 import { ConfigurationError, InvalidCursorError } from "../src/index.js";
 import { describeEachDatabase } from "./support/harness.js";
 
@@ -23,11 +24,17 @@ describeEachDatabase("firm.inspect: dependencies and batches", (env) => {
     expect(detail.dependents).toEqual([]);
     expect(detail.dependentCount).toBe(0);
     expect(detail.batch).toBeUndefined();
+    // `firm-queue jobs show` prints the same.
+    expect(formatJobDetail(detail, new Date())).toMatch(
+      new RegExp(`^dependencies:\\s+2: ${b} step ready, ${a} step ready$`, "m"),
+    );
+    expect(formatJobDetail(detail, new Date())).not.toMatch(/^(dependents|batch):/m);
 
     const fanned = (await firm.inspect.job(a))!;
     expect(fanned.dependents).toEqual([c, ...fans].map((id) => ({ id, name: "join", state: "pending" })));
     expect(fanned.dependentCount).toBe(5);
     expect(fanned.dependencies).toEqual([]);
+    expect(formatJobDetail(fanned, new Date())).toMatch(new RegExp(`^dependents:\\s+5: ${c} join pending, `, "m"));
     const capped = (await firm.inspect.job(a, { related: 2 }))!;
     expect(capped.dependents.map((job) => job.id)).toEqual([c, fans[0]]);
     expect(capped.dependentCount).toBe(5);
