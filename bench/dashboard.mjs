@@ -3,7 +3,8 @@
 // Page render time of the dashboard on PostgreSQL with a big jobs table. Fills a fresh database
 // with --jobs jobs in one go (generate_series): most finished over the last 24 hours, the rest
 // failed, scheduled, blocked, claimed and --ready ready, over 10 queues and 20 job names, with
-// processes, semaphores and recurring runs. Then it requests every page through the Node
+// processes, semaphores and recurring runs, and workflows (a job with 10,000 dependents, one with
+// 10,000 dependencies, 1,000 batches, one of them of 10,000 jobs). Then it requests every page through the Node
 // handler over loopback, --rounds times each after one warm-up, and prints the median and the
 // slowest round in milliseconds (request sent → whole body read). The budget is 200 ms a page.
 import { createServer } from "node:http";
@@ -27,6 +28,12 @@ const rounds = Number(values.rounds);
 const counts = { failed: 20_000, scheduled: 20_000, blocked: 5_000, claimed: 100, ready: Number(values.ready) };
 counts.finished = total - counts.failed - counts.scheduled - counts.blocked - counts.claimed - counts.ready;
 if (counts.finished < 0) throw new Error("--jobs is smaller than the unfinished jobs it needs");
+/**
+ * Where the workflow rows sit: finished jobs 1 to 69,970 serve as their members (the finished range
+ * starts at 1), so every row points at a real job. Job `fanOut` has 10,000 dependents, job `fanIn`
+ * 10,000 dependencies, and batch 1 of 1,000 has 10,000 jobs (the others 30 each).
+ */
+const WORKFLOW = { fanOut: 1, fanIn: 2, bigBatch: 1, batches: 1000 };
 
 process.stderr.write("preparing PostgreSQL…\n");
 const database = await benchDatabase("postgres", values.url);
@@ -61,6 +68,12 @@ try {
     ["processes", "/processes"],
     ["recurring tasks", "/recurring"],
     ["concurrency", "/concurrency"],
+    ["job page, 10,000 dependents", `/jobs/${WORKFLOW.fanOut}`],
+    ["job page, 10,000 dependencies", `/jobs/${WORKFLOW.fanIn}`],
+    ["batches, first page", "/batches"],
+    ["batches, deep page (cursor)", `/batches?cursor=${ids.batchesCursor}`],
+    ["batch page, 10,000 jobs, first page", `/batches/${WORKFLOW.bigBatch}`],
+    ["batch page, 10,000 jobs, deep page (cursor)", `/batches/${WORKFLOW.bigBatch}?cursor=${ids.batchJobsCursor}`],
   ];
   const rows = [];
   for (const [name, path] of pages) {
@@ -175,11 +188,43 @@ async function fill(url) {
       `INSERT INTO firm_queue_recurring_executions (job_id, task_key, run_at, created_at)
        SELECT j.id, 'task-' || (1 + j.id % 10), j.created_at, j.created_at FROM firm_queue_jobs j WHERE j.id <= 10000`,
     );
+    await fillWorkflows(client);
     // A table that has been in use this long has been vacuumed by autovacuum; index-only scans need it.
     await client.query("VACUUM ANALYZE");
   } finally {
     await client.end();
   }
+}
+
+/** Dependency edges and batches, written as firm.batch and dependsOn would have left them. */
+async function fillWorkflows(client) {
+  await client.query(
+    `INSERT INTO firm_queue_job_dependencies (job_id, dependency_id, position, on_failure, dependency_name, dependency_state, created_at)
+     SELECT i, $1, 0, 'cancel', 'Job1', 'finished', now() FROM generate_series(10001, 20000) AS i`,
+    [WORKFLOW.fanOut],
+  );
+  await client.query(
+    `INSERT INTO firm_queue_job_dependencies (job_id, dependency_id, position, on_failure, dependency_name, dependency_state, created_at)
+     SELECT $1, i, i - 20001, 'cancel', 'Job' || (i % 20), 'finished', now() FROM generate_series(20001, 30000) AS i`,
+    [WORKFLOW.fanIn],
+  );
+  await client.query(
+    `INSERT INTO firm_queue_batches (id, state, total, pending, finished, failed, cancelled, callbacks, created_at, updated_at, ended_at)
+     SELECT b, 'finished', CASE WHEN b = 1 THEN 10000 ELSE 30 END, 0, CASE WHEN b = 1 THEN 10000 ELSE 30 END, 0, 0,
+            '{"onFinish":{"name":"Job1","arguments":"{}","queue":"queue_1","priority":0,"concurrencyKey":null,"rateLimitKey":null}}',
+            now() - interval '1 day' + b * interval '1 minute', now(), now()
+     FROM generate_series(1, $1::bigint) AS b`,
+    [WORKFLOW.batches],
+  );
+  await client.query(`SELECT setval(pg_get_serial_sequence('firm_queue_batches', 'id'), $1)`, [WORKFLOW.batches]);
+  // Batch 1: jobs 30,001-40,000; batches 2-1,000: 30 jobs each from 40,001 on.
+  await client.query(
+    `INSERT INTO firm_queue_batch_jobs (batch_id, job_id, state, created_at)
+     SELECT CASE WHEN i <= 40000 THEN 1 ELSE 2 + (i - 40001) / 30 END, i, 'finished', now()
+     FROM generate_series(30001, 40000 + ($1::bigint - 1) * 30) AS i`,
+    [WORKFLOW.batches],
+  );
+  await client.query(`UPDATE firm_queue_jobs SET batch_id = 1, has_dependents = 1 WHERE id BETWEEN 30001 AND 40000`);
 }
 
 /** Cursors and ids for the deep pages, read through the public API. */
@@ -191,12 +236,19 @@ async function sampleIds(firm) {
   for (let page = 0; page < 400 && finished.nextCursor; page += 1)
     finished = await firm.inspect.jobs({ state: "finished", limit: 500, cursor: finished.nextCursor });
   const failed = (await firm.inspect.jobs({ state: "failed", limit: 1 })).jobs[0].id;
+  let batches = await firm.inspect.batches({ limit: 500 });
+  batches = await firm.inspect.batches({ limit: 450, cursor: batches.nextCursor });
+  let batchJobs = await firm.inspect.batch(WORKFLOW.bigBatch, { limit: 500 });
+  for (let page = 0; page < 18 && batchJobs.nextCursor; page += 1)
+    batchJobs = await firm.inspect.batch(WORKFLOW.bigBatch, { limit: 500, cursor: batchJobs.nextCursor });
   const from = new Date(Date.now() - 12 * 3_600_000);
   const to = new Date(from.getTime() + 3_600_000);
   return {
     readyCursor: encodeURIComponent(ready.nextCursor ?? ""),
     finishedCursor: encodeURIComponent(finished.nextCursor ?? ""),
     failed,
+    batchesCursor: encodeURIComponent(batches.nextCursor ?? ""),
+    batchJobsCursor: encodeURIComponent(batchJobs.nextCursor ?? ""),
     from: from.toISOString().slice(0, 19),
     to: to.toISOString().slice(0, 19),
   };

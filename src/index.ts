@@ -156,7 +156,17 @@ export type {
   QueueThroughputOptions,
   RateLimitsOptions,
   RecurringTaskDetail,
+  JobDetailOptions,
 } from "./facade/job-inspection.js";
+export type {
+  BatchCallbackInfo,
+  BatchDetail,
+  BatchJobsOptions,
+  BatchPage,
+  ListBatchesOptions,
+} from "./facade/batch-inspection.js";
+export type { BatchJobSummary, BatchSummary } from "./models/batch-listing.js";
+export type { JobBatchLink, JobRelations, RelatedJob } from "./models/job-relations.js";
 export type { JobSummary, JobPage } from "./models/job-listing.js";
 export type { JobDetail, TimelineEvent } from "./models/job-timeline.js";
 export type { QueueCounts } from "./models/queue-counts.js";

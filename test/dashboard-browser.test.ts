@@ -94,6 +94,56 @@ const run = browserAvailable();
       expect(await page.locator("pre.args").textContent()).toContain('"index": 7');
     });
 
+    test("workflows: Batches from the navigation, a batch's progress and jobs, a job's dependency and batch links", async () => {
+      const firm = env.firm();
+      firm.defineJob("resize", async (args: { photo: number }) => {
+        if (args.photo === 2) throw new Error("unreadable");
+      });
+      firm.defineJob("publish", async () => {});
+      const batch = await firm.batch(
+        [1, 2, 3, 4].map((photo) => ({ name: "resize", args: { photo } })),
+        { onFinish: { name: "publish", args: { album: "summer" } } },
+      );
+      const [first, second] = batch.jobs.map((job) => job.id!);
+      const publish = (
+        await firm.enqueue("publish", { album: "winter" }, { dependsOn: [first!, second!], onDependencyFailure: "run" })
+      ).id!;
+      await firm.drain({ queues: "*" });
+      const base = await open(firm);
+      await page.goto(`${base}/`);
+      await page.click("nav >> text=Batches");
+      expect(await page.locator("h1").textContent()).toBe("Batches");
+      const row = page.locator("table.batches tbody tr").first();
+      expect((await row.textContent())?.replace(/\s+/g, " ")).toContain(`#${batch.id} failed`);
+      expect(await row.locator("svg.progress-bar").getAttribute("aria-label")).toBe(
+        "4 of 4 ended: 3 finished, 1 failed, 0 cancelled",
+      );
+      await row.locator(`a[href="/batches/${batch.id}"]`).click();
+      expect(await page.locator("h1").textContent()).toBe(`Batch #${batch.id}`);
+      expect(await page.locator("figcaption.progress-caption").textContent()).toContain("4 of 4 jobs ended (100%).");
+      expect(await page.locator("table.callbacks tbody").textContent()).toContain("publish");
+      expect(await page.locator("table.batch-jobs tbody tr").count()).toBe(4);
+      // A bar of the chart's colours, drawn: the finished part is wider than the failed one.
+      const finishedBox = await page.locator("figure.chart svg .bar-finished").boundingBox();
+      const failedBox = await page.locator("figure.chart svg .bar-failed").boundingBox();
+      expect(finishedBox!.width).toBeGreaterThan(failedBox!.width * 2);
+
+      await page.click(`table.batch-jobs a[href="/jobs/${second}"]`);
+      expect(await page.locator("h1").textContent()).toBe(`Job #${second}`);
+      expect(await page.locator(".facts").textContent()).toContain(`Batch#${batch.id}`);
+      const dependents = page.locator("#job-dependents li");
+      expect((await dependents.textContent())?.replace(/\s+/g, " ")).toBe(`#${publish} publish finished`);
+      await dependents.locator("a").click();
+      expect(await page.locator("h1").textContent()).toBe(`Job #${publish}`);
+      expect(
+        (await page.locator("#job-dependencies li").allTextContents()).map((text) => text.replace(/\s+/g, " ")),
+      ).toEqual([`#${first} resize finished`, `#${second} resize failed`]);
+      await page.click(`#job-dependencies a[href="/jobs/${first}"]`);
+      expect(await page.locator("h1").textContent()).toBe(`Job #${first}`);
+      await page.click(`.facts a[href="/batches/${batch.id}"]`);
+      expect(await page.locator("h1").textContent()).toBe(`Batch #${batch.id}`);
+    });
+
     test("failed jobs: retry one, delete the selected ones, retry all matching", async () => {
       const firm = env.firm();
       const flaky = firm.defineJob("flaky", async () => {

@@ -30,7 +30,11 @@ interface Target {
   close(): Promise<void>;
 }
 
-/** Something to look at on every page: a failed job (its stored stack replaced, so a stack in a response can only be a leak), a paused queue. */
+/**
+ * Something to look at on every page: a failed job (its stored stack replaced, so a stack in a
+ * response can only be a leak), a paused queue, and a batch whose failed job has a dependent (the
+ * fuzzed paths name /batches/1 and other ids, this batch's among them when it is the first).
+ */
 async function seed(firm: FirmQueue): Promise<void> {
   const job = firm.defineJob("fuzzed", async () => {
     const error = new Error("expected failure");
@@ -39,6 +43,10 @@ async function seed(firm: FirmQueue): Promise<void> {
   });
   await job.enqueue({ n: 1 }, { queue: "mail" });
   await job.enqueue({ n: 2 });
+  const batch = await firm.batch([{ name: "fuzzed", args: { n: 3 } }], {
+    onFinish: { name: "fuzzed", args: { n: 4 } },
+  });
+  await job.enqueue({ n: 5 }, { dependsOn: [batch.jobs[0]!.id!], onDependencyFailure: "run" });
   await firm.drain({ queues: "*" });
   await firm.queues.pause("paused");
 }

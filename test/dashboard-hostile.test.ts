@@ -246,7 +246,7 @@ describeEachDatabase("dashboard against hostile requests", (env) => {
     const served = await serveUnderPrefix(createDashboard({ firm, basePath: "/q" }), "/q");
     const port = portOf(served.url);
     try {
-      for (const target of ["/q/queues/%", "/q/queues/%zz", "/q/jobs/%E0%A4%A", "/q/queues/%C3"]) {
+      for (const target of ["/q/queues/%", "/q/queues/%zz", "/q/jobs/%E0%A4%A", "/q/queues/%C3", "/q/batches/%zz"]) {
         const answer = await rawRequest(port, { target });
         expect(answer.status, target).toBe(400);
         expect(answer.text).toContain("malformed percent-escape");
@@ -267,6 +267,8 @@ describeEachDatabase("dashboard against hostile requests", (env) => {
         "/q/jobs?state=failed&queue=%00",
         "/q/failed?name=a%00b",
         "/q/jobs/1%00",
+        "/q/batches/%00",
+        "/q/batches?cursor=%00",
       ]) {
         const answer = await rawRequest(port, { target });
         expect(answer.status, target).toBe(400);
@@ -290,6 +292,12 @@ describeEachDatabase("dashboard against hostile requests", (env) => {
       for (const state of ["finished", "failed", "ready"]) {
         const answer = await fetch(`${served.url}/q/jobs?state=${state}&cursor=${forged}`);
         expect(answer.status, state).toBe(400);
+        expect(await answer.text()).toContain("Not a job listing cursor");
+      }
+      // The batch listings take the same cursors, and refuse a forged one alike.
+      for (const path of ["/q/batches", "/q/batches/1"]) {
+        const answer = await fetch(`${served.url}${path}?cursor=${forged}`);
+        expect(answer.status, path).toBe(400);
         expect(await answer.text()).toContain("Not a job listing cursor");
       }
       await expect(firm.inspect.jobs({ state: "finished", cursor: forged })).rejects.toThrow(InvalidCursorError);

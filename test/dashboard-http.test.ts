@@ -17,6 +17,11 @@ describeEachDatabase("dashboard over HTTP", (env) => {
     });
     const id = (await job.enqueue(XSS_ARGS, { queue: "q<i>" })).id;
     await firm.drain();
+    // A dependent and a batch of the same job: its name and arguments on the workflow pages too.
+    const dependent = (await job.enqueue(XSS_ARGS, { queue: "q<i>", dependsOn: [id] })).id;
+    const batch = await firm.batch([{ name: "<b>job</b>", args: XSS_ARGS, options: { queue: "q<i>" } }], {
+      onFinish: { name: "<b>job</b>", args: XSS_ARGS },
+    });
     const served = await serveUnderPrefix(createDashboard({ firm, basePath: "/admin/jobs" }), "/admin/jobs");
     try {
       expect(await (await fetch(`${served.url}/other`)).text()).toBe("the application");
@@ -30,6 +35,10 @@ describeEachDatabase("dashboard over HTTP", (env) => {
         "/recurring",
         "/concurrency",
         "/rate-limits",
+        "/batches",
+        `/batches/${batch.id}`,
+        `/jobs/${dependent}`,
+        `/jobs/${batch.jobs[0]!.id}`,
         `/queues/${encodeURIComponent("q<i>")}`,
       ]) {
         const response = await fetch(`${served.url}/admin/jobs${path}`);
@@ -57,6 +66,9 @@ describeEachDatabase("dashboard over HTTP", (env) => {
       expect((await fetch(`${served.url}/admin/jobs/jobs/999999`)).status).toBe(404);
       expect((await fetch(`${served.url}/admin/jobs/jobs?state=nonsense`)).status).toBe(400);
       expect((await fetch(`${served.url}/admin/jobs/jobs?state=ready&cursor=bad`)).status).toBe(400);
+      expect((await fetch(`${served.url}/admin/jobs/batches/999999`)).status).toBe(404);
+      expect((await fetch(`${served.url}/admin/jobs/batches/x`)).status).toBe(400);
+      expect((await fetch(`${served.url}/admin/jobs/batches?cursor=bad`)).status).toBe(400);
     } finally {
       await served.close();
     }

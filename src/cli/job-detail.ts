@@ -35,6 +35,12 @@ export function formatJobDetail(job: JobDetail, now: Date): string {
           : `${job.claimedBy.name} (process ${job.claimedBy.id}, pid ${job.claimedBy.pid} on ${job.claimedBy.hostname})`,
     ],
     ["recurring task", job.recurring ? `${job.recurring.taskKey}, tick of ${utc(job.recurring.runAt)}` : undefined],
+    [
+      "batch",
+      job.batch ? `${job.batch.id} (${job.batch.state})${job.batch.callback ? ", its callback" : ""}` : undefined,
+    ],
+    ["dependencies", related(job.dependencies, job.dependencyCount)],
+    ["dependents", related(job.dependents, job.dependentCount)],
   ];
   const shown = fields.filter(([, value]) => value !== undefined && value !== null);
   const width = Math.max(...shown.map(([label]) => label.length));
@@ -60,6 +66,16 @@ export function formatJobDetail(job: JobDetail, now: Date): string {
 
 function errorText(error: StoredError): string {
   return error.stack ?? `${error.name}: ${error.message}`;
+}
+
+/** Related jobs on one line: `2: 41 resize finished, 42 resize ready`, with how many more when capped. */
+function related(jobs: JobDetail["dependencies"], total: number): string | undefined {
+  if (total === 0) return undefined;
+  const shown = jobs
+    .slice(0, 10)
+    .map((job) => `${job.id} ${job.name} ${job.state}`)
+    .join(", ");
+  return `${total}: ${shown}${total > 10 ? `, … ${total - Math.min(10, jobs.length)} more` : ""}`;
 }
 
 function indent(text: string): string {

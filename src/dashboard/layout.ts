@@ -10,6 +10,7 @@ const NAV: ReadonlyArray<readonly [string, string]> = [
   ["/recurring", "Recurring"],
   ["/concurrency", "Concurrency"],
   ["/rate-limits", "Rate limits"],
+  ["/batches", "Batches"],
 ];
 
 /** What a page hands the layout. */

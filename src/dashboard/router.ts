@@ -1,6 +1,8 @@
 import type { PageContext } from "./context.js";
 import type { Page } from "./layout.js";
 import { decodeSegment } from "./request-text.js";
+import { batchPage } from "./pages/batch.js";
+import { batchesPage } from "./pages/batches.js";
 import { concurrencyPage } from "./pages/concurrency.js";
 import { rateLimitsPage } from "./pages/rate-limits.js";
 import { failedPage } from "./pages/failed.js";
@@ -24,6 +26,8 @@ const PAGES: ReadonlyArray<readonly [RegExp, PageRoute]> = [
   [/^\/recurring$/, (context) => recurringPage(context)],
   [/^\/concurrency$/, (context) => concurrencyPage(context)],
   [/^\/rate-limits$/, (context) => rateLimitsPage(context)],
+  [/^\/batches$/, (context) => batchesPage(context)],
+  [/^\/batches\/([^/]+)$/, (context, match) => batchPage(context, decodeSegment(match[1]!))],
 ];
 
 /** The page at `path`, or null when there is none. */

@@ -17,6 +17,14 @@ import { throughputBuckets, type ThroughputBucket } from "../models/throughput.j
 import { queueThroughput, type QueueThroughput } from "../models/queue-throughput.js";
 import type { RecurringOperations, RecurringTaskInfo } from "./recurring-operations.js";
 import { shown } from "../shown-value.js";
+import {
+  inspectBatch,
+  inspectBatches,
+  type BatchDetail,
+  type BatchJobsOptions,
+  type BatchPage,
+  type ListBatchesOptions,
+} from "./batch-inspection.js";
 
 /** Options of `firm.inspect.jobs()`. */
 export interface ListJobsOptions {
@@ -72,6 +80,12 @@ export interface RateLimitsOptions {
   readonly limit?: number | undefined;
 }
 
+/** Options of `firm.inspect.job()`. */
+export interface JobDetailOptions {
+  /** Most dependencies and most dependents listed (each list), 1 to 1,000. Default 100; their counts are always whole. */
+  readonly related?: number | undefined;
+}
+
 /** A recurring task with its latest runs. */
 export interface RecurringTaskDetail extends RecurringTaskInfo {
   /** The latest runs (ticks and run-now), newest first. */
@@ -93,6 +107,7 @@ const COUNT_KEYS = new Set(["state", "queue", "name", "key", "from", "to", "upTo
 const THROUGHPUT_KEYS = new Set(["buckets", "bucketMs"]);
 const QUEUE_THROUGHPUT_KEYS = new Set(["windowMs", "enqueuedUpTo"]);
 const RATE_LIMITS_KEYS = new Set(["limit"]);
+const JOB_KEYS = new Set(["related"]);
 
 /**
  * `firm.inspect`: read-only views of the queue for dashboards, scripts and alerts. Nothing here
@@ -150,9 +165,34 @@ export class JobInspection {
     return countJobsUpTo(await this.db(), query, upTo);
   }
 
-  /** A job with its timeline, the process running it and the recurring task that made it; null when there is no such job. */
-  async job(id: number): Promise<JobDetail | null> {
-    return findJobDetail(await this.db(), checkJobId(id, "inspect.job"));
+  /**
+   * A job with its timeline, the process running it, the recurring task that made it, its
+   * dependencies and dependents (the first `related` of each, default 100, with their counts) and
+   * its batch; null when there is no such job.
+   */
+  async job(id: number, options: JobDetailOptions = {}): Promise<JobDetail | null> {
+    const jobId = checkJobId(id, "inspect.job");
+    rejectUnknownKeys(options, JOB_KEYS, "inspect.job option");
+    const related = positiveInteger(options.related ?? 100, "inspect.job option related");
+    if (related > 1000) throw new ConfigurationError(`inspect.job option related must be at most 1000, got ${related}`);
+    return findJobDetail(await this.db(), jobId, related);
+  }
+
+  /**
+   * One page of batches (`firm.batch`), newest first, each with its state and counts. Pass the
+   * page's `nextCursor` back as `cursor` for the next page; it is null on the last page.
+   */
+  async batches(options: ListBatchesOptions = {}): Promise<BatchPage> {
+    return inspectBatches(await this.db(), options);
+  }
+
+  /**
+   * A batch with its state, counts, callbacks and one page of its jobs (in the order they were
+   * added, each with its state now); pass `nextCursor` back as `cursor` for the next page of its
+   * jobs. Null when there is no such batch.
+   */
+  async batch(id: number, options: BatchJobsOptions = {}): Promise<BatchDetail | null> {
+    return inspectBatch(await this.db(), id, options);
   }
 
   /**

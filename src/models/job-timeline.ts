@@ -1,6 +1,7 @@
 import type { Db } from "../database/dialect.js";
 import { toDate } from "../database/schema.js";
 import { findJobInfo, type JobInfo } from "./job-info.js";
+import { findJobBatch, findJobRelations, type JobBatchLink, type JobRelations } from "./job-relations.js";
 import { toProcessRow, type ProcessRow } from "./process.js";
 
 /** One moment of a job's life that its rows still record. */
@@ -20,32 +21,41 @@ export interface TimelineEvent {
   readonly detail?: string;
 }
 
-/** A job with everything its rows say: `getJob()`'s view plus the timeline and who runs it. */
-export type JobDetail = JobInfo & {
-  /** Oldest first. Only the current state's moment is known for states the job has left. */
-  readonly timeline: readonly TimelineEvent[];
-  /** State `claimed`: the process running it; null when that process's row is gone. */
-  readonly claimedBy?: ProcessRow | null;
-  /** State `blocked`: when its wait for a slot expires and maintenance looks at it again. */
-  readonly blockedUntil?: Date;
-  /** Set when a recurring task's tick enqueued the job. */
-  readonly recurring?: { readonly taskKey: string; readonly runAt: Date };
-};
+/**
+ * A job with everything its rows say: `getJob()`'s view plus the timeline, who runs it, the jobs
+ * it waits for and that wait for it (the first of each, with their counts), and its batch.
+ */
+export type JobDetail = JobInfo &
+  JobRelations & {
+    /** Oldest first. Only the current state's moment is known for states the job has left. */
+    readonly timeline: readonly TimelineEvent[];
+    /** State `claimed`: the process running it; null when that process's row is gone. */
+    readonly claimedBy?: ProcessRow | null;
+    /** State `blocked`: when its wait for a slot expires and maintenance looks at it again. */
+    readonly blockedUntil?: Date;
+    /** Set when a recurring task's tick enqueued the job. */
+    readonly recurring?: { readonly taskKey: string; readonly runAt: Date };
+    /** The batch the job belongs to, or whose callback it is; absent for a job in no batch. */
+    readonly batch?: JobBatchLink;
+  };
 
 /**
  * A job and its timeline: the job row (through {@link findJobInfo}), then its execution row's
- * times and, for a claimed job, the claiming process; each a lookup by unique key.
+ * times and, for a claimed job, the claiming process; each a lookup by unique key. Its dependencies
+ * and dependents are listed up to `relatedLimit` each (see {@link findJobRelations}).
  */
-export async function findJobDetail(db: Db, jobId: number): Promise<JobDetail | null> {
+export async function findJobDetail(db: Db, jobId: number, relatedLimit: number): Promise<JobDetail | null> {
   const info = await findJobInfo(db, jobId);
   if (!info) return null;
-  const [state, recurring] = await Promise.all([
+  const [state, recurring, relations, batch] = await Promise.all([
     stateRow(db, info),
     db
       .selectFrom("firm_queue_recurring_executions")
       .select(["task_key", "run_at"])
       .where("job_id", "=", jobId)
       .executeTakeFirst(),
+    findJobRelations(db, jobId, relatedLimit),
+    findJobBatch(db, jobId),
   ]);
   const timeline: TimelineEvent[] = [
     { kind: "enqueued", at: info.createdAt, detail: `queue ${info.queue}, priority ${info.priority}` },
@@ -68,6 +78,8 @@ export async function findJobDetail(db: Db, jobId: number): Promise<JobDetail | 
     ...(info.state === "claimed" ? { claimedBy: state.process ?? null } : {}),
     ...(state.blockedUntil ? { blockedUntil: state.blockedUntil } : {}),
     ...(recurring ? { recurring: { taskKey: recurring.task_key, runAt: toDate(recurring.run_at) } } : {}),
+    ...relations,
+    ...(batch ? { batch } : {}),
   };
 }
 

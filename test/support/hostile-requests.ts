@@ -30,6 +30,7 @@ const ANY_TEXT = fc.string({ unit: "grapheme", maxLength: 8 });
 /** One path segment: a page's name, an escape that does not decode, or anything at all. */
 const segment = fc.oneof(
   fc.constantFrom("", "queues", "jobs", "failed", "processes", "recurring", "concurrency", "metrics", "lookup"),
+  fc.constantFrom("batches", "rate-limits"),
   fc.constantFrom("assets", "dashboard.js", "dashboard.css", "retry", "pause", "clear", "run", "delete-all", "1"),
   fc.constantFrom("%", "%zz", "%E0%A4%A", "%C3", "%00", "%2F", "%25", "%u0041", "%%", "..", ".", "@", "\\", "~"),
   fc.nat({ max: 2 ** 53 }).map(String),
@@ -73,11 +74,15 @@ const knownPath = fc.oneof(
     "/recurring",
     "/concurrency",
     "/rate-limits",
+    "/batches",
+    "/batches/1",
     "/metrics",
     "/jobs/lookup",
   ),
   fc.constantFrom("/assets/dashboard.js", "/failed/retry", "/failed/delete-all", "/queues/mail/pause"),
-  fc.tuple(fc.constantFrom("/queues/", "/jobs/", "/recurring/"), segment).map(([path, part]) => path + part),
+  fc
+    .tuple(fc.constantFrom("/queues/", "/jobs/", "/recurring/", "/batches/"), segment)
+    .map(([path, part]) => path + part),
   fc
     .tuple(fc.constantFrom("/jobs/", "/queues/"), segment, fc.constantFrom("/retry", "/delete", "/clear", "/resume"))
     .map((parts) => parts.join("")),

@@ -52,10 +52,17 @@ h2 { font-size: 1.1rem; margin: 1.4rem 0 .6rem; word-break: break-word; }
 .axis { stroke: var(--line); }
 .bar-finished { fill: var(--claimed); }
 .bar-failed { fill: var(--failed); }
+.bar-cancelled { fill: var(--finished); }
+.bar-pending { fill: var(--line); }
+.progress-bar { width: 100%; min-width: 8rem; height: 10px; display: block; border-radius: 3px; }
+.progress-bar.large { height: 18px; margin: .6rem 0 .2rem; }
+.progress-caption { color: var(--muted); font-size: .85rem; }
 .backlog-line { fill: none; stroke: var(--accent); stroke-width: 2; vector-effect: non-scaling-stroke; }
 .key::before { content: "■ "; }
 .key-finished::before { color: var(--claimed); }
 .key-failed::before { color: var(--failed); }
+.key-cancelled::before { color: var(--finished); }
+.key-pending::before { color: var(--line); }
 .table-wrap { overflow-x: auto; background: var(--panel); border: 1px solid var(--line); border-radius: 8px; }
 table { border-collapse: collapse; width: 100%; }
 th, td { text-align: left; padding: .45rem .6rem; border-bottom: 1px solid var(--line); vertical-align: top; }
@@ -73,6 +80,7 @@ pre { background: var(--code); padding: .8rem; border-radius: 8px; overflow: aut
 .badge.running { border-color: var(--ok); color: var(--ok); }
 .state { display: inline-block; padding: 0 .5rem; border-radius: 999px; font-size: .8rem; font-weight: 600; border: 1px solid currentColor; }
 .state-ready { color: var(--ready); } .state-scheduled { color: var(--scheduled); } .state-claimed { color: var(--claimed); }
+.state-pending { color: var(--scheduled); }
 .state-blocked { color: var(--blocked); } .state-failed { color: var(--failed); } .state-finished, .state-deleted, .state-cancelled { color: var(--finished); }
 .tabs ul { display: flex; flex-wrap: wrap; gap: .4rem; list-style: none; padding: 0; margin: 1rem 0 .6rem; }
 .tabs a { display: inline-block; padding: .25rem .35rem; border-radius: 8px; text-decoration: none; }
@@ -94,7 +102,8 @@ button.danger { background: transparent; color: var(--danger); border-color: var
 .timeline { padding-left: 1.2rem; }
 .timeline .event { font-weight: 600; text-transform: capitalize; }
 .error-name { color: var(--failed); }
-ul.running, ul.runs { list-style: none; margin: 0; padding: 0; }
+ul.running, ul.runs, ul.related { list-style: none; margin: 0; padding: 0; }
+ul.related li { padding: .15rem 0; }
 @media (max-width: 640px) {
   main { padding: .8rem; }
   .top { padding: .5rem .8rem; }

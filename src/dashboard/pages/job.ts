@@ -1,7 +1,8 @@
 import type { StoredError } from "../../models/failed-execution.js";
+import type { RelatedJob } from "../../models/job-relations.js";
 import { postForm, stateBadge } from "../components.js";
 import { href, type PageContext } from "../context.js";
-import { prettyValue, timeAgo, utc } from "../format.js";
+import { count, prettyValue, timeAgo, utc } from "../format.js";
 import { html, type SafeHtml } from "../html.js";
 import type { Page } from "../layout.js";
 import { PageError } from "./page-error.js";
@@ -27,6 +28,7 @@ export async function jobPage(context: PageContext, idText: string): Promise<Pag
 ${job.claimedBy ? html`<div><dt>Running on</dt><dd><a href="${href(context, "/processes")}">${job.claimedBy.kind} ${job.claimedBy.name}</a> (pid ${job.claimedBy.pid} on ${job.claimedBy.hostname})</dd></div>` : ""}
 ${job.recurring ? html`<div><dt>Recurring task</dt><dd><a href="${href(context, "/recurring")}">${job.recurring.taskKey}</a> run of ${utc(job.recurring.runAt)}</dd></div>` : ""}
 ${job.blockedUntil ? html`<div><dt>Blocked until</dt><dd>${utc(job.blockedUntil)}</dd></div>` : ""}
+${job.batch ? html`<div><dt>${job.batch.callback ? "Callback of batch" : "Batch"}</dt><dd><a href="${href(context, `/batches/${job.batch.id}`)}">#${job.batch.id}</a> ${stateBadge(job.batch.state)}</dd></div>` : ""}
 ${job.key ? html`<div><dt>Unique key</dt><dd>${job.key}</dd></div>` : ""}
 ${job.cancelledAt ? html`<div><dt>${job.state === "cancelled" ? "Cancelled" : "Cancel requested"}</dt><dd>${utc(job.cancelledAt)}</dd></div>` : ""}
 ${"progress" in job ? html`<div><dt>Progress</dt><dd class="progress">${prettyValue(job.progress)}</dd></div>` : ""}
@@ -36,6 +38,8 @@ ${
     ? html`<div class="actions">${postForm(context, `/jobs/${job.id}/retry`, html`<button type="submit">Retry</button>`)}${postForm(context, `/jobs/${job.id}/delete`, html`<button type="submit" class="danger">Delete</button>`)}</div>`
     : ""
 }
+${relatedSection(context, "Dependencies", "job-dependencies", job.dependencies, job.dependencyCount, "it waits for")}
+${relatedSection(context, "Dependents", "job-dependents", job.dependents, job.dependentCount, "waiting for it")}
 <h2>Timeline</h2>
 <ol class="timeline">${job.timeline.map((event) => html`<li><span class="event">${event.kind}</span> ${timeAgo(event.at, context.now)} <span class="muted">${utc(event.at)}</span>${event.detail ? html` — ${event.detail}` : ""}</li>`)}</ol>
 ${job.error ? errorBlock("Error that failed the job", job.error) : ""}
@@ -45,6 +49,27 @@ ${"result" in job ? html`<h2>Result</h2><pre class="result" tabindex="0">${prett
 <h2>Arguments</h2>
 <pre class="args" tabindex="0">${prettyValue(job.arguments)}</pre>`;
   return { title: `Job #${job.id}`, section: "/jobs", body };
+}
+
+/**
+ * The jobs a job waits for, or that wait for it, each linking to its page with its state now; when
+ * the list is capped, how many there are in all. Nothing when there are none.
+ */
+function relatedSection(
+  context: PageContext,
+  title: string,
+  id: string,
+  jobs: readonly RelatedJob[],
+  total: number,
+  words: string,
+): SafeHtml {
+  if (total === 0) return html``;
+  return html`<section class="related" id="${id}"><h2>${title} <span class="muted">(${count(total)})</span></h2>
+${jobs.length < total ? html`<p class="muted">The first ${count(jobs.length)} of ${count(total)} jobs ${words}.</p>` : ""}
+<ul class="related">${jobs.map(
+    (job) =>
+      html`<li>${job.state === "deleted" ? html`#${job.id}` : html`<a href="${href(context, `/jobs/${job.id}`)}">#${job.id}</a>`} <span class="name">${job.name}</span> ${stateBadge(job.state)}</li>`,
+  )}</ul></section>`;
 }
 
 function errorBlock(title: string, error: StoredError): SafeHtml {
