@@ -35,6 +35,9 @@ export interface ChaosReport {
   readonly flows: number;
   readonly batches: number;
   readonly seconds: number;
+  /** Of which: setting up and the fault rounds; then waiting for every job to finish once they stopped. */
+  readonly faultsSeconds: number;
+  readonly drainSeconds: number;
   /** Faults this run could not inject, and why. */
   readonly note: string | null;
   /** Every broken guarantee (the run log's first 25 in full); empty when the run proved what it should. */
@@ -77,6 +80,8 @@ export async function runChaos(dialect: Dialect, settings: ChaosSettings): Promi
     callbacks: 0,
   };
   let observer: FirmQueue | undefined;
+  let faultsSeconds = 0;
+  let drainSeconds = 0;
   let enqueued: number[] = [];
   const ids: number[] = [];
   const flows: FlowShape[] = [];
@@ -111,10 +116,12 @@ export async function runChaos(dialect: Dialect, settings: ChaosSettings): Promi
       while (cluster.running.length < SUPERVISORS) await cluster.startSupervisor();
     }
 
+    faultsSeconds = Math.round((Date.now() - started) / 1000);
     observer = new FirmQueue({ databaseUrl: database.directUrl, logger: silentLogger });
     const db = (await observer.database()).db;
     const stuck = await waitForAllFinished(db, total(), 180_000, 45_000);
     if (stuck) violate("not-finished", stuck);
+    drainSeconds = Math.round((Date.now() - started) / 1000) - faultsSeconds;
     // Dead rows go within the alive threshold (15 s) of the last fault, plus slack.
     const stale = await waitForOnlyLiveProcessRows(db, 60_000);
     if (stale) violate("process-rows-left", stale);
@@ -188,6 +195,8 @@ export async function runChaos(dialect: Dialect, settings: ChaosSettings): Promi
     flows: flows.length,
     batches: batches.length,
     seconds: Math.round((Date.now() - started) / 1000),
+    faultsSeconds,
+    drainSeconds,
     note: database.note,
     violations,
     violationKinds: kinds,
@@ -199,7 +208,7 @@ export async function runChaos(dialect: Dialect, settings: ChaosSettings): Promi
 export function describeReport(report: ChaosReport): string {
   const f = report.faults;
   return [
-    `chaos [${report.dialect}] seed=${report.settings.seed} rounds=${report.settings.rounds} jobs=${report.settings.jobs} ${report.seconds}s:`,
+    `chaos [${report.dialect}] seed=${report.settings.seed} rounds=${report.settings.rounds} jobs=${report.settings.jobs} ${report.seconds}s (faults ${report.faultsSeconds}s, drain ${report.drainSeconds}s):`,
     `kills: ${f.workerKills} workers, ${f.dispatcherKills} dispatchers, ${f.supervisorKills} supervisors (${report.supervisorsStarted} supervisors started);`,
     `server restarts: ${f.serverRestarts}; connection cuts: ${f.connectionDrops} drops (${f.droppedConnections} connections), ${f.stalls} stalls, ${f.refusals} refusals;`,
     `runs: ${report.runs.starts} started, ${report.runs.ends} succeeded, ${report.runs.fails} failed as planned, ${report.runs.aborts} aborted, ${report.runs.reruns} reruns;`,
