@@ -303,8 +303,11 @@ describe("chaos log analysis (test support)", () => {
       ),
     ).toEqual([]);
     expect(
-      analyseChaosLog([...FLOW_DONE, ...BATCH_DONE, "start 30 10 - 1 budget=r0@5000"], PLAN).counts.rateStarts,
-    ).toBe(1);
+      analyseChaosLog(
+        [...FLOW_DONE, ...BATCH_DONE, "start 30 10 - 1 budget=r0@5000/4990", "start 31 10 - 1 budget=r1@5000/5020"],
+        PLAN,
+      ).counts,
+    ).toMatchObject({ rateStarts: 2, claimAheadMs: 10 });
     // One ms less is over: the third start (by time) is reported, at its line.
     expect(
       rated("start 30 10 - 1 budget=r0@5000", "start 32 11 - 1 budget=r0@5999", "start 31 12 - 1 budget=r0@5400"),

@@ -9,7 +9,7 @@
  *
  * | line | written by | when |
  * | --- | --- | --- |
- * | `start <job> <pid> <key\|-> <attempt> [tag]` | the handler | as it begins; the tag is `callback=<batch>:<name>` for a batch's callback, `budget=<key>@<ms>` for a rate-limited job (its budget and the start time its claim recorded, database clock) |
+ * | `start <job> <pid> <key\|-> <attempt> [tag]` | the handler | as it begins; the tag is `callback=<batch>:<name>` for a batch's callback, `budget=<key>@<claim ms>/<host ms>` for a rate-limited job (its budget, the start time its claim recorded on the database clock, and the host's clock at the start) |
  * | `end <job> <pid> <key\|->` | the handler | its work is done, just before it returns |
  * | `fail <job> <pid> <key\|->` | the handler | just before it throws (a planned failure) |
  * | `abort <job> <pid> <key\|->` | the handler | just before it throws because its AbortSignal fired |
@@ -74,6 +74,12 @@ export interface ChaosLogReport {
     rateStarts: number;
     /** Callback jobs seen (distinct job ids). */
     callbacks: number;
+    /**
+     * How far the latest rate-limited claim time ran ahead of the host clock at its handler's
+     * start (0 when none did): on one host, how far a process's measure of the database clock
+     * was ahead. Reported, not judged.
+     */
+    claimAheadMs: number;
   };
   /** Job ids of batch callbacks seen in the log, by batch id and callback name. */
   readonly callbacks: Map<number, Map<string, Set<number>>>;
@@ -126,6 +132,7 @@ export function analyseChaosLog(lines: readonly string[], plan: ChaosPlan | numb
     reruns: 0,
     rateStarts: 0,
     callbacks: 0,
+    claimAheadMs: 0,
   };
   const waits = new Waits(flows, batches, last, (violation) => violations.push(violation));
   const budgets = new Map<string, { at: number; line: number; job: number }[]>();
@@ -160,9 +167,14 @@ export function analyseChaosLog(lines: readonly string[], plan: ChaosPlan | numb
         started.add(job);
         if (tag?.startsWith("budget=")) {
           counts.rateStarts++;
-          const [budget, at] = tag.slice("budget=".length).split("@");
+          const [budget, times] = tag.slice("budget=".length).split("@");
+          const [at, host] = (times ?? "").split("/").map(Number);
           if (!budgets.has(budget!)) budgets.set(budget!, []);
-          budgets.get(budget!)!.push({ at: Number(at), line, job });
+          budgets.get(budget!)!.push({ at: at!, line, job });
+          // The claim came before the handler began: a claim time later than the handler's host
+          // clock is the claiming process's measure of the database clock running ahead (one host).
+          if (Number.isFinite(at) && Number.isFinite(host))
+            counts.claimAheadMs = Math.max(counts.claimAheadMs, at! - host!);
         }
         if (tag?.startsWith("callback=")) waits.callbackStarted(job, tag.slice("callback=".length), line);
         const previous = last.get(job);

@@ -78,6 +78,7 @@ export async function runChaos(dialect: Dialect, settings: ChaosSettings): Promi
     reruns: 0,
     rateStarts: 0,
     callbacks: 0,
+    claimAheadMs: 0,
   };
   let observer: FirmQueue | undefined;
   let faultsSeconds = 0;
@@ -212,7 +213,7 @@ export function describeReport(report: ChaosReport): string {
     `kills: ${f.workerKills} workers, ${f.dispatcherKills} dispatchers, ${f.supervisorKills} supervisors (${report.supervisorsStarted} supervisors started);`,
     `server restarts: ${f.serverRestarts}; connection cuts: ${f.connectionDrops} drops (${f.droppedConnections} connections), ${f.stalls} stalls, ${f.refusals} refusals;`,
     `runs: ${report.runs.starts} started, ${report.runs.ends} succeeded, ${report.runs.fails} failed as planned, ${report.runs.aborts} aborted, ${report.runs.reruns} reruns;`,
-    `workflows: ${report.flows} flows, ${report.batches} batches (${report.runs.callbacks} callback jobs); ${report.runs.rateStarts} rate-limited starts;`,
+    `workflows: ${report.flows} flows, ${report.batches} batches (${report.runs.callbacks} callback jobs); ${report.runs.rateStarts} rate-limited starts (claim times at most ${report.runs.claimAheadMs} ms ahead of the host clock);`,
     `violations: ${Object.values(report.violationKinds).reduce((sum, count) => sum + count, 0)}${describeKinds(report.violationKinds)}`,
     ...(report.note ? [`(${report.note})`] : []),
   ].join(" ");
