@@ -1,5 +1,5 @@
 import type { Db } from "../../src/database/dialect.js";
-import { KEY_LIMIT } from "../fixtures/chaos-jobs.js";
+import { KEY_LIMIT, ON_FINISH_JOB, ON_SUCCESS_JOB } from "../fixtures/chaos-jobs.js";
 import { countRows } from "./harness.js";
 import { isAlive } from "./supervised.js";
 
@@ -41,7 +41,8 @@ export async function waitForAllFinished(
   let last = Number.POSITIVE_INFINITY;
   for (;;) {
     const [jobs, left] = await Promise.all([countRows(db, "firm_queue_jobs"), unfinished(db)]);
-    if (jobs === total && left === 0) return null;
+    // More rows than expected (a callback enqueued twice) will not go away: the end state reports them.
+    if (jobs >= total && left === 0) return null;
     if (left < last) [last, progressAt] = [left, Date.now()];
     const now = Date.now();
     if (now > deadline || now - progressAt > stallMs) {
@@ -119,4 +120,53 @@ export function outputViolations(output: string): string[] {
     .filter((line) => /database is locked|SQLITE_BUSY/i.test(line))
     .slice(0, 10)
     .map((line) => `printed: ${line.trim().slice(0, 300)}`);
+}
+
+/** A batch of the run: its id, how many jobs it was written with, and the callbacks it must enqueue. */
+interface WrittenBatch {
+  readonly id: number;
+  readonly members: readonly number[];
+  readonly callbacks: readonly string[];
+}
+
+/**
+ * The batches in the database once every job has finished: each ended `finished` with none
+ * pending (every job of the chaos mix finishes in the end), and each enqueued each of its
+ * callbacks as exactly one job, and no other. Returns the violations and the callback jobs' ids.
+ */
+export async function batchViolations(
+  db: Db,
+  batches: readonly WrittenBatch[],
+): Promise<{ violations: string[]; callbackIds: number[] }> {
+  const violations: string[] = [];
+  const rows = await db.selectFrom("firm_queue_batches").select(["id", "state", "total", "pending"]).execute();
+  const byId = new Map(rows.map((row) => [Number(row.id), row]));
+  for (const batch of batches) {
+    const row = byId.get(batch.id);
+    if (!row) violations.push(`batch ${batch.id} has no row`);
+    else if (row.state !== "finished" || Number(row.pending) !== 0 || Number(row.total) !== batch.members.length)
+      violations.push(
+        `batch ${batch.id} is ${row.state} with ${row.pending} of ${row.total} pending (${batch.members.length} jobs written)`,
+      );
+  }
+  const callbackJobs = await db
+    .selectFrom("firm_queue_jobs")
+    .select(["id", "batch_id", "class_name"])
+    .where("class_name", "in", [ON_FINISH_JOB, ON_SUCCESS_JOB])
+    .execute();
+  const found = new Map<string, number[]>();
+  for (const job of callbackJobs) {
+    const slot = `${job.batch_id}:${job.class_name}`;
+    found.set(slot, [...(found.get(slot) ?? []), Number(job.id)]);
+  }
+  const expected = new Set(batches.flatMap((batch) => batch.callbacks.map((name) => `${batch.id}:${name}`)));
+  for (const slot of expected) {
+    const jobs = found.get(slot) ?? [];
+    if (jobs.length !== 1)
+      violations.push(`batch callback ${slot} has ${jobs.length} jobs (${jobs.join(", ")}), not one`);
+  }
+  for (const [slot, jobs] of found)
+    if (!expected.has(slot))
+      violations.push(`callback jobs ${jobs.join(", ")} (${slot}) belong to no batch's callbacks`);
+  return { violations, callbackIds: callbackJobs.map((job) => Number(job.id)) };
 }

@@ -3,8 +3,9 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { FirmQueue, silentLogger } from "../../src/index.js";
-import { KEY_LIMIT } from "../fixtures/chaos-jobs.js";
+import { KEY_LIMIT, RATE_LIMIT, RATE_PERIOD_MS } from "../fixtures/chaos-jobs.js";
 import {
+  batchViolations,
   endStateViolations,
   outputViolations,
   waitForAllFinished,
@@ -15,7 +16,7 @@ import { openChaosDatabase } from "./chaos-database.js";
 import { FaultInjector, faultMenu, type FaultCounts, type FaultKind } from "./chaos-faults.js";
 import { analyseChaosLog, type ChaosLogReport } from "./chaos-log.js";
 import { Random, type ChaosSettings } from "./chaos-settings.js";
-import { enqueueJobs, planJobs } from "./chaos-workload.js";
+import { type BatchShape, type FlowShape, enqueueRound, planRound } from "./chaos-workload.js";
 import { waitFor } from "./harness.js";
 import { isAlive } from "./supervised.js";
 import type { Dialect } from "./test-database.js";
@@ -30,7 +31,13 @@ export interface ChaosReport {
   readonly faults: FaultCounts;
   readonly runs: ChaosLogReport["counts"];
   readonly supervisorsStarted: number;
+  /** Flows and batches written. */
+  readonly flows: number;
+  readonly batches: number;
   readonly seconds: number;
+  /** Of which: setting up and the fault rounds; then waiting for every job to finish once they stopped. */
+  readonly faultsSeconds: number;
+  readonly drainSeconds: number;
   /** Faults this run could not inject, and why. */
   readonly note: string | null;
   /** Every broken guarantee (the run log's first 25 in full); empty when the run proved what it should. */
@@ -61,26 +68,47 @@ export async function runChaos(dialect: Dialect, settings: ChaosSettings): Promi
     kinds[kind] = (kinds[kind] ?? 0) + count;
     violations.push(detail);
   };
-  let runs: ChaosLogReport["counts"] = { starts: 0, ends: 0, fails: 0, aborts: 0, kills: 0, exits: 0, reruns: 0 };
+  let runs: ChaosLogReport["counts"] = {
+    starts: 0,
+    ends: 0,
+    fails: 0,
+    aborts: 0,
+    kills: 0,
+    exits: 0,
+    reruns: 0,
+    rateStarts: 0,
+    callbacks: 0,
+    claimAheadMs: 0,
+  };
   let observer: FirmQueue | undefined;
+  let faultsSeconds = 0;
+  let drainSeconds = 0;
   let enqueued: number[] = [];
+  const ids: number[] = [];
+  const flows: FlowShape[] = [];
+  const batches: BatchShape[] = [];
+  const enqueue = async (count: number) => {
+    const round = await enqueueRound(database.directUrl, planRound(random, count));
+    ids.push(...round.ids);
+    flows.push(...round.flows);
+    batches.push(...round.batches);
+  };
+  // Every job written, and the callback jobs the batches will enqueue when they end.
+  const total = () => ids.length + batches.reduce((sum, batch) => sum + batch.callbacks.length, 0);
   try {
     const migrator = new FirmQueue({ databaseUrl: database.directUrl, logger: silentLogger });
     await migrator.migrate();
     await migrator.close();
 
     const perRound = Math.floor(settings.jobs / settings.rounds);
-    const ids = await enqueueJobs(
-      database.directUrl,
-      planJobs(random, settings.jobs - perRound * (settings.rounds - 1)),
-    );
+    await enqueue(settings.jobs - perRound * (settings.rounds - 1));
     for (let i = 0; i < SUPERVISORS; i++) await cluster.startSupervisor();
 
     const menu = faultMenu(database).filter((kind) => settings.faults === null || settings.faults.includes(kind));
     if (menu.length === 0) throw new Error(`no fault of ${settings.faults!.join(", ")} applies to ${dialect}`);
     let cycle: FaultKind[] = [];
     for (let round = 1; round <= settings.rounds; round++) {
-      if (round > 1) ids.push(...(await enqueueJobs(database.directUrl, planJobs(random, perRound))));
+      if (round > 1) await enqueue(perRound);
       // Every kind of fault comes up once per cycle, in a shuffled order.
       if (cycle.length === 0) cycle = random.shuffle(menu);
       await injector.inject(cycle.shift()!);
@@ -89,10 +117,12 @@ export async function runChaos(dialect: Dialect, settings: ChaosSettings): Promi
       while (cluster.running.length < SUPERVISORS) await cluster.startSupervisor();
     }
 
+    faultsSeconds = Math.round((Date.now() - started) / 1000);
     observer = new FirmQueue({ databaseUrl: database.directUrl, logger: silentLogger });
     const db = (await observer.database()).db;
-    const stuck = await waitForAllFinished(db, ids.length, 180_000, 45_000);
+    const stuck = await waitForAllFinished(db, total(), 180_000, 45_000);
     if (stuck) violate("not-finished", stuck);
+    drainSeconds = Math.round((Date.now() - started) / 1000) - faultsSeconds;
     // Dead rows go within the alive threshold (15 s) of the last fault, plus slack.
     const stale = await waitForOnlyLiveProcessRows(db, 60_000);
     if (stale) violate("process-rows-left", stale);
@@ -115,8 +145,10 @@ export async function runChaos(dialect: Dialect, settings: ChaosSettings): Promi
         `role processes still alive after the final stop: ${registered.filter(isAlive).join(", ")}`,
       );
     }
-    for (const left of await endStateViolations(db, ids.length)) violate("left-behind", left);
-    enqueued = ids;
+    for (const left of await endStateViolations(db, total())) violate("left-behind", left);
+    const written = await batchViolations(db, batches);
+    for (const violation of written.violations) violate("batch", violation);
+    enqueued = [...ids, ...written.callbackIds];
   } catch (error) {
     violate(
       "run-failed",
@@ -125,7 +157,12 @@ export async function runChaos(dialect: Dialect, settings: ChaosSettings): Promi
   }
   // What the log and the output show, also after a run that could not finish.
   try {
-    const analysis = analyseChaosLog(cluster.lines(), KEY_LIMIT);
+    const analysis = analyseChaosLog(cluster.lines(), {
+      keyLimit: KEY_LIMIT,
+      flows,
+      batches,
+      rate: { limit: RATE_LIMIT, periodMs: RATE_PERIOD_MS },
+    });
     runs = analysis.counts;
     analysis.violations.forEach((violation, index) => {
       if (index < 25)
@@ -156,7 +193,11 @@ export async function runChaos(dialect: Dialect, settings: ChaosSettings): Promi
     faults: injector.counts,
     runs,
     supervisorsStarted: cluster.supervisors.length,
+    flows: flows.length,
+    batches: batches.length,
     seconds: Math.round((Date.now() - started) / 1000),
+    faultsSeconds,
+    drainSeconds,
     note: database.note,
     violations,
     violationKinds: kinds,
@@ -168,10 +209,11 @@ export async function runChaos(dialect: Dialect, settings: ChaosSettings): Promi
 export function describeReport(report: ChaosReport): string {
   const f = report.faults;
   return [
-    `chaos [${report.dialect}] seed=${report.settings.seed} rounds=${report.settings.rounds} jobs=${report.settings.jobs} ${report.seconds}s:`,
+    `chaos [${report.dialect}] seed=${report.settings.seed} rounds=${report.settings.rounds} jobs=${report.settings.jobs} ${report.seconds}s (faults ${report.faultsSeconds}s, drain ${report.drainSeconds}s):`,
     `kills: ${f.workerKills} workers, ${f.dispatcherKills} dispatchers, ${f.supervisorKills} supervisors (${report.supervisorsStarted} supervisors started);`,
     `server restarts: ${f.serverRestarts}; connection cuts: ${f.connectionDrops} drops (${f.droppedConnections} connections), ${f.stalls} stalls, ${f.refusals} refusals;`,
     `runs: ${report.runs.starts} started, ${report.runs.ends} succeeded, ${report.runs.fails} failed as planned, ${report.runs.aborts} aborted, ${report.runs.reruns} reruns;`,
+    `workflows: ${report.flows} flows, ${report.batches} batches (${report.runs.callbacks} callback jobs); ${report.runs.rateStarts} rate-limited starts (claim times at most ${report.runs.claimAheadMs} ms ahead of the host clock);`,
     `violations: ${Object.values(report.violationKinds).reduce((sum, count) => sum + count, 0)}${describeKinds(report.violationKinds)}`,
     ...(report.note ? [`(${report.note})`] : []),
   ].join(" ");
