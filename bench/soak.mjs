@@ -1,18 +1,22 @@
 // npm run bench:soak -- --database sqlite|postgres|mysql [--minutes 60] [--rate 20] [--sample 15]
-//                       [--admin-url url] [--out file.json]
+//                       [--admin-url url] [--record dir] [--out file.json]
+// node bench/soak.mjs --analyse dir     (the summary of a recorded run so far, while it runs or after)
 //
 // A soak: a real `firm-queue start` in fork mode (two worker processes, a dispatcher, a scheduler
 // with a task every 5 s; bench/soak/soak.config.mjs) and a `firm-queue dashboard` process run for
 // `minutes` while this script enqueues `rate` jobs a second (10 % fail their first attempt and are
 // retried, 10 % are scheduled a few seconds ahead) and a dashboard client fetches a page every 2 s.
 // Every `sample` seconds it records, for the supervisor, each child and the dashboard, RSS and V8
-// heap (bench/soak/sampler.mjs is preloaded into each of them with `node --import`), the database
-// connections open, and the rows of every firm-queue table. At the end it stops enqueueing, lets
+// heap, both as found and right after a forced full collection (bench/soak/sampler.mjs is preloaded
+// into each of them with `node --expose-gc --import`), the database connections open, and the rows
+// of every firm-queue table. With --record the samples go to files in that directory as they are
+// taken (memory.jsonl, database.jsonl, run.json, and summary.json at the end), so a run cut short
+// still has them and `--analyse dir` summarises what it covered. At the end it stops enqueueing, lets
 // the backlog drain, waits for the dispatcher's own cleanup of finished jobs (kept 2 min, cleared
 // every 30 s), counts the tables again, stops everything with TERM and prints:
-//   - per process: RSS and heap at the start and end of the steady part, and their slope in MB per
-//     hour (least squares over the samples after a warm-up of 10 % of the run, at least 2 minutes
-//     and at most half);
+//   - per process: RSS and heap (as found, and live after a forced collection) at the start and end
+//     of the steady part, and their slope in MB per hour (least squares over the samples after a
+//     warm-up of 10 % of the run, at least 2 minutes and at most half);
 //   - connections (least and most seen) and table sizes (most seen in the steady part, and after
 //     cleanup);
 //   - jobs enqueued and finished, dashboard answers by status, supervisor's exit code.
@@ -20,7 +24,17 @@
 // PostgreSQL and MariaDB are throwaway servers started here (durability off) unless --admin-url is given.
 import { spawn } from "node:child_process";
 import { once } from "node:events";
-import { mkdtempSync, readdirSync, readFileSync, readlinkSync, rmSync, writeFileSync } from "node:fs";
+import {
+  appendFileSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  readlinkSync,
+  rmSync,
+  writeFileSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
@@ -35,6 +49,8 @@ const { values } = parseArgs({
     rate: { type: "string", default: "20" },
     sample: { type: "string", default: "15" },
     "admin-url": { type: "string" },
+    record: { type: "string" },
+    analyse: { type: "string" },
     out: { type: "string" },
   },
 });
@@ -61,9 +77,18 @@ const TABLES = [
   "semaphores",
 ];
 const PAGES = ["/", "/queues/default", "/jobs", "/failed", "/processes", "/recurring", "/concurrency"];
+if (values.analyse) {
+  print(analyseRecord(values.analyse));
+  process.exit(0);
+}
 
 const work = mkdtempSync(join(tmpdir(), "firm-queue-soak-"));
-const samplesFile = join(work, "memory.jsonl");
+const recordDir = values.record ?? work;
+mkdirSync(recordDir, { recursive: true });
+const samplesFile = join(recordDir, "memory.jsonl");
+const databaseFile = join(recordDir, "database.jsonl");
+rmSync(samplesFile, { force: true });
+rmSync(databaseFile, { force: true });
 const database = await benchDatabase(dialect, values["admin-url"]);
 const sqlitePath = dialect === "sqlite" ? database.url.slice("sqlite:".length) : null;
 process.env.FIRM_QUEUE_DATABASE_URL = database.url;
@@ -88,9 +113,11 @@ try {
     [supervisor.pid, "supervisor"],
     [dashboard.pid, "dashboard"],
   ]);
-  const samples = []; // { t, connections, tables }
+  const samples = []; // { t, connections, tables, labels }
   const started = Date.now();
   const end = started + minutes * 60_000;
+  const runInfo = { dialect, note: database.note, minutes, rate, sampleSeconds, started };
+  writeFileSync(join(recordDir, "run.json"), `${JSON.stringify(runInfo, null, 2)}\n`);
 
   const enqueuing = repeat(1000, async (tick) => {
     const batch = Array.from({ length: rate }, (_, i) => ({ n: tick * rate + i, failFirst: i % 10 === 0 }));
@@ -116,11 +143,14 @@ try {
     for (const row of await sql`SELECT pid, kind FROM firm_queue_processes`.execute(db).then((r) => r.rows)) {
       if (Number(row.pid) !== supervisor.pid) labels.set(Number(row.pid), `${row.kind}`.toLowerCase());
     }
-    samples.push({
+    const sample = {
       t: Date.now(),
       connections: await connections(db, [...labels.keys()]),
       tables: await tableSizes(db),
-    });
+      labels: Object.fromEntries(labels),
+    };
+    samples.push(sample);
+    appendFileSync(databaseFile, `${JSON.stringify(sample)}\n`);
   });
 
   while (Date.now() < end) {
@@ -170,17 +200,9 @@ try {
     afterStop,
     connectionsAtEnd,
   });
-  summary.run = {
-    dialect,
-    note: database.note,
-    minutes,
-    rate,
-    sampleSeconds,
-    ...counters,
-    finishedLeft: finished,
-    supervisorExit,
-  };
+  summary.run = { ...runInfo, steadyEnd, ...counters, finishedLeft: finished, supervisorExit };
   print(summary);
+  if (values.record) writeFileSync(join(recordDir, "summary.json"), `${JSON.stringify(summary, null, 2)}\n`);
   if (values.out) writeFileSync(values.out, `${JSON.stringify({ ...summary, samples }, null, 2)}\n`);
 } finally {
   for (const child of children) if (child.exitCode === null && child.signalCode === null) child.kill("SIGKILL");
@@ -189,9 +211,31 @@ try {
   rmSync(work, { recursive: true, force: true });
 }
 
-/** A firm-queue CLI process with the memory sampler preloaded (fork-mode children inherit the flag). */
+/** The summary of a recorded run (--record dir): the finished run's, or what its samples cover so far. */
+function analyseRecord(dir) {
+  if (existsSync(join(dir, "summary.json"))) return JSON.parse(readFileSync(join(dir, "summary.json"), "utf8"));
+  const run = JSON.parse(readFileSync(join(dir, "run.json"), "utf8"));
+  const samples = readSamples(join(dir, "database.jsonl"));
+  const labels = new Map();
+  for (const s of samples) for (const [pid, label] of Object.entries(s.labels ?? {})) labels.set(Number(pid), label);
+  const memory = readSamples(join(dir, "memory.jsonl"));
+  const summary = analyse({
+    memory,
+    labels,
+    samples,
+    started: run.started,
+    steadyEnd: Math.max(...memory.map((s) => s.t)),
+    afterCleanup: null,
+    afterStop: null,
+    connectionsAtEnd: null,
+  });
+  summary.run = { ...run, cutShort: true };
+  return summary;
+}
+
+/** A firm-queue CLI process with the memory sampler preloaded and gc exposed (fork-mode children inherit both flags). */
 function launch(args, env) {
-  const child = spawn(process.execPath, ["--import", sampler, cli, ...args], {
+  const child = spawn(process.execPath, ["--expose-gc", "--import", sampler, cli, ...args], {
     cwd: join(here, "soak"),
     env,
     stdio: ["ignore", "pipe", "inherit"],
@@ -322,14 +366,21 @@ function analyse({ memory, labels, samples, started, steadyEnd, afterCleanup, af
     }
     const first = steady[0];
     const last = steady.at(-1);
+    const figure = (key) =>
+      first[key] === undefined
+        ? {}
+        : {
+            [`${key}Mb`]: [mb(first[key]), mb(last[key])],
+            [`${key}SlopeMbPerHour`]: slopePerHour(steady.map((s) => ({ t: s.t, y: mb(s[key]) }))),
+          };
     processes.push({
       process: label,
       pid,
       samples: steady.length,
-      rssMb: [mb(first.rss), mb(last.rss)],
-      rssSlopeMbPerHour: slopePerHour(steady.map((s) => ({ t: s.t, y: mb(s.rss) }))),
-      heapUsedMb: [mb(first.heapUsed), mb(last.heapUsed)],
-      heapSlopeMbPerHour: slopePerHour(steady.map((s) => ({ t: s.t, y: mb(s.heapUsed) }))),
+      ...figure("rss"),
+      ...figure("heapUsed"),
+      ...figure("gcRss"),
+      ...figure("gcHeapUsed"),
     });
   }
   const steadySamples = samples.filter((s) => s.t >= warmUpEnd && s.t <= steadyEnd);
@@ -341,6 +392,7 @@ function analyse({ memory, labels, samples, started, steadyEnd, afterCleanup, af
     processes,
     connections: { least: Math.min(...counts), most: Math.max(...counts), atEnd: connectionsAtEnd },
     tables: { largestWhileRunning: largest, afterCleanup, afterStop },
+    totalMinutes: run / 60_000,
     jobsTableSlopePerHour: slopePerHour(steadySamples.map((s) => ({ t: s.t, y: s.tables.jobs }))),
   };
 }
@@ -348,26 +400,34 @@ function analyse({ memory, labels, samples, started, steadyEnd, afterCleanup, af
 function print(summary) {
   const f = (x) => (Number.isFinite(x) ? x.toFixed(1) : "-");
   const r = summary.run;
-  console.log(
-    `\nsoak, ${r.dialect}: ${r.minutes} min at ${r.rate} jobs/s (${r.note}); ${r.enqueued} enqueued, ` +
-      `${r.enqueueErrors} enqueue errors; dashboard answers ${JSON.stringify(r.pages)}; supervisor exit ${r.supervisorExit}`,
-  );
+  if (r.cutShort)
+    console.log(
+      `\nsoak, ${r.dialect}, so far: ${f(summary.totalMinutes)} of ${r.minutes} min at ${r.rate} jobs/s (${r.note})`,
+    );
+  else
+    console.log(
+      `\nsoak, ${r.dialect}: ${r.minutes} min at ${r.rate} jobs/s (${r.note}); ${r.enqueued} enqueued, ` +
+        `${r.enqueueErrors} enqueue errors; dashboard answers ${JSON.stringify(r.pages)}; supervisor exit ${r.supervisorExit}`,
+    );
   console.log(`memory over the steady ${f(summary.steadyMinutes)} min (first and last sample, slope per hour):`);
-  console.log("process | samples | RSS MB | RSS MB/h | heap used MB | heap MB/h");
+  console.log(
+    "process | samples | RSS MB | RSS MB/h | heap used MB | heap MB/h | after gc: RSS MB | MB/h | heap MB | MB/h",
+  );
+  const cells = (p, key) =>
+    p[`${key}Mb`] ? `${f(p[`${key}Mb`][0])} → ${f(p[`${key}Mb`][1])} | ${f(p[`${key}SlopeMbPerHour`])}` : "- | -";
   for (const p of summary.processes) {
     if (p.note) console.log(`${p.process} | ${p.samples} | ${p.note}`);
     else
       console.log(
-        `${p.process} | ${p.samples} | ${f(p.rssMb[0])} → ${f(p.rssMb[1])} | ${f(p.rssSlopeMbPerHour)} | ` +
-          `${f(p.heapUsedMb[0])} → ${f(p.heapUsedMb[1])} | ${f(p.heapSlopeMbPerHour)}`,
+        `${p.process} | ${p.samples} | ${cells(p, "rss")} | ${cells(p, "heapUsed")} | ${cells(p, "gcRss")} | ${cells(p, "gcHeapUsed")}`,
       );
   }
   const c = summary.connections;
-  console.log(`connections: ${c.least} to ${c.most} while running, ${c.atEnd} after cleanup`);
+  console.log(`connections: ${c.least} to ${c.most} while running, ${c.atEnd ?? "-"} after cleanup`);
   console.log("table | most rows while running | after cleanup | after stop");
   for (const table of TABLES)
     console.log(
-      `${table} | ${summary.tables.largestWhileRunning[table]} | ${summary.tables.afterCleanup[table]} | ${summary.tables.afterStop[table]}`,
+      `${table} | ${summary.tables.largestWhileRunning[table]} | ${summary.tables.afterCleanup?.[table] ?? "-"} | ${summary.tables.afterStop?.[table] ?? "-"}`,
     );
   console.log(`jobs table slope while running: ${f(summary.jobsTableSlopePerHour)} rows/h`);
 }
