@@ -1,4 +1,5 @@
 // npm run bench:soak-probe -- --database sqlite|postgres|mysql [--jobs 20000] [--rounds 3] [--snapshots dir]
+//                              [--admin-url url]
 // (node --expose-gc bench/soak/heap-probe.mjs …; the retries' warnings go to stderr: add 2>/dev/null)
 //
 // A quick leak hunt for the soak's processes, in one process: the soak's deployment
@@ -23,11 +24,12 @@ const { values } = parseArgs({
     jobs: { type: "string", default: "20000" },
     rounds: { type: "string", default: "3" },
     snapshots: { type: "string" },
+    "admin-url": { type: "string" },
   },
 });
 if (typeof globalThis.gc !== "function") throw new Error("run with node --expose-gc");
 const jobsPerRound = Number(values.jobs);
-const database = await benchDatabase(values.database, undefined);
+const database = await benchDatabase(values.database, values["admin-url"]);
 process.env.FIRM_QUEUE_DATABASE_URL = database.url;
 const { firm, work } = await import("./jobs.mjs");
 const config = (await import("./soak.config.mjs")).default;
