@@ -9,8 +9,10 @@
 // after each further round of `jobs` jobs (10 % fail their first attempt and are retried, 10 % are
 // scheduled a second ahead) it waits for the backlog to drain, forces collections and prints the
 // live heap; with --snapshots it also writes a heap snapshot per round and prints the constructors
-// whose object counts grew between the first and last snapshot. A leak keyed by job shows as a
-// count that grows by about the jobs per round; a flat heap after the warm-up shows there is none.
+// whose object counts changed between the first round after the warm-up and the last, and how much
+// of those two snapshots is V8's code space (which grows as V8 optimises more paths) and how much
+// the rest. A leak keyed by job shows as a count that grows by about the jobs per round; a flat
+// heap after the warm-up shows there is none.
 import { mkdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
@@ -38,6 +40,7 @@ const { startDashboardServer } = await import("../../dist/index.js");
 const PAGES = ["/", "/queues/default", "/jobs", "/failed", "/processes", "/recurring", "/concurrency"];
 let n = 0;
 let pages = 0;
+let pageErrors = 0;
 try {
   await firm.migrate();
   const { jobs: _modules, ...options } = config;
@@ -46,9 +49,15 @@ try {
   let browsing = true;
   const browser = (async () => {
     for (let i = 0; browsing; i++) {
-      const response = await fetch(`${dashboard.url.replace(/\/$/, "")}${PAGES[i % PAGES.length]}`);
-      await response.text();
-      pages++;
+      try {
+        const response = await fetch(`${dashboard.url.replace(/\/$/, "")}${PAGES[i % PAGES.length]}`);
+        await response.text();
+        pages++;
+      } catch {
+        // A kept-alive socket the server closed while a snapshot or a forced collection held this
+        // process: counted, and the next request opens a new one.
+        pageErrors++;
+      }
     }
   })();
   const snapshots = [];
@@ -69,7 +78,7 @@ try {
     }
     const { heapUsed, rss } = process.memoryUsage();
     console.log(
-      `round ${round}: ${count} jobs in ${seconds.toFixed(0)} s, ${pages} pages so far; after gc heap used ` +
+      `round ${round}: ${count} jobs in ${seconds.toFixed(0)} s, ${pages} pages so far (${pageErrors} failed); after gc heap used ` +
         `${(heapUsed / 2 ** 20).toFixed(2)} MB, rss ${(rss / 2 ** 20).toFixed(1)} MB`,
     );
     if (values.snapshots) {
@@ -106,6 +115,20 @@ function compare(before, after) {
     if (count !== c0) rows.push({ key, before: c0, after: count, grew: count - c0, bytes: size - s0 });
   }
   rows.sort((x, y) => Math.abs(y.bytes) - Math.abs(x.bytes));
+  // V8's code space (bytecode, compiled code, feedback) grows as V8 optimises more paths: apart.
+  for (const [file, counts] of [
+    [before, a],
+    [after, b],
+  ]) {
+    let total = 0;
+    let code = 0;
+    for (const [key, [, size]] of counts) {
+      total += size;
+      if (key.startsWith("code:")) code += size;
+    }
+    const mb = (bytes) => (bytes / 2 ** 20).toFixed(3);
+    console.log(`${file}: ${mb(total)} MB live, ${mb(code)} MB of it V8's code, ${mb(total - code)} MB the rest`);
+  }
   console.log(`\nlargest changes in live objects, ${before} → ${after} (count, self bytes):`);
   for (const r of rows.slice(0, 40)) console.log(`${r.key} | ${r.before} → ${r.after} (${r.grew}) | ${r.bytes}`);
 }
