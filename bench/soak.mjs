@@ -16,8 +16,9 @@
 // every 30 s), counts the tables again, stops everything with TERM and prints:
 //   - per process: RSS and heap (as found, and live after a forced collection) at the start and end
 //     of the steady part, and their slope in MB per hour (least squares over the samples after a
-//     warm-up of 10 % of the run, at least 2 minutes and at most half);
-//   - connections (least and most seen) and table sizes (most seen in the steady part, and after
+//     warm-up of 10 % of the run, at least 2 minutes and at most half), and the slopes of RSS and
+//     of the heap after gc over the second half of the run alone (whether growth levels off);
+//   - connections (least and most seen after the warm-up) and table sizes (most seen in the steady part, and after
 //     cleanup);
 //   - jobs enqueued and finished, dashboard answers by status, supervisor's exit code.
 // Not part of the test suite or CI: run it by hand, e.g. `nice -n 10 npm run bench:soak -- --database postgres`.
@@ -211,9 +212,11 @@ try {
   rmSync(work, { recursive: true, force: true });
 }
 
-/** The summary of a recorded run (--record dir): the finished run's, or what its samples cover so far. */
+/** The summary of a recorded run (--record dir), computed again from its samples: the whole run's, or what they cover so far. */
 function analyseRecord(dir) {
-  if (existsSync(join(dir, "summary.json"))) return JSON.parse(readFileSync(join(dir, "summary.json"), "utf8"));
+  const ended = existsSync(join(dir, "summary.json"))
+    ? JSON.parse(readFileSync(join(dir, "summary.json"), "utf8"))
+    : null;
   const run = JSON.parse(readFileSync(join(dir, "run.json"), "utf8"));
   const samples = readSamples(join(dir, "database.jsonl"));
   const labels = new Map();
@@ -224,12 +227,12 @@ function analyseRecord(dir) {
     labels,
     samples,
     started: run.started,
-    steadyEnd: Math.max(...memory.map((s) => s.t)),
-    afterCleanup: null,
-    afterStop: null,
-    connectionsAtEnd: null,
+    steadyEnd: ended?.run.steadyEnd ?? Math.max(...memory.map((s) => s.t)),
+    afterCleanup: ended?.tables.afterCleanup ?? null,
+    afterStop: ended?.tables.afterStop ?? null,
+    connectionsAtEnd: ended?.connections.atEnd ?? null,
   });
-  summary.run = { ...run, cutShort: true };
+  summary.run = ended ? ended.run : { ...run, cutShort: true };
   return summary;
 }
 
@@ -350,6 +353,7 @@ function slopePerHour(points) {
 function analyse({ memory, labels, samples, started, steadyEnd, afterCleanup, afterStop, connectionsAtEnd }) {
   const run = steadyEnd - started;
   const warmUpEnd = started + Math.min(run / 2, Math.max(120_000, 0.1 * run));
+  const secondHalf = started + run / 2;
   const mb = (bytes) => bytes / 2 ** 20;
   const byPid = new Map();
   for (const s of memory) {
@@ -372,6 +376,10 @@ function analyse({ memory, labels, samples, started, steadyEnd, afterCleanup, af
         : {
             [`${key}Mb`]: [mb(first[key]), mb(last[key])],
             [`${key}SlopeMbPerHour`]: slopePerHour(steady.map((s) => ({ t: s.t, y: mb(s[key]) }))),
+            // Over the second half of the run alone: whether growth levels off.
+            [`${key}SecondHalfSlopeMbPerHour`]: slopePerHour(
+              steady.filter((s) => s.t >= secondHalf).map((s) => ({ t: s.t, y: mb(s[key]) })),
+            ),
           };
     processes.push({
       process: label,
@@ -386,7 +394,7 @@ function analyse({ memory, labels, samples, started, steadyEnd, afterCleanup, af
   const steadySamples = samples.filter((s) => s.t >= warmUpEnd && s.t <= steadyEnd);
   const largest = {};
   for (const table of TABLES) largest[table] = Math.max(0, ...steadySamples.map((s) => s.tables[table]));
-  const counts = samples.map((s) => s.connections);
+  const counts = steadySamples.map((s) => s.connections);
   return {
     steadyMinutes: (steadyEnd - warmUpEnd) / 60_000,
     processes,
@@ -411,7 +419,8 @@ function print(summary) {
     );
   console.log(`memory over the steady ${f(summary.steadyMinutes)} min (first and last sample, slope per hour):`);
   console.log(
-    "process | samples | RSS MB | RSS MB/h | heap used MB | heap MB/h | after gc: RSS MB | MB/h | heap MB | MB/h",
+    "process | samples | RSS MB | RSS MB/h | heap used MB | heap MB/h | after gc: RSS MB | MB/h | heap MB | MB/h " +
+      "| second half: RSS MB/h | heap after gc MB/h",
   );
   const cells = (p, key) =>
     p[`${key}Mb`] ? `${f(p[`${key}Mb`][0])} → ${f(p[`${key}Mb`][1])} | ${f(p[`${key}SlopeMbPerHour`])}` : "- | -";
@@ -419,11 +428,12 @@ function print(summary) {
     if (p.note) console.log(`${p.process} | ${p.samples} | ${p.note}`);
     else
       console.log(
-        `${p.process} | ${p.samples} | ${cells(p, "rss")} | ${cells(p, "heapUsed")} | ${cells(p, "gcRss")} | ${cells(p, "gcHeapUsed")}`,
+        `${p.process} | ${p.samples} | ${cells(p, "rss")} | ${cells(p, "heapUsed")} | ${cells(p, "gcRss")} | ${cells(p, "gcHeapUsed")} ` +
+          `| ${f(p.rssSecondHalfSlopeMbPerHour)} | ${f(p.gcHeapUsedSecondHalfSlopeMbPerHour)}`,
       );
   }
   const c = summary.connections;
-  console.log(`connections: ${c.least} to ${c.most} while running, ${c.atEnd ?? "-"} after cleanup`);
+  console.log(`connections: ${c.least} to ${c.most} after the warm-up, ${c.atEnd ?? "-"} after cleanup`);
   console.log("table | most rows while running | after cleanup | after stop");
   for (const table of TABLES)
     console.log(
