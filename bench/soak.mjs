@@ -1,6 +1,6 @@
 // npm run bench:soak -- --database sqlite|postgres|mysql [--minutes 60] [--rate 20] [--sample 15]
 //                       [--admin-url url] [--record dir] [--out file.json]
-// node bench/soak.mjs --analyse dir     (the summary of a recorded run so far, while it runs or after)
+// node bench/soak.mjs --analyse dir [--out file.json]   (a recorded run's summary, while it runs or after)
 //
 // A soak: a real `firm-queue start` in fork mode (two worker processes, a dispatcher, a scheduler
 // with a task every 5 s; bench/soak/soak.config.mjs) and a `firm-queue dashboard` process run for
@@ -18,8 +18,8 @@
 //     of the steady part, and their slope in MB per hour (least squares over the samples after a
 //     warm-up of 10 % of the run, at least 2 minutes and at most half), and the slopes of RSS and
 //     of the heap after gc over the second half of the run alone (whether growth levels off);
-//   - connections (least and most seen after the warm-up) and table sizes (most seen in the steady part, and after
-//     cleanup);
+//   - connections (least and most seen after the warm-up) and table sizes (most seen in the steady
+//     part, and after cleanup);
 //   - jobs enqueued and finished, dashboard answers by status, supervisor's exit code.
 // Not part of the test suite or CI: run it by hand, e.g. `nice -n 10 npm run bench:soak -- --database postgres`.
 // PostgreSQL and MariaDB are throwaway servers started here (durability off) unless --admin-url is given.
@@ -79,7 +79,9 @@ const TABLES = [
 ];
 const PAGES = ["/", "/queues/default", "/jobs", "/failed", "/processes", "/recurring", "/concurrency"];
 if (values.analyse) {
-  print(analyseRecord(values.analyse));
+  const summary = analyseRecord(values.analyse);
+  print(summary);
+  if (values.out) writeFileSync(values.out, `${JSON.stringify(summary, null, 2)}\n`);
   process.exit(0);
 }
 
