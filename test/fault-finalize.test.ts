@@ -74,4 +74,51 @@ describeEachDatabase("faults while recording a job's outcome", (env) => {
       await fault.remove();
     }
   });
+  it("many outcome writes retrying at once raise no listener-leak warning (each waits on the same give-up signal)", async () => {
+    const db = await env.db();
+    const fault = await installFault(db, env.dialect, { table: "firm_queue_claimed_executions", event: "DELETE" });
+    const warnings: string[] = [];
+    const onWarning = (warning: Error) => void warnings.push(`${warning.name}: ${warning.message}`);
+    process.on("warning", onWarning);
+    try {
+      await fault.on();
+      const firm = env.firm();
+      let runs = 0;
+      const breaks = firm.defineJob(
+        "breaks",
+        async () => {
+          runs++;
+          throw new Error("boom");
+        },
+        { retry: { attempts: 1 } },
+      );
+      const jobs = 14;
+      const ids = (await breaks.enqueueAll(Array.from({ length: jobs }, () => null))).map((result) =>
+        Number(result.id),
+      );
+      const supervisor = await firm.start({
+        workers: [{ queues: "*", concurrency: jobs, pollingInterval: 50 }],
+        dispatchers: [],
+      });
+      try {
+        await waitFor(() => runs === jobs, 15_000, "every handler to run");
+        // Every failure write is failing and retrying now, all at once.
+        await new Promise((resolve) => setTimeout(resolve, 500));
+        await fault.off();
+        await waitFor(
+          async () => (await Promise.all(ids.map((id) => firm.getJob(id)))).every((job) => job?.state === "failed"),
+          20_000,
+          "every outcome recorded",
+        );
+      } finally {
+        await supervisor.stop();
+      }
+      // Node emits warnings on the next tick.
+      await new Promise((resolve) => setImmediate(resolve));
+      expect(warnings.filter((w) => w.startsWith("MaxListenersExceededWarning"))).toEqual([]);
+    } finally {
+      process.off("warning", onWarning);
+      await fault.remove();
+    }
+  });
 });

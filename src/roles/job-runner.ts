@@ -1,3 +1,4 @@
+import { setMaxListeners } from "node:events";
 import type { JobPolicies } from "../definitions/job-policies.js";
 import type { Database } from "../database/connection.js";
 import { toDate } from "../database/schema.js";
@@ -61,6 +62,10 @@ export class JobRunner {
     preserveFinishedJobs: boolean,
     private readonly logger: Logger,
   ) {
+    // Every job whose outcome write keeps failing sleeps between retries on this one signal, one
+    // listener each and removed when the sleep ends: as many at once as jobs were running when
+    // the database went away, which can pass Node's default of 10 without anything leaking.
+    setMaxListeners(0, this.giveUp.signal);
     this.progress = new ProgressReporter((values) => writeProgress(database.db, values), logger);
     this.dependencies = (jobId) => readDependencyResults(database.db, jobId);
     this.batches = async (batchId, jobs) =>
