@@ -1,0 +1,105 @@
+// node bench/workflows.mjs [--database sqlite,postgres,mysql] [--jobs 10000] [--concurrency 24]
+//                          [--rounds 3] [--url …] [--mysql-url …]
+//
+// What a workflow costs per job against plain jobs: on each database (durable servers), each round
+// times one in-process worker running, on a fresh database each, `jobs` plain no-op jobs
+// (enqueueAll), a flow of one parent over `jobs` no-op children (firm.flow), and a batch of `jobs`
+// no-op jobs with an onFinish callback (firm.batch), in an order that rotates by round. The rate
+// is the jobs run (the parent and the callback included) per second from the worker's start to
+// the last one; the enqueue is timed apart. Prints one JSON line per run, then per database the
+// flow's and the batch's rate against the plain jobs' of the same round.
+import { parseArgs } from "node:util";
+import { FirmQueue, silentLogger } from "firm-queue";
+import { DurableServers, load, machineNote } from "./durable-servers.mjs";
+
+const { values } = parseArgs({
+  options: {
+    database: { type: "string", default: "sqlite,postgres,mysql" },
+    jobs: { type: "string", default: "10000" },
+    concurrency: { type: "string", default: "24" },
+    rounds: { type: "string", default: "3" },
+    url: { type: "string" },
+    "mysql-url": { type: "string" },
+  },
+});
+const jobs = Number(values.jobs);
+const concurrency = Number(values.concurrency);
+const KINDS = ["plain", "flow", "batch"];
+
+const servers = new DurableServers({ postgresUrl: values.url, mysqlUrl: values["mysql-url"] });
+console.log(
+  `# ${machineNote()}; ${jobs} jobs per run (and a flow's parent, a batch's callback), concurrency ${concurrency}`,
+);
+const ratios = {};
+try {
+  for (let round = 1; round <= Number(values.rounds); round++) {
+    for (const dialect of values.database.split(",")) {
+      const shift = (round - 1) % KINDS.length;
+      const order = [...KINDS.slice(shift), ...KINDS.slice(0, shift)];
+      const rate = {};
+      for (const kind of order) {
+        const result = await run(dialect, kind);
+        rate[kind] = result.jobsPerSecond;
+        console.log(JSON.stringify({ round, dialect, kind, ...result }));
+      }
+      for (const kind of ["flow", "batch"]) ((ratios[dialect] ??= {})[kind] ??= []).push(rate[kind] / rate.plain);
+    }
+  }
+} finally {
+  await servers.stop();
+}
+console.log("\n| database | flow / plain, per round | batch / plain, per round |");
+console.log("|---|---|---|");
+for (const [dialect, { flow, batch }] of Object.entries(ratios)) {
+  const list = (ratios) => ratios.map((ratio) => ratio.toFixed(3)).join(", ");
+  console.log(`| ${dialect} | ${list(flow)} | ${list(batch)} |`);
+}
+
+/** Enqueue one kind of work on a fresh database and time a worker running all of it. */
+async function run(dialect, kind) {
+  const database = await servers.fresh(dialect);
+  const firm = new FirmQueue({ databaseUrl: database.url, logger: silentLogger, poolSize: concurrency + 2 });
+  try {
+    await firm.migrate();
+    let done = 0;
+    let reached;
+    const finished = new Promise((resolve) => (reached = resolve));
+    const total = kind === "plain" ? jobs : jobs + 1;
+    const count = async () => {
+      if (++done === total) reached();
+    };
+    const noop = firm.defineJob("noop", count);
+    firm.defineJob("parent", count);
+    firm.defineJob("callback", count);
+    const enqueueStarted = performance.now();
+    const args = Array.from({ length: jobs }, (_, i) => ({ i }));
+    if (kind === "plain") {
+      for (let i = 0; i < jobs; i += 1000) await noop.enqueueAll(args.slice(i, i + 1000));
+    } else if (kind === "flow") {
+      await firm.flow({ name: "parent", args: {}, children: args.map((a) => ({ name: "noop", args: a })) });
+    } else {
+      await firm.batch(
+        args.map((a) => ({ name: "noop", args: a })),
+        { onFinish: { name: "callback", args: {} } },
+      );
+    }
+    const enqueueSeconds = (performance.now() - enqueueStarted) / 1000;
+    const loadBefore = load();
+    const started = performance.now();
+    const supervisor = await firm.start({
+      workers: [{ concurrency, pollingInterval: 10 }],
+      dispatchers: [{ pollingInterval: 100 }],
+    });
+    await finished;
+    const seconds = (performance.now() - started) / 1000;
+    await supervisor.stop();
+    return {
+      jobsPerSecond: Math.round(total / seconds),
+      enqueueSeconds: Number(enqueueSeconds.toFixed(2)),
+      load: [loadBefore, load()],
+    };
+  } finally {
+    await firm.close();
+    await database.cleanup();
+  }
+}
