@@ -7,7 +7,9 @@
 // `processes` processes (bench/rate-limit-jobs.mjs). After `warmup` seconds from the first
 // start, the run counts the jobs that left the budget's waiting list in the next `seconds`
 // seconds (firm.inspect.queues(), read at both ends) and prints starts per second and its ratio
-// to the limit.
+// to the limit. Then, on another fresh database, the same processes run a backlog of the same job
+// without the limit, counted the same way: what the machine can start at all (a budget above that
+// cannot be reached, and a shared machine's load moves it).
 import { parseArgs } from "node:util";
 import { FirmQueue, silentLogger } from "firm-queue";
 import { DurableServers, load, machineNote } from "./durable-servers.mjs";
@@ -36,26 +38,31 @@ console.log(
 );
 try {
   for (const dialect of values.database.split(",")) {
-    const database = await servers.fresh(dialect);
-    try {
-      const result = await measure(database.url);
-      console.log(JSON.stringify({ dialect, ...result, ratio: Number((result.startsPerSecond / limit).toFixed(4)) }));
-    } finally {
-      await database.cleanup();
+    for (const limited of [true, false]) {
+      const database = await servers.fresh(dialect);
+      try {
+        const result = await measure(database.url, limited);
+        const ratio = limited ? { ratio: Number((result.startsPerSecond / limit).toFixed(4)) } : {};
+        console.log(JSON.stringify({ dialect, job: limited ? "metered" : "unmetered", ...result, ...ratio }));
+      } finally {
+        await database.cleanup();
+      }
     }
   }
 } finally {
   await servers.stop();
 }
 
-async function measure(url) {
+/** Count the starts of a backlog of "metered" jobs (`limited`) or "unmetered" ones. */
+async function measure(url, limited) {
   const firm = new FirmQueue({ databaseUrl: url, logger: silentLogger });
   await firm.migrate();
-  const metered = defineMetered(firm);
+  const { metered, unmetered } = defineMetered(firm);
+  const job = limited ? metered : unmetered;
   // Enough that the budget, not the backlog, is what runs out: the whole run at the limit and more.
   const backlog = Math.ceil(limit * (warmup + seconds + 5) * 1.1);
   const args = Array.from({ length: 1000 }, () => null);
-  for (let i = 0; i < backlog; i += 1000) await metered.enqueueAll(args);
+  for (let i = 0; i < backlog; i += 1000) await job.enqueueAll(args);
   const loadBefore = load();
   const supervisor = await firm.start({
     mode: "fork",
@@ -65,7 +72,8 @@ async function measure(url) {
   });
   // Jobs started so far: the backlog less those still waiting for the budget (a no-op job's
   // start and end are a few ms apart, so a start is counted when it leaves the throttled table).
-  const waiting = async () => (await firm.inspect.queues()).reduce((sum, queue) => sum + queue.throttled, 0);
+  const waiting = async () =>
+    (await firm.inspect.queues()).reduce((sum, queue) => sum + (limited ? queue.throttled : queue.ready), 0);
   try {
     await until(async () => (await waiting()) < backlog);
     await new Promise((resolve) => setTimeout(resolve, warmup * 1000));

@@ -1,5 +1,5 @@
-// The job module bench/rate-limit-budget.mjs's worker processes import (fork mode): one no-op
-// job with a budget of BENCH_RATE_LIMIT starts per second. The database comes from
+// The job module bench/rate-limit-budget.mjs's worker processes import (fork mode): a no-op job
+// with a budget of BENCH_RATE_LIMIT starts per second, and one without. The database comes from
 // FIRM_QUEUE_DATABASE_URL, which the supervisor sets for its children.
 import { FirmQueue, silentLogger } from "firm-queue";
 
@@ -7,11 +7,14 @@ export const firm = new FirmQueue({ logger: silentLogger });
 defineMetered(firm);
 
 /**
- * Define the job "metered" on `firm` (the script's own FirmQueue defines it too, to enqueue it).
+ * Define the jobs "metered" and "unmetered" on `queue` (the script's own FirmQueue
+ * defines them too, to enqueue them).
  * @param {any} queue
  */
 export function defineMetered(queue) {
-  return queue.defineJob("metered", async () => {}, {
+  const unmetered = queue.defineJob("unmetered", async () => {});
+  const metered = queue.defineJob("metered", async () => {}, {
     rateLimit: { limit: Number(process.env.BENCH_RATE_LIMIT ?? 1000), period: "1s" },
   });
+  return { metered, unmetered };
 }
