@@ -1,6 +1,7 @@
 // node bench/durable-path.mjs [--jobs 20000] [--concurrency 24] [--rounds 1] [--backlog 0]
 //                             [--lib a/dist/index.js,b/dist/index.js] [--url postgres://…]
-//                             [--prefetch N] [--statements] [--what-if "SQL run after migrating"]
+//                             [--prefetch N] [--statements] [--statement-limit 8]
+//                             [--what-if "SQL run after migrating"]
 //
 // Where durable PostgreSQL's time goes on the processing path: one in-process worker drains
 // `jobs` no-op jobs on a throwaway PostgreSQL with durable commits (fsync, synchronous_commit on),
@@ -28,6 +29,7 @@ const { values } = parseArgs({
     lib: { type: "string", default: "firm-queue" },
     url: { type: "string" },
     statements: { type: "boolean", default: false },
+    "statement-limit": { type: "string", default: "8" },
     prefetch: { type: "string" },
     "what-if": { type: "string" },
   },
@@ -86,7 +88,7 @@ async function runOnce(lib) {
     // Each backend reports its statistics at most once a second, and at exit: closed, then read.
     await new Promise((resolve) => setTimeout(resolve, 1500));
     const after = await serverCounters(stats);
-    if (values.statements) await printCostliestStatements(stats, jobs);
+    if (values.statements) await printCostliestStatements(stats, jobs, { limit: Number(values["statement-limit"]) });
     const per1000 = (name) => Math.round(((after[name] - before[name]) * 1000) / jobs);
     return {
       jobsPerSecond: Math.round(jobs / seconds),

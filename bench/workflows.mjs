@@ -7,9 +7,11 @@
 // no-op jobs with an onFinish callback (firm.batch), in an order that rotates by round. The rate
 // is the jobs run (the parent and the callback included) per second from the worker's start to
 // the last one; the enqueue is timed apart. Prints one JSON line per run, then per database the
-// flow's and the batch's rate against the plain jobs' of the same round.
+// flow's and the batch's rate against the plain jobs' of the same round. On PostgreSQL each run
+// also counts its database's commits per 1,000 jobs while the worker ran (what durable commits cost).
 import { parseArgs } from "node:util";
 import { FirmQueue, silentLogger } from "firm-queue";
+import pg from "pg";
 import { DurableServers, load, machineNote } from "./durable-servers.mjs";
 
 const { values } = parseArgs({
@@ -59,6 +61,7 @@ for (const [dialect, { flow, batch }] of Object.entries(ratios)) {
 async function run(dialect, kind) {
   const database = await servers.fresh(dialect);
   const firm = new FirmQueue({ databaseUrl: database.url, logger: silentLogger, poolSize: concurrency + 2 });
+  let closed = false;
   try {
     await firm.migrate();
     let done = 0;
@@ -84,6 +87,8 @@ async function run(dialect, kind) {
       );
     }
     const enqueueSeconds = (performance.now() - enqueueStarted) / 1000;
+    const commits = dialect === "postgres" ? await commitCounter(database.url) : undefined;
+    const commitsBefore = await commits?.read();
     const loadBefore = load();
     const started = performance.now();
     const supervisor = await firm.start({
@@ -93,13 +98,37 @@ async function run(dialect, kind) {
     await finished;
     const seconds = (performance.now() - started) / 1000;
     await supervisor.stop();
+    // Each backend reports its commits at most once a second, and at exit: closed, then read.
+    await firm.close();
+    closed = true;
+    if (commits) await new Promise((resolve) => setTimeout(resolve, 1500));
+    const commitsPer1000 =
+      commits === undefined ? undefined : Math.round((((await commits.read()) - commitsBefore) * 1000) / total);
+    await commits?.close();
     return {
       jobsPerSecond: Math.round(total / seconds),
+      commitsPer1000,
       enqueueSeconds: Number(enqueueSeconds.toFixed(2)),
       load: [loadBefore, load()],
     };
   } finally {
-    await firm.close();
+    if (!closed) await firm.close();
     await database.cleanup();
   }
+}
+
+/** The commits of a PostgreSQL database so far (statistics flushed first, so they are current). */
+async function commitCounter(url) {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  return {
+    read: async () => {
+      await client.query("SELECT pg_stat_force_next_flush()").catch(() => undefined);
+      const { rows } = await client.query(
+        "SELECT xact_commit FROM pg_stat_database WHERE datname = current_database()",
+      );
+      return Number(rows[0].xact_commit);
+    },
+    close: () => client.end(),
+  };
 }
