@@ -184,7 +184,17 @@ export class Worker extends Poller {
   /** The poll's sleep, cut short to when a budget with waiting jobs opens. */
   private budgetSleep(sleep: number): number {
     const wait = this.budgets.waitMs();
-    return wait === null ? sleep : Math.min(sleep, wait);
+    if (wait === null) return sleep;
+    // A budget with room but few slots free: let more free (a freed slot wakes the poll once
+    // enough have, see slotFreed) or a polling interval pass, so one budget claim starts many
+    // jobs instead of one per freed slot, each with a transaction of its own.
+    if (this.freeSlots() < this.budgetBatch()) return Math.min(sleep, Math.max(wait, this.settings.pollingInterval));
+    return Math.min(sleep, wait);
+  }
+
+  /** Free slots worth a budget claim at once: a quarter of the concurrency. */
+  private budgetBatch(): number {
+    return Math.max(1, Math.ceil(this.settings.concurrency / 4));
   }
 
   /** Slots free for a claim's jobs now (none held for a claim under way). */
@@ -410,8 +420,9 @@ export class Worker extends Poller {
   /** A handler ended or an outcome was written: start buffered jobs, claim more when low. */
   private slotFreed(): void {
     if (this.budgets.dueNow()) {
-      // A budget has room now: let the poll offer it the slot before a buffered job takes it.
-      this.wake();
+      // A budget has room now: let the poll offer it the slot before a buffered job takes it,
+      // once enough slots are free for one claim (else the poll comes within its interval).
+      if (this.freeSlots() >= this.budgetBatch()) this.wake();
       return;
     }
     if (this.isRunning) this.startBuffered();
