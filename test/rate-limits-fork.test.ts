@@ -155,10 +155,12 @@ describeEachDatabase("rate limits in fork mode: two worker processes", (env) => 
     async () => {
       const firm = env.firm();
       const stamp = firm.defineJob("stamp", async (_args: RatedArgs) => {});
-      await firm.queues.setRateLimit("api", { limit: 6, period: "1s" });
+      // 5 a second of jobs holding their slot 1.2 s keep about 6 of the 8 slots busy: the budget is
+      // offered freed slots first, so a higher limit would leave the other queue almost none.
+      await firm.queues.setRateLimit("api", { limit: 5, period: "1s" });
       const handled = await startTwoProcesses();
       const results = await stamp.enqueueAll(
-        Array.from({ length: 18 }, (): RatedArgs => ({ key: "api", holdMs: HOLD_MS })),
+        Array.from({ length: 15 }, (): RatedArgs => ({ key: "api", holdMs: HOLD_MS })),
         { queue: "api" },
       );
       await stamp.enqueueAll(
@@ -166,9 +168,9 @@ describeEachDatabase("rate limits in fork mode: two worker processes", (env) => 
         { queue: "other" },
       );
       const api = results.map((result) => (result.status === "created" ? result.id : Number.NaN));
-      await waitFor(() => handled().length === 24 && watch!.sawAll(api), WAIT_MS, "24 starts");
+      await waitFor(() => handled().length === 21 && watch!.sawAll(api), WAIT_MS, "21 starts");
       const times = watch!.times(api);
-      expect(mostStartsInWindow(times, 1000 - START_SKEW_MS)).toBeLessThanOrEqual(6);
+      expect(mostStartsInWindow(times, 1000 - START_SKEW_MS)).toBeLessThanOrEqual(5);
       expect(mostStartsInWindow(times, 1000 + START_SKEW_MS)).toBeGreaterThan(SLOTS);
       const keys = handled().map((start) => start.key);
       expect(
