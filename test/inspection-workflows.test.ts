@@ -148,10 +148,25 @@ describeEachDatabase("firm.inspect: dependencies and batches", (env) => {
       callback: true,
     });
 
-    // A job whose row is gone reads as deleted, with how the batch counted it.
+    // The cleanup deletes a job's membership with its row: a clear of one job name leaves the batch
+    // and its counts, without those jobs.
+    await firm.clearFinishedJobs({ olderThan: 0, name: "resize" });
+    const cleared = (await firm.inspect.batch(first.id))!;
+    expect(cleared).toMatchObject({ state: "finished", total: 2, finished: 2 });
+    expect(cleared.jobs).toEqual([]);
+    // A clear of every name deletes the ended batches it left without jobs, and inspect says so.
     await firm.clearFinishedJobs({ olderThan: 0 });
-    expect((await firm.inspect.batch(first.id))!.jobs).toEqual(
-      first.jobs.map((job) => ({ id: job.id, name: null, state: "deleted", ended: "finished" })),
+    expect(await firm.inspect.batch(first.id)).toBeNull();
+    expect((await firm.inspect.batches()).batches.map((batch) => batch.id)).not.toContain(first.id);
+
+    // A job deleted as it finished (preserveFinishedJobs: false) keeps its membership: it reads as
+    // deleted, with how the batch counted its end.
+    const deleting = env.firm({ preserveFinishedJobs: false });
+    deleting.defineJob("resize", async () => {});
+    const gone = await deleting.batch([7, 8].map((photo) => ({ name: "resize", args: { photo } })));
+    await deleting.drain({ queues: "*" });
+    expect((await deleting.inspect.batch(gone.id))!.jobs).toEqual(
+      gone.jobs.map((job) => ({ id: job.id, name: null, state: "deleted", ended: "finished" })),
     );
 
     expect(await firm.inspect.batch(123456789)).toBeNull();
