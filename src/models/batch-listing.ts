@@ -1,23 +1,15 @@
 import type { Db } from "../database/dialect.js";
 import { toDate } from "../database/schema.js";
-import type { BatchState } from "./batch.js";
+import type { BatchCounts, BatchState } from "./batch.js";
 import type { BatchJobEnd } from "./batch-job.js";
 import type { JobState } from "./job-info.js";
 import { jobStates } from "./job-states.js";
 
 /** A batch with its counts and times, as `firm.inspect.batches()` lists it. */
-export interface BatchSummary {
+export interface BatchSummary extends BatchCounts {
   readonly id: number;
   /** `pending` while some of its jobs have not ended; then `finished`, `failed` or `cancelled`. */
   readonly state: BatchState;
-  /** Its jobs, those added by `context.batch.add` included. */
-  readonly total: number;
-  /** Jobs that have not ended yet. */
-  readonly pending: number;
-  readonly finished: number;
-  /** Jobs that failed for good. */
-  readonly failed: number;
-  readonly cancelled: number;
   readonly createdAt: Date;
   /** When its last job ended (and its callbacks were enqueued); null while it is pending. */
   readonly endedAt: Date | null;

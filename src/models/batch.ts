@@ -4,23 +4,21 @@ import type { Db, Dialect } from "../database/dialect.js";
 export type BatchState = "pending" | "finished" | "failed" | "cancelled";
 
 /** A batch row as read from the database. */
-export interface BatchRow {
+export interface BatchRow extends BatchCounts {
   readonly id: number;
   readonly state: BatchState;
-  readonly total: number;
-  readonly pending: number;
-  readonly finished: number;
-  readonly failed: number;
-  readonly cancelled: number;
   /** JSON of the callbacks (see `BatchCallbacks` in lifecycle/batch-progress.ts). */
   readonly callbacks: string;
 }
 
 /** The counts of a batch after a change, written back whole while its row is locked. */
 export interface BatchCounts {
+  /** Its jobs, those added by `context.batch.add` included. */
   readonly total: number;
+  /** Jobs that have not ended yet. */
   readonly pending: number;
   readonly finished: number;
+  /** Jobs that failed for good. */
   readonly failed: number;
   readonly cancelled: number;
 }
