@@ -1,4 +1,5 @@
 import { InvalidDependencyError } from "../errors.js";
+import { shown } from "../shown-value.js";
 
 /**
  * The most dependencies one job may have. A fan-in of this many children into one parent costs
@@ -25,7 +26,7 @@ export function checkDependencies(dependsOn: unknown, onFailure: unknown, what: 
   if (dependsOn === undefined) return null;
   const option = `${what} option dependsOn`;
   if (!Array.isArray(dependsOn))
-    throw new InvalidDependencyError(option, `must be a list of job ids, got ${describe(dependsOn)}`);
+    throw new InvalidDependencyError(option, `must be a list of job ids, got ${shown(dependsOn)}`);
   if (dependsOn.length > MAX_DEPENDENCIES)
     throw new InvalidDependencyError(
       option,
@@ -34,7 +35,7 @@ export function checkDependencies(dependsOn: unknown, onFailure: unknown, what: 
   const seen = new Set<number>();
   for (const [index, id] of dependsOn.entries()) {
     if (typeof id !== "number" || !Number.isSafeInteger(id) || id <= 0)
-      throw new InvalidDependencyError(option, `[${index}] must be a job id (a positive integer), got ${describe(id)}`);
+      throw new InvalidDependencyError(option, `[${index}] must be a job id (a positive integer), got ${shown(id)}`);
     if (seen.has(id)) throw new InvalidDependencyError(option, `lists job ${id} twice`);
     seen.add(id);
   }
@@ -48,15 +49,6 @@ export function checkFailurePolicy(value: unknown, what: string): DependencyFail
   if (value === "cancel" || value === "run") return value;
   throw new InvalidDependencyError(
     `${what} option onDependencyFailure`,
-    `must be "cancel" or "run", got ${describe(value)}`,
+    `must be "cancel" or "run", got ${shown(value)}`,
   );
-}
-
-function describe(value: unknown): string {
-  if (typeof value === "bigint") return `${value}n`;
-  try {
-    return JSON.stringify(value) ?? String(value);
-  } catch {
-    return String(value);
-  }
 }

@@ -1,12 +1,14 @@
 import type { EnqueueTransaction } from "../database/app-transaction.js";
 import type { Database } from "../database/connection.js";
-import type { EnqueueOptions, JobArguments, ResolvedJobOptions } from "../definitions/job-definition.js";
+import type { EnqueueOptions, JobArguments } from "../definitions/job-definition.js";
 import type { JobPolicies } from "../definitions/job-policies.js";
 import type { JobRegistry } from "../definitions/job-registry.js";
 import { ConfigurationError, InvalidFlowError } from "../errors.js";
 import { enqueueJobs, type EnqueueRequest } from "../lifecycle/enqueue.js";
 import type { EnqueueResult } from "../lifecycle/enqueue-result.js";
 import { checkJobName, rejectUnknownKeys } from "../option-checks.js";
+import { shown } from "../shown-value.js";
+import { workflowJobOptions } from "../definitions/workflow-job-options.js";
 import type { JobName, NamesJobs } from "../definitions/job-names.js";
 
 /**
@@ -72,7 +74,12 @@ export async function enqueueFlow(
   const requests: EnqueueRequest[] = placed.map(({ node, path, childPlaces }) => ({
     name: node.name,
     args: node.args,
-    defaults: declaredOptions(registry, node.name, path),
+    defaults: workflowJobOptions(
+      registry,
+      node.name,
+      "a flow's",
+      (problem) => new InvalidFlowError(`${path}.name`, problem),
+    ),
     ...(node.options === undefined ? {} : { options: node.options }),
     ...(childPlaces.length > 0 ? { inCall: childPlaces } : {}),
   }));
@@ -129,7 +136,7 @@ function placeNodes(root: FlowNode): PlacedNode[] {
 
 function checkNode(value: unknown, path: string): FlowNode {
   if (typeof value !== "object" || value === null || Array.isArray(value))
-    throw new InvalidFlowError(path, `must be an object { name, args, options?, children? }, got ${describe(value)}`);
+    throw new InvalidFlowError(path, `must be an object { name, args, options?, children? }, got ${shown(value)}`);
   for (const key of Object.keys(value))
     if (!NODE_KEYS.has(key))
       throw new InvalidFlowError(path, `has an unknown key "${key}" (a node has name, args, options and children)`);
@@ -141,10 +148,10 @@ function checkNode(value: unknown, path: string): FlowNode {
     throw new InvalidFlowError(`${path}.name`, (error as Error).message);
   }
   if (node.children !== undefined && !Array.isArray(node.children))
-    throw new InvalidFlowError(`${path}.children`, `must be a list of nodes, got ${describe(node.children)}`);
+    throw new InvalidFlowError(`${path}.children`, `must be a list of nodes, got ${shown(node.children)}`);
   if (node.options !== undefined) {
     if (typeof node.options !== "object" || node.options === null || Array.isArray(node.options))
-      throw new InvalidFlowError(`${path}.options`, `must be an object, got ${describe(node.options)}`);
+      throw new InvalidFlowError(`${path}.options`, `must be an object, got ${shown(node.options)}`);
     if (Object.hasOwn(node.options, "transaction"))
       throw new InvalidFlowError(
         `${path}.options.transaction`,
@@ -155,30 +162,4 @@ function checkNode(value: unknown, path: string): FlowNode {
       throw new InvalidFlowError(`${path}.options.key`, "is not supported in a flow: a flow's jobs cannot be unique");
   }
   return node;
-}
-
-/** The declared defaults of a node's job: a flow writes declared jobs only. */
-function declaredOptions(registry: JobRegistry, name: string, path: string): ResolvedJobOptions {
-  const declared = registry.get(name)?.options;
-  if (declared === undefined) {
-    const known = registry.names();
-    throw new InvalidFlowError(
-      `${path}.name`,
-      `names "${name}", a job not declared in this process (${known.length > 0 ? `declared: ${known.join(", ")}` : "none is declared"})`,
-    );
-  }
-  if (declared.unique !== null)
-    throw new InvalidFlowError(
-      `${path}.name`,
-      `names "${name}", a job with a unique key: a flow's jobs cannot be unique`,
-    );
-  return declared;
-}
-
-function describe(value: unknown): string {
-  try {
-    return JSON.stringify(value) ?? String(value);
-  } catch {
-    return String(value);
-  }
 }

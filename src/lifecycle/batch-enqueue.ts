@@ -5,12 +5,13 @@ import { validateArguments } from "../definitions/argument-validation.js";
 import { concurrencyKeyFor } from "../definitions/concurrency-options.js";
 import type { BatchJob, ResolvedJobOptions } from "../definitions/job-definition.js";
 import type { JobPolicies } from "../definitions/job-policies.js";
-import type { DefinitionLookup } from "../definitions/job-registry.js";
 import { rateLimitKeyFor } from "../definitions/rate-limit-options.js";
+import { workflowJobOptions, type DeclaredJobs } from "../definitions/workflow-job-options.js";
 import { BatchEndedError, InvalidBatchError } from "../errors.js";
 import { insertBatch, lockBatches, writeBatchCounts } from "../models/batch.js";
 import { checkJobName } from "../option-checks.js";
 import { serializeArguments } from "../serialization.js";
+import { shown } from "../shown-value.js";
 import type { BatchCallbacks, StoredCallback } from "./batch-progress.js";
 import { enqueueJobs, type EnqueueRequest } from "./enqueue.js";
 import type { EnqueueResult } from "./enqueue-result.js";
@@ -21,11 +22,6 @@ export type BatchJobSpec = BatchJob;
 export interface BatchCallbackSpec {
   readonly name: string;
   readonly args?: unknown;
-}
-
-/** Names the declared jobs, for the error that reports an undeclared one. */
-export interface DeclaredJobs extends DefinitionLookup {
-  names(): string[];
 }
 
 /** The most jobs one call may write into a batch. */
@@ -42,7 +38,7 @@ const CALLBACK_KEYS = new Set(["name", "args"]);
  */
 export function batchRequests(registry: DeclaredJobs, jobs: unknown, path: string): EnqueueRequest[] {
   if (!Array.isArray(jobs))
-    throw new InvalidBatchError(path, `must be an array of jobs { name, args, options? }, got ${describe(jobs)}`);
+    throw new InvalidBatchError(path, `must be an array of jobs { name, args, options? }, got ${shown(jobs)}`);
   if (jobs.length === 0) throw new InvalidBatchError(path, "is empty: a batch needs at least one job");
   if (jobs.length > MAX_BATCH_JOBS)
     throw new InvalidBatchError(path, `has ${jobs.length} jobs: one call may write at most ${MAX_BATCH_JOBS}`);
@@ -53,7 +49,7 @@ export function batchRequests(registry: DeclaredJobs, jobs: unknown, path: strin
     const options = spec.options;
     if (options !== undefined) {
       if (typeof options !== "object" || options === null || Array.isArray(options))
-        throw new InvalidBatchError(`${place}.options`, `must be an object, got ${describe(options)}`);
+        throw new InvalidBatchError(`${place}.options`, `must be an object, got ${shown(options)}`);
       if (Object.hasOwn(options, "transaction"))
         throw new InvalidBatchError(
           `${place}.options.transaction`,
@@ -143,7 +139,7 @@ export async function addToBatch(
 
 function checkShape(value: unknown, path: string, keys: ReadonlySet<string>, shape: string): { name: string } {
   if (typeof value !== "object" || value === null || Array.isArray(value))
-    throw new InvalidBatchError(path, `must be an object ${shape}, got ${describe(value)}`);
+    throw new InvalidBatchError(path, `must be an object ${shape}, got ${shown(value)}`);
   for (const key of Object.keys(value))
     if (!keys.has(key)) throw new InvalidBatchError(path, `has an unknown key "${key}" (expected ${shape})`);
   const { name } = value as { name?: unknown };
@@ -156,28 +152,7 @@ function checkShape(value: unknown, path: string, keys: ReadonlySet<string>, sha
   return value as { name: string };
 }
 
-/** The declared defaults of a job of a batch (or a callback): only declared jobs without a unique key. */
+/** The declared defaults of a job of a batch (or a callback): see workflowJobOptions. */
 function declaredOptions(registry: DeclaredJobs, name: string, path: string): ResolvedJobOptions {
-  const declared = registry.get(name)?.options;
-  if (declared === undefined) {
-    const known = registry.names();
-    throw new InvalidBatchError(
-      `${path}.name`,
-      `names "${name}", a job not declared in this process (${known.length > 0 ? `declared: ${known.join(", ")}` : "none is declared"})`,
-    );
-  }
-  if (declared.unique !== null)
-    throw new InvalidBatchError(
-      `${path}.name`,
-      `names "${name}", a job with a unique key: a batch's jobs cannot be unique`,
-    );
-  return declared;
-}
-
-function describe(value: unknown): string {
-  try {
-    return JSON.stringify(value) ?? String(value);
-  } catch {
-    return String(value);
-  }
+  return workflowJobOptions(registry, name, "a batch's", (problem) => new InvalidBatchError(`${path}.name`, problem));
 }
