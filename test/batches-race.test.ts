@@ -1,8 +1,7 @@
-import { fork, type ChildProcess } from "node:child_process";
-import { join } from "node:path";
 import { expect, it } from "vitest";
 import type { BatchResult } from "../src/index.js";
 import { countRows, describeEachDatabase, waitFor } from "./support/harness.js";
+import { RaceWorkers } from "./support/race-workers.js";
 
 /** Races run: 200 by default (10 rounds of 20 batches); FIRM_QUEUE_BATCH_RACES for a longer run. */
 const RACES = Number(process.env.FIRM_QUEUE_BATCH_RACES ?? "200");
@@ -20,26 +19,9 @@ describeEachDatabase("batches across worker processes", (env) => {
       const key = args.round * PER_ROUND + args.n;
       runs.set(key, (runs.get(key) ?? 0) + 1);
     });
-    const started = new Set<number>();
-    const children: ChildProcess[] = ["a", "b"].map((queue) =>
-      fork(join(import.meta.dirname, "fixtures/dependency-race-worker.mjs"), [], {
-        env: {
-          ...process.env,
-          FIRM_QUEUE_DATABASE_URL: env.url,
-          FIXTURE_QUEUE: queue,
-          FIXTURE_CONCURRENCY: String(PER_ROUND),
-        },
-        stdio: ["ignore", "inherit", "inherit", "ipc"],
-      }),
-    );
-    let ready = 0;
-    for (const child of children)
-      child.on("message", (message: unknown) => {
-        if (message === "ready") ready++;
-        else started.add((message as { started: number }).started);
-      });
+    const workers = new RaceWorkers(env.url, PER_ROUND);
     try {
-      await waitFor(() => ready === 2, 60_000, "both worker processes");
+      await workers.whenReady();
       const db = await env.db();
       for (let round = 0; round < RACES / PER_ROUND; round++) {
         const batches: BatchResult[] = [];
@@ -57,8 +39,8 @@ describeEachDatabase("batches across worker processes", (env) => {
             ),
           );
         const ids = batches.flatMap((batch) => batch.jobs.map((job) => job.id!));
-        await waitFor(() => ids.every((id) => started.has(id)), 30_000, "every job of the batches running");
-        for (const child of children) child.send("go");
+        await workers.whenStarted(ids, "every job of the batches running");
+        workers.release();
         await waitFor(
           async () =>
             (await Promise.all(batches.map((batch) => firm.getBatch(batch.id)))).every((b) => b?.pending === 0),
@@ -74,12 +56,7 @@ describeEachDatabase("batches across worker processes", (env) => {
       expect(runs.size).toBe(2 * RACES);
       expect([...runs.values()].every((count) => count === 1)).toBe(true);
     } finally {
-      for (const child of children) child.send("stop");
-      await Promise.all(
-        children.map(
-          (child) => new Promise((resolve) => (child.exitCode !== null ? resolve(null) : child.on("exit", resolve))),
-        ),
-      );
+      await workers.stop();
     }
   });
 });

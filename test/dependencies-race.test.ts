@@ -1,7 +1,6 @@
-import { fork, type ChildProcess } from "node:child_process";
-import { join } from "node:path";
 import { expect, it } from "vitest";
 import { countRows, describeEachDatabase, waitFor } from "./support/harness.js";
+import { RaceWorkers } from "./support/race-workers.js";
 
 /** Races run: 200 by default (10 rounds of 20); FIRM_QUEUE_DEPENDENCY_RACES for a longer run. */
 const RACES = Number(process.env.FIRM_QUEUE_DEPENDENCY_RACES ?? "200");
@@ -20,26 +19,9 @@ describeEachDatabase("job dependencies across worker processes", (env) => {
       const states = (await context.dependencyResults()).map((dep) => dep.state);
       if (states.some((state) => state !== "finished")) throw new Error(`ran before its dependencies: ${states}`);
     });
-    const started = new Set<number>();
-    const children: ChildProcess[] = ["a", "b"].map((queue) =>
-      fork(join(import.meta.dirname, "fixtures/dependency-race-worker.mjs"), [], {
-        env: {
-          ...process.env,
-          FIRM_QUEUE_DATABASE_URL: env.url,
-          FIXTURE_QUEUE: queue,
-          FIXTURE_CONCURRENCY: String(PER_ROUND),
-        },
-        stdio: ["ignore", "inherit", "inherit", "ipc"],
-      }),
-    );
-    let ready = 0;
-    for (const child of children)
-      child.on("message", (message: unknown) => {
-        if (message === "ready") ready++;
-        else started.add((message as { started: number }).started);
-      });
+    const workers = new RaceWorkers(env.url, PER_ROUND);
     try {
-      await waitFor(() => ready === 2, 60_000, "both worker processes");
+      await workers.whenReady();
       const db = await env.db();
       for (let round = 0; round < RACES / PER_ROUND; round++) {
         const args = [...Array(PER_ROUND).keys()].map((n) => ({ n }));
@@ -53,8 +35,8 @@ describeEachDatabase("job dependencies across worker processes", (env) => {
         ).map((result) => result.id!);
         const pairs = as.map((a, i) => [a, bs[i]!]);
         const ids = pairs.flat();
-        await waitFor(() => ids.every((id) => started.has(id)), 30_000, "every dependency running");
-        for (const child of children) child.send("go");
+        await workers.whenStarted(ids, "every dependency running");
+        workers.release();
         await waitFor(
           async () =>
             Number(
@@ -77,12 +59,7 @@ describeEachDatabase("job dependencies across worker processes", (env) => {
       }
       expect(runs.size).toBe(RACES);
     } finally {
-      for (const child of children) child.send("stop");
-      await Promise.all(
-        children.map(
-          (child) => new Promise((resolve) => (child.exitCode !== null ? resolve(null) : child.on("exit", resolve))),
-        ),
-      );
+      await workers.stop();
     }
   });
 });
