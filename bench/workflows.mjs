@@ -1,5 +1,6 @@
 // node bench/workflows.mjs [--database sqlite,postgres,mysql] [--jobs 10000] [--concurrency 24]
-//                          [--rounds 3] [--url …] [--mysql-url …]
+//                          [--rounds 3] [--warmup 1] [--lib a/dist/index.js,b/dist/index.js]
+//                          [--url …] [--mysql-url …]
 //
 // What a workflow costs per job against plain jobs: on each database (durable servers), each round
 // times one in-process worker running, on a fresh database each, `jobs` plain no-op jobs
@@ -7,12 +8,20 @@
 // no-op jobs with an onFinish callback (firm.batch), in an order that rotates by round. The rate
 // is the jobs run (the parent and the callback included) per second from the worker's start to
 // the last one; the enqueue is timed apart. Prints one JSON line per run, then per database the
-// flow's and the batch's rate against the plain jobs' of the same round. On PostgreSQL each run
-// also counts its database's commits per 1,000 jobs while the worker ran (what durable commits cost).
+// flow's and the batch's rate against the plain jobs' of the same round, and their medians. On
+// PostgreSQL each run also counts its database's commits per 1,000 jobs while the worker ran
+// (what durable commits cost).
+//
+// Each run lasts well under a second, so the first runs of a process (code not yet optimised by
+// the JIT) would be slow for whichever kind comes first: `warmup` rounds per database (and build)
+// run before the measured ones, printed with `"warmup":true` and left out of the ratios. With
+// `--lib`, every round runs each build (`firm-queue` as installed, or a path to a build's
+// dist/index.js, e.g. a copy of the branch point), alternating which goes first, on the same
+// servers: a same-run A/B.
 import { parseArgs } from "node:util";
-import { FirmQueue, silentLogger } from "firm-queue";
 import pg from "pg";
 import { DurableServers, load, machineNote } from "./durable-servers.mjs";
+import { importBuild } from "./noop-backlog.mjs";
 
 const { values } = parseArgs({
   options: {
@@ -20,6 +29,8 @@ const { values } = parseArgs({
     jobs: { type: "string", default: "10000" },
     concurrency: { type: "string", default: "24" },
     rounds: { type: "string", default: "3" },
+    warmup: { type: "string", default: "1" },
+    lib: { type: "string", default: "firm-queue" },
     url: { type: "string" },
     "mysql-url": { type: "string" },
   },
@@ -32,33 +43,56 @@ const servers = new DurableServers({ postgresUrl: values.url, mysqlUrl: values["
 console.log(
   `# ${machineNote()}; ${jobs} jobs per run (and a flow's parent, a batch's callback), concurrency ${concurrency}`,
 );
+const libs = values.lib.split(",");
+const warmup = Number(values.warmup);
 const ratios = {};
 try {
+  for (const dialect of values.database.split(","))
+    for (let round = 1; round <= warmup; round++)
+      for (const lib of libs)
+        for (const kind of KINDS) {
+          const result = await run(lib, dialect, kind);
+          console.log(JSON.stringify({ warmup: true, round, ...libField(lib), dialect, kind, ...result }));
+        }
   for (let round = 1; round <= Number(values.rounds); round++) {
     for (const dialect of values.database.split(",")) {
       const shift = (round - 1) % KINDS.length;
       const order = [...KINDS.slice(shift), ...KINDS.slice(0, shift)];
-      const rate = {};
-      for (const kind of order) {
-        const result = await run(dialect, kind);
-        rate[kind] = result.jobsPerSecond;
-        console.log(JSON.stringify({ round, dialect, kind, ...result }));
+      for (const lib of round % 2 === 0 ? [...libs].reverse() : libs) {
+        const rate = {};
+        for (const kind of order) {
+          const result = await run(lib, dialect, kind);
+          rate[kind] = result.jobsPerSecond;
+          console.log(JSON.stringify({ round, ...libField(lib), dialect, kind, ...result }));
+        }
+        const key = libs.length > 1 ? `${lib} ${dialect}` : dialect;
+        for (const kind of ["flow", "batch"]) ((ratios[key] ??= {})[kind] ??= []).push(rate[kind] / rate.plain);
       }
-      for (const kind of ["flow", "batch"]) ((ratios[dialect] ??= {})[kind] ??= []).push(rate[kind] / rate.plain);
     }
   }
 } finally {
   await servers.stop();
 }
-console.log("\n| database | flow / plain, per round | batch / plain, per round |");
-console.log("|---|---|---|");
-for (const [dialect, { flow, batch }] of Object.entries(ratios)) {
+console.log("\n| database | flow / plain, per round | median | batch / plain, per round | median |");
+console.log("|---|---|---|---|---|");
+for (const [key, { flow, batch }] of Object.entries(ratios)) {
   const list = (ratios) => ratios.map((ratio) => ratio.toFixed(3)).join(", ");
-  console.log(`| ${dialect} | ${list(flow)} | ${list(batch)} |`);
+  console.log(`| ${key} | ${list(flow)} | ${median(flow).toFixed(3)} | ${list(batch)} | ${median(batch).toFixed(3)} |`);
+}
+
+function libField(lib) {
+  return libs.length > 1 ? { lib } : {};
+}
+
+function median(values) {
+  const sorted = [...values].sort((a, b) => a - b);
+  const middle = Math.floor(sorted.length / 2);
+  return sorted.length % 2 === 1 ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2;
 }
 
 /** Enqueue one kind of work on a fresh database and time a worker running all of it. */
-async function run(dialect, kind) {
+async function run(lib, dialect, kind) {
+  const { FirmQueue, silentLogger } = await importBuild(lib);
   const database = await servers.fresh(dialect);
   const firm = new FirmQueue({ databaseUrl: database.url, logger: silentLogger, poolSize: concurrency + 2 });
   let closed = false;

@@ -144,6 +144,16 @@ export interface Dialect {
    */
   readonly finishClaimed?: (db: Db, batch: FinishBatch) => Promise<number[]>;
   /**
+   * Record successful attempts of jobs that may have dependents or belong to a batch (none with a
+   * concurrency key, unique key or result), in one statement or transaction, through the same
+   * stale-worker guard: their dependency edges and batch memberships are marked finished, and
+   * their dependents' counts of unmet dependencies and their batches' counts lowered, in id
+   * order. When one of those counts would reach 0 (a dependent to dispatch, a batch to end),
+   * nothing is recorded: every job goes to the portable transaction, which does that work.
+   * Returns the ids recorded.
+   */
+  readonly finishCounted?: (db: Db, batch: FinishBatch) => Promise<number[]>;
+  /**
    * Insert jobs that are due now and have no concurrency key, and make them ready, in one
    * statement; returns their ids in input order.
    */

@@ -16,6 +16,7 @@ import {
 import type { Schema } from "./schema.js";
 import { importDriver } from "./driver-import.js";
 import { claimReadyInOneStatement } from "./postgres-claim.js";
+import { finishCountedInOneStatement } from "./postgres-counted-finish.js";
 import { finishInOneStatement } from "./postgres-finish.js";
 import { enqueueReadyInOneStatement } from "./postgres-enqueue.js";
 import { retryTransient } from "./transient-errors.js";
@@ -46,6 +47,7 @@ export const postgresDialect: Dialect = {
   ),
   claimReady: (db, claim) => retryTransient(isTransient, () => claimReadyInOneStatement(db, claim)),
   finishClaimed: (db, batch) => retryTransient(isTransient, () => finishInOneStatement(db, batch)),
+  finishCounted: (db, batch) => retryTransient(isTransient, () => finishCountedInOneStatement(db, batch)),
   enqueueReady: (db, batch) => retryTransient(isTransient, () => enqueueReadyInOneStatement(db, batch)),
   markAwaited: (db, jobIds) => retryTransient(isTransient, () => markJobsAwaited(db, jobIds)),
 };

@@ -20,6 +20,7 @@ import { isUniqueViolation, type UniqueIndex } from "./unique-violation.js";
 import type { SqliteConnection, SqliteStatement } from "./sqlite-connection.js";
 import { sqliteDriver } from "./sqlite-driver.js";
 import { claimReadyOnSqlite } from "./sqlite-claim.js";
+import { finishCountedOnSqlite } from "./sqlite-counted-finish.js";
 import { finishOnSqlite } from "./sqlite-finish.js";
 import { withSchemaErrors } from "./missing-table.js";
 
@@ -105,6 +106,7 @@ export const sqliteDialect: Dialect = {
   },
   claimReady: (db, claim) => claimReadyOnSqlite(db, immediateTransaction, claim),
   finishClaimed: (db, batch) => finishOnSqlite(db, immediateTransaction, batch),
+  finishCounted: (db, batch) => finishCountedOnSqlite(db, immediateTransaction, batch),
 };
 
 const TYPES: Record<ColumnSpec["kind"], string> = {

@@ -133,15 +133,18 @@ export async function finishClaimedJobs(
     await markClaimsStarted(database.db, processId, startedIds, database.clock.now());
     return new Set();
   }
-  const { finishClaimed } = database.dialect;
-  if (finishClaimed !== undefined && jobs.every(isPlainFinish)) {
-    // No slot, key or dependents to hand on: the database's single statement does the guard and
-    // the record. A job it left (a dependent was added while it ran; or its claim was lost) goes
-    // through the transaction below, which finds out which; it writes the marks again (a no-op
-    // for those the statement wrote: PostgreSQL's undoes them all when it meets dependents).
+  const { finishClaimed, finishCounted } = database.dialect;
+  // No slot, key or dependents to hand on: the database's single statement does the guard and
+  // the record. Jobs with dependents or a batch but nothing else: its counting statement, which
+  // also lowers their dependents' and batches' counts, as long as none reaches 0. A job either
+  // left (a dependent was added while it ran; a count reached 0; or its claim was lost) goes
+  // through the transaction below, which finds out which; it writes the marks again (a no-op
+  // for those the statement wrote: PostgreSQL's undoes them all when it meets either case).
+  const statement = jobs.every(isPlainFinish) ? finishClaimed : jobs.every(isCountedFinish) ? finishCounted : undefined;
+  if (statement !== undefined) {
     const jobIds = jobs.map((job) => Number(job.id));
     const recorded = new Set(
-      await finishClaimed(database.db, { jobIds, startedIds, processId, now: database.clock.now(), preserve }),
+      await statement(database.db, { jobIds, startedIds, processId, now: database.clock.now(), preserve }),
     );
     if (recorded.size === jobs.length) return recorded;
     const rest = jobs.filter((job) => !recorded.has(Number(job.id)));
@@ -180,7 +183,14 @@ async function finishInTransaction(
     const now = database.clock.now();
     // Read under the rows' locks: a dependent added while the job ran is seen here.
     const withDependents = await finishJobs(trx, database.dialect, [...finished], now, preserve);
-    await releaseJobKeys(trx, [...finished], now, true);
+    // A job enqueued without a unique key holds none (the claim says so).
+    const keyed = jobs.filter((job) => job.job_key !== null && finished.has(Number(job.id)));
+    await releaseJobKeys(
+      trx,
+      keyed.map((job) => Number(job.id)),
+      now,
+      true,
+    );
     if (preserve)
       await writeResults(
         trx,
@@ -197,7 +207,10 @@ async function finishInTransaction(
     if (withDependents.length > 0) {
       const results = new Map<number, string>();
       for (const job of jobs) if ((job.result ?? null) !== null) results.set(Number(job.id), job.result!);
-      await releaseDependents(trx, context, withDependents, "finished", now, results);
+      // A job with no batch id is in no batch: its membership is not looked up.
+      const outOfBatch = new Set(jobs.filter((job) => job.batch_id === null).map((job) => Number(job.id)));
+      const members = withDependents.filter((id) => !outOfBatch.has(id));
+      await releaseDependents(trx, context, withDependents, "finished", now, results, members);
     }
     return finished;
   });
@@ -252,14 +265,14 @@ export async function releaseKeptSlot(
 export type FinishedJob = Pick<
   ClaimedJob,
   "id" | "class_name" | "concurrency_key" | "semaphore_id" | "job_key" | "result"
-> & { readonly has_dependents?: number };
+> & { readonly has_dependents?: number; readonly batch_id?: number | null };
 
 /** A finish with nothing to hand on or store: no concurrency slot, unique key, result or dependents. */
 function isPlainFinish(job: FinishedJob): boolean {
-  return (
-    job.concurrency_key === null &&
-    (job.job_key ?? null) === null &&
-    (job.result ?? null) === null &&
-    !job.has_dependents
-  );
+  return isCountedFinish(job) && !job.has_dependents;
+}
+
+/** A finish whose only work besides the record is counting: no concurrency slot, unique key or result. */
+function isCountedFinish(job: FinishedJob): boolean {
+  return job.concurrency_key === null && (job.job_key ?? null) === null && (job.result ?? null) === null;
 }

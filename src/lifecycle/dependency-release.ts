@@ -22,6 +22,8 @@ import { countBatchEnds } from "./batch-progress.js";
  *   (`onDependencyFailure: "run"`), has its count of unmet dependencies lowered; at 0 it is
  *   dispatched (ready, scheduled for its own time, or blocked on its concurrency key);
  * - otherwise is cancelled, and the same happens to its own dependents, level by level.
+ * Batch memberships are looked up for `members` of `dependencyIds` only (all of them unless the
+ * caller knows which can be in a batch), and for every job cancelled at a further level.
  *
  * The work is proportional to the edges of the jobs that ended (one row each, and one locked
  * dependent row), never to a dependent's other dependencies: a fan-in of 10,000 costs each finish
@@ -38,13 +40,15 @@ export async function releaseDependents(
   state: DependencyState,
   now: Date,
   results: ReadonlyMap<number, string> | null = null,
+  members: readonly number[] = dependencyIds,
 ): Promise<void> {
   let ended = dependencyIds;
   let endedAs = state;
   let endedResults = results;
+  let mayBeMembers = members;
   while (ended.length > 0) {
     // Jobs of a batch (written with has_dependents set, so every end comes here) count in it.
-    await countBatchEnds(trx, context, ended, endedAs, now);
+    await countBatchEnds(trx, context, mayBeMembers, endedAs, now);
     const edges = await openDependenciesOf(trx, context.dialect, ended);
     if (edges.length === 0) return;
     await recordDependencyEnds(trx, edges, endedAs, endedResults);
@@ -101,6 +105,7 @@ export async function releaseDependents(
     ];
     endedAs = "cancelled";
     endedResults = null;
+    mayBeMembers = ended;
   }
 }
 
