@@ -36,14 +36,14 @@ export function finishCountedOnSqlite(
       SELECT 1 AS found FROM (
         SELECT job_id, count(*) AS k FROM firm_queue_job_dependencies
         WHERE dependency_id IN (SELECT job_id FROM held) AND dependency_state IS NULL GROUP BY job_id
-      ) e JOIN firm_queue_jobs j ON j.id = e.job_id
-      WHERE j.finished_at IS NULL AND j.id NOT IN (SELECT job_id FROM held) AND j.unmet_dependencies - e.k <= 0
+      ) e CROSS JOIN firm_queue_jobs j
+      WHERE j.id = e.job_id AND j.finished_at IS NULL AND j.id NOT IN (SELECT job_id FROM held) AND j.unmet_dependencies - e.k <= 0
       UNION ALL
       SELECT 1 AS found FROM (
         SELECT batch_id, count(*) AS k FROM firm_queue_batch_jobs
         WHERE job_id IN (SELECT job_id FROM held) AND state IS NULL GROUP BY batch_id
-      ) e JOIN firm_queue_batches b ON b.id = e.batch_id
-      WHERE b.pending - e.k <= 0
+      ) e CROSS JOIN firm_queue_batches b
+      WHERE b.id = e.batch_id AND b.pending - e.k <= 0
       LIMIT 1`.execute(trx);
     if (atZero.length > 0) return [];
     const { rows } = await sql<{ job_id: number }>`
@@ -65,31 +65,34 @@ export function finishCountedOnSqlite(
         SET dependency_state = 'finished', result = NULL
         WHERE dependency_id IN (SELECT value FROM json_each(${JSON.stringify(withDependents)})) AND dependency_state IS NULL
         RETURNING job_id`.execute(trx);
-      if (edges.length > 0)
-        // A dependent among the jobs just recorded has its finish time set (or its row deleted): left as it is.
-        await sql`UPDATE firm_queue_jobs AS j
-        SET unmet_dependencies = j.unmet_dependencies - e.k, updated_at = ${batch.now}
-        FROM (SELECT json_extract(value, '$[0]') AS id, json_extract(value, '$[1]') AS k FROM json_each(${countsOf(edges.map((edge) => edge.job_id))})) AS e
-        WHERE j.id = e.id AND j.finished_at IS NULL`.execute(trx);
+      // A dependent among the jobs just recorded has its finish time set (or its row deleted): left as it is.
+      for (const [amount, ids] of byAmount(edges.map((edge) => edge.job_id)))
+        await sql`UPDATE firm_queue_jobs SET unmet_dependencies = unmet_dependencies - ${amount}, updated_at = ${batch.now}
+          WHERE id IN (SELECT value FROM json_each(${JSON.stringify(ids)})) AND finished_at IS NULL`.execute(trx);
     }
     const inBatch = jobs.filter((job) => job.batch_id !== null).map((job) => job.id);
     if (inBatch.length > 0) {
       const { rows: members } = await sql<{ batch_id: number }>`UPDATE firm_queue_batch_jobs SET state = 'finished'
         WHERE job_id IN (SELECT value FROM json_each(${JSON.stringify(inBatch)})) AND state IS NULL
         RETURNING batch_id`.execute(trx);
-      if (members.length > 0)
-        await sql`UPDATE firm_queue_batches AS b
-        SET pending = b.pending - e.k, finished = b.finished + e.k, updated_at = ${batch.now}
-        FROM (SELECT json_extract(value, '$[0]') AS id, json_extract(value, '$[1]') AS k FROM json_each(${countsOf(members.map((member) => member.batch_id))})) AS e
-        WHERE b.id = e.id`.execute(trx);
+      for (const [amount, ids] of byAmount(members.map((member) => member.batch_id)))
+        await sql`UPDATE firm_queue_batches
+          SET pending = pending - ${amount}, finished = finished + ${amount}, updated_at = ${batch.now}
+          WHERE id IN (SELECT value FROM json_each(${JSON.stringify(ids)}))`.execute(trx);
     }
     return removed;
   });
 }
 
-/** `[[id, how many times it appears in ids], …]` as JSON. */
-function countsOf(ids: readonly number[]): string {
+/**
+ * The distinct ids of `ids` grouped by how many times each appears: one UPDATE per amount (most
+ * often one), each through the primary key. (An UPDATE … FROM a JSON list of pairs had SQLite scan
+ * every unfinished job for the `finished_at IS NULL` index.)
+ */
+function byAmount(ids: readonly number[]): Map<number, number[]> {
   const counts = new Map<number, number>();
   for (const id of ids) counts.set(id, (counts.get(id) ?? 0) + 1);
-  return JSON.stringify([...counts]);
+  const groups = new Map<number, number[]>();
+  for (const [id, amount] of counts) groups.set(amount, [...(groups.get(amount) ?? []), id]);
+  return groups;
 }
