@@ -77,6 +77,27 @@ describe("configuration file, environment and flags", () => {
     );
   });
 
+  it("--exec-argv and FIRM_QUEUE_EXEC_ARGV set every worker's node flags; an empty flag sets none", async () => {
+    const flagsOf = async (flags: { execArgv?: string }, env: Record<string, string>) =>
+      (await resolveCliConfig({ config: FULL, ...flags }, env, ROOT)).start.workers.map((worker) => worker.execArgv);
+    expect(await flagsOf({}, {})).toEqual([[], []]);
+    const lean = "--max-semi-space-size=4  --single-threaded-gc";
+    expect(await flagsOf({}, { FIRM_QUEUE_EXEC_ARGV: lean })).toEqual([
+      ["--max-semi-space-size=4", "--single-threaded-gc"],
+      ["--max-semi-space-size=4", "--single-threaded-gc"],
+    ]);
+    expect(await flagsOf({ execArgv: "--max-old-space-size=200" }, { FIRM_QUEUE_EXEC_ARGV: lean })).toEqual([
+      ["--max-old-space-size=200"],
+      ["--max-old-space-size=200"],
+    ]);
+    expect(await flagsOf({ execArgv: "" }, { FIRM_QUEUE_EXEC_ARGV: lean })).toEqual([[], []]);
+    const dir = mkdtempSync(join(tmpdir(), "firm-queue-execargv-"));
+    writeFileSync(join(dir, "firm-queue.config.mjs"), 'export default { workers: [{ execArgv: "--jitless" }] };\n');
+    await expect(resolveCliConfig({}, {}, dir)).rejects.toThrow(
+      'firm-queue.config.mjs: workers[0].execArgv must be a list of node flags (non-empty strings), got "--jitless"',
+    );
+  });
+
   it("logFormat must be text or json", async () => {
     const dir = mkdtempSync(join(tmpdir(), "firm-queue-logformat-"));
     const file = join(dir, "firm-queue.config.mjs");
@@ -154,7 +175,7 @@ describe("firm-queue check", () => {
     });
     expect(result.code, result.stderr).toBe(0);
     expect(result.stdout).toContain("mode:         fork");
-    expect(result.stdout).toContain("jobs:         record, sleep");
+    expect(result.stdout).toContain("jobs:         node-flags, record, sleep");
     expect(result.stdout).toContain(
       "worker 1:     queues=* concurrency=3 processes=1 pollingInterval=50ms prefetch=60",
     );

@@ -95,7 +95,9 @@ describe("options", () => {
 
   it("checks start options and fills defaults", () => {
     const resolved = resolveStartOptions({});
-    expect(resolved.workers).toEqual([{ queues: "*", concurrency: 3, pollingInterval: 100, processes: 1 }]);
+    expect(resolved.workers).toEqual([
+      { queues: "*", concurrency: 3, pollingInterval: 100, processes: 1, execArgv: [] },
+    ]);
     expect(resolved.dispatchers).toEqual([
       {
         pollingInterval: 1000,

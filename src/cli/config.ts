@@ -45,6 +45,7 @@ export interface CliFlags {
   readonly processes?: string;
   readonly pollingInterval?: string;
   readonly prefetch?: string;
+  readonly execArgv?: string;
   readonly shutdownTimeout?: string;
   readonly processHeartbeatInterval?: string;
   readonly processAliveThreshold?: string;
@@ -99,6 +100,8 @@ const duration = (text: string, label: string): string => {
   toMilliseconds(text, label); // checked here so a bad flag names itself; kept as written
   return text;
 };
+/** Node flags as a shell would split them on spaces; an empty text is none. */
+const nodeFlags = (text: string): string[] => text.split(/\s+/).filter((flag) => flag !== "");
 const queueList = (text: string): string[] =>
   text
     .split(",")
@@ -167,6 +170,12 @@ const OVERRIDES: readonly Override[] = [
     flagName: "--prefetch",
     env: "FIRM_QUEUE_PREFETCH",
     apply: setWorkers("prefetch", countOrZeroArgument),
+  },
+  {
+    flag: "execArgv",
+    flagName: "--exec-argv",
+    env: "FIRM_QUEUE_EXEC_ARGV",
+    apply: setWorkers("execArgv", nodeFlags),
   },
 ];
 

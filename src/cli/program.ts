@@ -232,6 +232,12 @@ function addStartOptions(command: Command): Command {
       ),
     )
     .addOption(
+      new Option(
+        "--exec-argv <flags>",
+        'fork mode: node flags for each worker process, space-separated, e.g. --exec-argv="--max-semi-space-size=4"; "" for none (default none)',
+      ),
+    )
+    .addOption(
       new Option("--shutdown-timeout <duration>", "how long a graceful stop waits for running jobs (default 5s)"),
     )
     .addOption(

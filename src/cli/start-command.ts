@@ -107,7 +107,8 @@ function summarize(
       (worker, index) =>
         `worker ${index + 1}:     queues=${[worker.queues].flat().join(",")} concurrency=${worker.concurrency} ` +
         `processes=${worker.processes} pollingInterval=${worker.pollingInterval}ms ` +
-        `prefetch=${worker.prefetch ?? defaultPrefetch(worker.concurrency)}`,
+        `prefetch=${worker.prefetch ?? defaultPrefetch(worker.concurrency)}` +
+        (start.mode === "fork" && worker.execArgv.length > 0 ? ` execArgv=${worker.execArgv.join(" ")}` : ""),
     ),
     ...start.dispatchers.map(
       (dispatcher, index) =>

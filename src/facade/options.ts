@@ -9,6 +9,7 @@ import type { LifecycleHooks } from "../processes/hooks.js";
 import type { RecurringTasksOptions } from "../definitions/recurring-task.js";
 import { resolveSchedulerOptions, type SchedulerOptions } from "./scheduler-options.js";
 import type { ResolvedDispatcher, ResolvedStartOptions, ResolvedWorker } from "../supervisor/settings.js";
+import { resolveWorkerExecArgv } from "../supervisor/worker-exec-argv.js";
 import { describeHandle, type DatabaseHandle } from "../database/handle.js";
 import { resolveDatabaseUrl, checkUrlText, checkSchemaName } from "../database-url-option.js";
 import { checkTablePrefix, DEFAULT_TABLE_PREFIX } from "../database/table-prefix.js";
@@ -241,6 +242,12 @@ export interface WorkerOptions {
    * them back in line; see docs/internals.md for what a crash means for them.
    */
   readonly prefetch?: number | undefined;
+  /**
+   * Fork mode: node flags each of this worker's child processes runs with, after the ones the
+   * supervisor's process runs with (so these win), e.g. `["--max-semi-space-size=4"]`. `[]` for
+   * none. Default none. No effect in async mode.
+   */
+  readonly execArgv?: readonly string[] | undefined;
 }
 
 /** A dispatcher in `firm.start({ dispatchers })`. */
@@ -303,7 +310,7 @@ const START_KEYS = new Set([
   "recurring",
   "scheduler",
 ]);
-const WORKER_KEYS = new Set(["queues", "concurrency", "pollingInterval", "processes", "prefetch"]);
+const WORKER_KEYS = new Set(["queues", "concurrency", "pollingInterval", "processes", "prefetch", "execArgv"]);
 const DISPATCHER_KEYS = new Set([
   "pollingInterval",
   "batchSize",
@@ -363,6 +370,7 @@ function resolveWorker(worker: WorkerOptions, where: string): ResolvedWorker {
       `${where}.pollingInterval`,
     ),
     processes: positiveInteger(worker.processes ?? 1, `${where}.processes`),
+    execArgv: resolveWorkerExecArgv(worker.execArgv, `${where}.execArgv`),
     ...(worker.prefetch === undefined ? {} : { prefetch: nonNegativeInteger(worker.prefetch, `${where}.prefetch`) }),
   });
 }

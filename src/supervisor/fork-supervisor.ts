@@ -145,7 +145,8 @@ export class ForkSupervisor extends BaseSupervisor {
       metrics: this.deps.metrics.isEnabled,
     };
     const child = fork(this.launch.entry, [], {
-      execArgv: [...this.launch.execArgv],
+      // A worker's own flags go last, so that they win over the supervisor's.
+      execArgv: [...this.launch.execArgv, ...(spec.role === "worker" ? spec.settings.execArgv : [])],
       env: {
         ...process.env,
         [CHILD_SPEC_VARIABLE]: JSON.stringify(childSpec),

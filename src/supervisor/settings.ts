@@ -10,6 +10,8 @@ import type { WorkerSettings } from "../roles/worker.js";
 /** A worker to run, times `processes`. */
 export interface ResolvedWorker extends WorkerSettings {
   readonly processes: number;
+  /** Fork mode: node flags for each of this worker's child processes, after the supervisor's own. */
+  readonly execArgv: readonly string[];
 }
 
 /** A dispatcher to run. */
