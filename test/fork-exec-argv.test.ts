@@ -13,6 +13,16 @@ interface NodeFlags {
 /** The command line of a running process (Linux). */
 const commandLine = (pid: number): string[] => readFileSync(`/proc/${pid}/cmdline`, "utf8").split("\0");
 
+/**
+ * What a child of a supervisor in this process inherits: this process's flags but the debugger's,
+ * and the TypeScript loader (the tests run firm-queue from its sources).
+ */
+const inherited = (): string[] => [
+  ...process.execArgv.filter((flag) => !flag.startsWith("--inspect")),
+  "--import",
+  expect.stringContaining("jiti-register") as unknown as string,
+];
+
 /** A heap limit no process here gets by default, so that reading it back proves V8 took the flag. */
 const OLD_SPACE_FLAG = "--max-old-space-size=200";
 
@@ -38,38 +48,46 @@ describeEachDatabase("fork-mode worker node flags (execArgv)", (env) => {
     expect((await run.finished).code).toBe(0);
   });
 
-  it("start({ workers: [{ execArgv }] }): the worker's own flags, none with [], and bad values refused by name", async () => {
+  /** Start a fork-mode supervisor with one worker and no dispatcher; what flags does the worker's job see? */
+  async function flagsOfAWorker(execArgv: readonly string[] | undefined): Promise<NodeFlags> {
     const firm = env.firm();
-    const ownLimitMb = Math.round(getHeapStatistics().heap_size_limit / 2 ** 20);
-    const flagsOfAWorker = async (execArgv: readonly string[] | undefined): Promise<NodeFlags> => {
-      const supervisor = await firm.start({
-        mode: "fork",
-        require: ["test/fixtures/process-jobs.ts"],
-        workers: [{ pollingInterval: 50, ...(execArgv === undefined ? {} : { execArgv }) }],
-        dispatchers: [],
-        processHeartbeatInterval: 300,
-        processAliveThreshold: 3000,
-      });
-      try {
-        const id = await enqueued(firm.enqueue("node-flags", null, { undeclared: true }));
-        const ended = await firm.waitFor(id, { timeout: 30_000 });
-        expect(ended.state).toBe("finished");
-        return ended.result as NodeFlags;
-      } finally {
-        await supervisor.stop();
-      }
-    };
-    const given = await flagsOfAWorker([OLD_SPACE_FLAG]);
-    expect(given.execArgv.at(-1)).toBe(OLD_SPACE_FLAG);
-    expect(given.heapSizeLimitMb).toBeLessThan(300);
-    // The defaults (none) and an empty list: the child runs with the supervisor's flags alone.
-    const inherited = process.execArgv.filter((flag) => !flag.startsWith("--inspect"));
-    for (const execArgv of [undefined, []]) {
-      const flags = await flagsOfAWorker(execArgv);
-      expect(flags.execArgv.slice(0, inherited.length)).toEqual(inherited);
-      expect(flags.execArgv).not.toContain(OLD_SPACE_FLAG);
-      expect(flags.heapSizeLimitMb).toBe(ownLimitMb);
+    const supervisor = await firm.start({
+      mode: "fork",
+      require: ["test/fixtures/process-jobs.ts"],
+      workers: [{ pollingInterval: 50, ...(execArgv === undefined ? {} : { execArgv }) }],
+      dispatchers: [],
+      processHeartbeatInterval: 300,
+      processAliveThreshold: 3000,
+    });
+    try {
+      const id = await enqueued(firm.enqueue("node-flags", null, { undeclared: true }));
+      const ended = await firm.waitFor(id, { timeout: 30_000 });
+      expect(ended.state).toBe("finished");
+      return ended.result as NodeFlags;
+    } finally {
+      await supervisor.stop();
+      expect(await countRows(await env.db(), "firm_queue_processes")).toBe(0);
     }
+  }
+
+  it("start({ workers: [{ execArgv }] }): the worker's children run with its flags, after the supervisor's", async () => {
+    const flags = await flagsOfAWorker([OLD_SPACE_FLAG]);
+    expect(flags.execArgv.slice(0, inherited().length)).toEqual(inherited());
+    expect(flags.execArgv.at(-1)).toBe(OLD_SPACE_FLAG);
+    expect(flags.heapSizeLimitMb).toBeLessThan(300);
+  });
+
+  it.each([
+    ["no execArgv (the defaults: none)", undefined],
+    ["execArgv: []", []],
+  ])("%s: the worker's children run with the supervisor's flags alone", async (_, execArgv) => {
+    const flags = await flagsOfAWorker(execArgv);
+    expect(flags.execArgv).toEqual(inherited());
+    expect(flags.heapSizeLimitMb).toBe(Math.round(getHeapStatistics().heap_size_limit / 2 ** 20));
+  });
+
+  it("an execArgv that is not a list of non-empty strings is refused by name, before anything starts", async () => {
+    const firm = env.firm();
     for (const bad of ["--max-old-space-size=200", [200], [""]]) {
       const refused = await firm
         .start({ mode: "fork", require: ["test/fixtures/process-jobs.ts"], workers: [{ execArgv: bad as never }] })
