@@ -3,9 +3,9 @@ import { shown } from "../shown-value.js";
 
 /**
  * Node flags a fork-mode worker child runs with when its worker sets no `execArgv`: none. The
- * V8 flags measured for a worker on the hot path (a capped young generation, a single-threaded
- * collector, a smaller thread pool) either cost more than 3% of its rate or lowered neither its
- * peak resident set nor raised its rate (docs/benchmarks.md, "Node flags for worker processes").
+ * V8 flags measured for a worker on the hot path that lowered its peak resident set (a capped
+ * young generation) cost more than 3% of its rate; the others (a single-threaded collector, a
+ * smaller thread pool) changed neither consistently (docs/benchmarks.md, "Memory").
  */
 export const DEFAULT_WORKER_EXEC_ARGV: readonly string[] = Object.freeze([]);
 
