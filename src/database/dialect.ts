@@ -125,6 +125,17 @@ export interface Dialect {
   withLatestRead<DB, TB extends keyof DB, O>(query: SelectQueryBuilder<DB, TB, O>): SelectQueryBuilder<DB, TB, O>;
   /** The database server's current time (the clock every process compares rows by). */
   databaseTime(db: Db): Promise<Date>;
+  /**
+   * Make the rest of the transaction find its rows through their indexes: an ordered read
+   * (`ORDER BY … LIMIT n`) walks an index that has the order, and a read or delete of rows by key
+   * looks them up, never sorting or scanning every row of the table. PostgreSQL's planner, misled
+   * by its statistics (none yet for a table just filled, or a key it believes rare), read and
+   * sorted every job waiting for a budget to take the first few, and scanned them all again to
+   * delete those few, on each budget claim; it is told not to (`enable_sort` and
+   * `enable_seqscan` off for the transaction). Absent elsewhere: SQLite and MariaDB use the
+   * indexes for these statements.
+   */
+  readonly readsByIndex?: (trx: Db) => Promise<void>;
   /*
    * Hot-path statements: optional. A database that can do one of these in a single statement
    * (one round trip, one commit) provides it; the others use the portable transaction, which does

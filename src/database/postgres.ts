@@ -45,6 +45,9 @@ export const postgresDialect: Dialect = {
     // clock_timestamp(), not now(): the time of the statement, even inside a transaction.
     sql<{ now: Date }>`SELECT clock_timestamp() AS now`,
   ),
+  readsByIndex: async (trx) => {
+    await sql`SELECT set_config('enable_sort', 'off', true), set_config('enable_seqscan', 'off', true)`.execute(trx);
+  },
   claimReady: (db, claim) => retryTransient(isTransient, () => claimReadyInOneStatement(db, claim)),
   finishClaimed: (db, batch) => retryTransient(isTransient, () => finishInOneStatement(db, batch)),
   finishCounted: (db, batch) => retryTransient(isTransient, () => finishCountedInOneStatement(db, batch)),

@@ -2,7 +2,7 @@ import type { Db, Dialect } from "../database/dialect.js";
 import { type ClaimedJob, CLAIMED_JOB_COLUMNS } from "../database/claimed-job.js";
 import { ProcessRowGoneError } from "../errors.js";
 import { type BudgetRow, lockDueJobBudgets, nextBudgetOpening, setBudgetAvailableAt } from "../models/rate-budget.js";
-import { pruneStarts, recordStarts, windowUse } from "../models/rate-start.js";
+import { recordStarts, windowUse } from "../models/rate-start.js";
 import {
   deleteThrottledExecutions,
   hasThrottledJobs,
@@ -39,7 +39,7 @@ export async function claimWithinBudgets(
   queues: readonly string[],
   limit: number,
   processId: number,
-  /** The database clock: read after the locks are held, so a start is charged as late as it can be. */
+  /** The database clock (see {@link QueueRooms.open} for when the claim reads it). */
   clock: () => Date,
 ): Promise<BudgetClaim> {
   let nextOpenAt: Date | null = null;
@@ -48,12 +48,20 @@ export async function claimWithinBudgets(
   };
   const taken: number[] = [];
   const charged: { key: string; count: number }[] = [];
-  const rooms = await QueueRooms.open(trx, dialect, queues, clock());
   const jobBudgets = await lockDueJobBudgets(trx, dialect, clock(), BUDGETS_PER_CLAIM, scope);
+  const rooms = await QueueRooms.open(trx, dialect, queues, clock);
+  // The claim's time, read once it holds every budget it may take from: its windows end there,
+  // its starts are charged there and its claims are marked started then (the claim is the start).
+  // Charged later, at the end of the claim, each start would charge its window the claim's whole
+  // duration late: a budget kept full by claims would reopen that much later every period, and
+  // lose that share of its limit (at a 50 ms claim, 5 % of a 1 s budget).
+  const at = rooms.now;
+  // The waiting jobs are found through their indexes, however many wait.
+  if (jobBudgets.length > 0 || rooms.openBudgets.length > 0) await dialect.readsByIndex?.(trx);
   // Job budgets first: each is bounded by its own limit, so the queue's ready jobs keep their turn.
   for (const budget of jobBudgets) {
     const room = limit - taken.length;
-    const ids = room > 0 ? await takeWithinJobBudget(trx, dialect, budget, scope, room, rooms, clock) : null;
+    const ids = room > 0 ? await takeWithinJobBudget(trx, dialect, budget, scope, room, rooms, at) : null;
     if (ids === null) continue;
     taken.push(...ids.jobIds);
     if (ids.jobIds.length > 0) charged.push({ key: budget.key, count: ids.jobIds.length });
@@ -69,7 +77,7 @@ export async function claimWithinBudgets(
   earliest(rooms.reopening());
   await rooms.settle(trx);
   charged.push(...rooms.charges());
-  if (taken.length < limit) earliest(await nextBudgetOpening(trx, queues, clock()));
+  if (taken.length < limit) earliest(await nextBudgetOpening(trx, queues, at));
   if (taken.length === 0) return { jobs: [], nextOpenAt };
   // Only a registered process may claim (see claimReadyExecutions): checked once something was taken.
   const self = await dialect
@@ -77,12 +85,9 @@ export async function claimWithinBudgets(
     .executeTakeFirst();
   if (!self) throw new ProcessRowGoneError(processId);
   // Marked started in the claim: these jobs start the moment it commits.
-  const claimedAt = clock();
   await trx
     .insertInto("firm_queue_claimed_executions")
-    .values(
-      taken.map((jobId) => ({ job_id: jobId, process_id: processId, created_at: claimedAt, started_at: claimedAt })),
-    )
+    .values(taken.map((jobId) => ({ job_id: jobId, process_id: processId, created_at: at, started_at: at })))
     .execute();
   const rows = await trx
     .selectFrom("firm_queue_jobs")
@@ -90,10 +95,7 @@ export async function claimWithinBudgets(
     .where("id", "in", taken)
     .execute();
   const jobs: ClaimedJob[] = rows.map((row) => ({ ...row, claim_started: true }));
-  // Charged at the latest moment before the commit (the handlers start right after it): a time
-  // later than the real start only makes the next window of the budget wait a little longer.
-  const startedAt = clock();
-  for (const { key, count } of charged) await recordStarts(trx, key, count, startedAt);
+  for (const { key, count } of charged) await recordStarts(trx, key, count, at);
   const order = new Map(taken.map((id, index) => [id, index]));
   jobs.sort((a, b) => order.get(Number(a.id))! - order.get(Number(b.id))!);
   return { jobs, nextOpenAt };
@@ -111,31 +113,25 @@ async function takeWithinJobBudget(
   scope: QueueScope,
   room: number,
   rooms: QueueRooms,
-  clock: () => Date,
+  now: Date,
 ): Promise<{ jobIds: number[]; full: Date | null }> {
-  const now = clock();
   // The starts are written by the caller, at the end of the claim.
   if (budget.closedUntil !== null && budget.closedUntil > now) {
     await setBudgetAvailableAt(trx, budget.key, budget.closedUntil);
     return { jobIds: [], full: budget.closedUntil };
   }
-  const windowStart = new Date(now.getTime() - budget.periodMs);
-  await pruneStarts(trx, budget.key, windowStart);
-  const use = await windowUse(trx, budget.key, windowStart);
-  const jobIds = await lockWithinQueueRoom(
-    trx,
-    dialect,
-    budget.key,
-    scope,
-    Math.min(budget.limit - use.used, room),
-    rooms,
-  );
+  const use = await windowUse(trx, budget.key, new Date(now.getTime() - budget.periodMs));
+  const wanted = Math.min(budget.limit - use.used, room);
+  const jobIds = await lockWithinQueueRoom(trx, dialect, budget.key, scope, wanted, rooms);
   if (jobIds.length > 0) await deleteThrottledExecutions(trx, jobIds);
   const nowFull = use.used + jobIds.length >= budget.limit;
   // The window frees its first start when the oldest start in it leaves: that one, or this claim's.
   const opensAt = nowFull ? new Date((use.oldest ?? now).getTime() + budget.periodMs) : null;
   if (opensAt !== null) {
     await setBudgetAvailableAt(trx, budget.key, opensAt);
+  } else if (jobIds.length === wanted) {
+    // It has room left and took all it was asked for: more may wait, and its `available_at`
+    // (due now, or it would not have been locked) stays as it is.
   } else if (!(await hasThrottledJobs(trx, budget.key, rooms.full()))) {
     // Nothing left it could start now: none waits, or only in queues that are full until later.
     const blocked = rooms.full().length > 0 && (await hasThrottledJobs(trx, budget.key));

@@ -1,6 +1,6 @@
 import type { Db, Dialect } from "../database/dialect.js";
 import { type BudgetRow, lockOpenQueueBudgets, queueBudgetsOf, setBudgetAvailableAt } from "../models/rate-budget.js";
-import { pruneStarts, windowUse } from "../models/rate-start.js";
+import { windowUse } from "../models/rate-start.js";
 
 /** One limited queue in a budget claim. */
 interface QueueRoom {
@@ -26,16 +26,22 @@ interface QueueRoom {
 export class QueueRooms {
   private constructor(
     private readonly rooms: Map<string, QueueRoom>,
-    /** The claim's time, for a window that only this claim's starts fill. */
-    private readonly now: Date,
+    /** The claim's time: its windows end there, and its starts are charged there. */
+    readonly now: Date,
   ) {}
 
-  /** Lock the open budgets of `queues` (skipping those another claimer holds) and count their windows. */
-  static async open(trx: Db, dialect: Dialect, queues: readonly string[], now: Date): Promise<QueueRooms> {
+  /**
+   * Lock the open budgets of `queues` (skipping those another claimer holds) and count their
+   * windows, ending at the database clock's time read once they are locked: {@link now}, the
+   * claim's time (the caller has locked its job budgets before).
+   */
+  static async open(trx: Db, dialect: Dialect, queues: readonly string[], clock: () => Date): Promise<QueueRooms> {
     const rooms = new Map<string, QueueRoom>();
-    if (queues.length === 0) return new QueueRooms(rooms, now);
+    if (queues.length === 0) return new QueueRooms(rooms, clock());
     const all = await queueBudgetsOf(trx, queues);
-    const locked = new Map((await lockOpenQueueBudgets(trx, dialect, queues, now)).map((row) => [row.queueName!, row]));
+    const lockedRows = await lockOpenQueueBudgets(trx, dialect, queues, clock());
+    const locked = new Map(lockedRows.map((row) => [row.queueName!, row]));
+    const now = clock();
     for (const known of all) {
       const queue = known.queueName!;
       const budget = locked.get(queue) ?? null;
@@ -51,9 +57,7 @@ export class QueueRooms {
         rooms.set(queue, { budget: null, used: 0, oldest: null, taken: 0, opensAt: until });
         continue;
       }
-      const windowStart = new Date(now.getTime() - budget.periodMs);
-      await pruneStarts(trx, budget.key, windowStart);
-      const use = await windowUse(trx, budget.key, windowStart);
+      const use = await windowUse(trx, budget.key, new Date(now.getTime() - budget.periodMs));
       rooms.set(queue, { budget, used: use.used, oldest: use.oldest, taken: 0, opensAt: null });
     }
     return new QueueRooms(rooms, now);
