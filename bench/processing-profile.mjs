@@ -1,4 +1,4 @@
-// node bench/processing-profile.mjs [sqlite|postgres|mysql] [jobs] [concurrency] [out.cpuprofile] [prefetch]
+// node bench/processing-profile.mjs [sqlite|postgres|postgres-durable|mysql] [jobs] [concurrency] [out.cpuprofile] [prefetch]
 //
 // Processing only, under the V8 profiler: enqueue the jobs first (not profiled), then profile one
 // in-process worker draining them, and write a .cpuprofile (open it in Chrome DevTools, or sum
@@ -9,13 +9,17 @@
 import { writeFileSync } from "node:fs";
 import { Session } from "node:inspector/promises";
 import { FirmQueue, silentLogger } from "firm-queue";
+import { startPostgres } from "../scripts/servers/postgres.mjs";
 import { benchDatabase } from "./databases.mjs";
 
 const [dialect = "sqlite", count = "20000", slots = "24", out = "processing.cpuprofile", prefetch] =
   process.argv.slice(2);
 const jobs = Number(count);
 const concurrency = Number(slots);
-const database = await benchDatabase(dialect);
+// postgres-durable: a throwaway server with durable commits, as bench/durable-path.mjs runs (its
+// finish and claim batches are far bigger than on the test suite's server, which does not fsync).
+const durable = dialect === "postgres-durable" ? await startPostgres({ durable: true }) : undefined;
+const database = durable ? await benchDatabase("postgres", durable.url) : await benchDatabase(dialect);
 try {
   const firm = new FirmQueue({ databaseUrl: database.url, logger: silentLogger, poolSize: concurrency + 2 });
   await firm.migrate();
@@ -55,4 +59,5 @@ try {
   );
 } finally {
   await database.cleanup();
+  await durable?.stop();
 }
