@@ -5,8 +5,7 @@ import type { Logger } from "../logger.js";
 import { bindLogger } from "../logger-adapter.js";
 
 /**
- * The context a handler gets for one attempt of `job`. `enqueuedAt`, `logger`, `signal`,
- * `dependencyResults` and `batch` are
+ * The context a handler gets for one attempt of `job`. `enqueuedAt`, `logger` and `signal` are
  * made when first read (and then kept): most handlers read none of them, and building a bound
  * logger, a Date and an AbortSignal for every job was a measurable share of a busy worker's time
  * (bench/results/history.md, "Hot path, third pass"). They are the object's own enumerable properties,
@@ -30,10 +29,14 @@ export type DependencyReader = (jobId: number) => Promise<DependencyResult[]>;
 export type BatchAdder = (batchId: number, jobs: readonly BatchJob[]) => Promise<BatchJobAdded[]>;
 
 /**
- * Every instance gets the same four getter functions, which read the instance's private state:
- * getters written in an object literal are new closures for each object, which V8 cannot share a
- * shape between, so each context was a dictionary of about 800 bytes; these are about 150
- * (bench/results/history.md, "Hot path, sixth pass").
+ * `enqueuedAt`, `logger` and `signal` are own accessor properties, every instance sharing the
+ * same getter functions, which read the instance's private state: getters written in an object
+ * literal are new closures for each object, which V8 cannot share a shape between, so each
+ * context was a dictionary of about 800 bytes; these are about 150 (bench/results/history.md,
+ * "Hot path, sixth pass"). Defining an accessor on an instance is still a call into the runtime
+ * of about 200 ns, so what is cheap to make at once is a plain property instead:
+ * `dependencyResults` (one closure) and `batch` (undefined for most jobs)
+ * (bench/results/2026-12-07-worker-cpu).
  */
 class HandlerContext {
   readonly jobId: number;
@@ -48,60 +51,37 @@ class HandlerContext {
   declare readonly dependencyResults: () => Promise<DependencyResult[]>;
   declare readonly batch: JobBatch | undefined;
   readonly #createdAt: ClaimedJob["created_at"];
-  readonly #batchId: number | null;
-  readonly #batches: BatchAdder | undefined;
-  #batch: JobBatch | undefined;
   readonly #logger: Logger;
   readonly #signal: () => AbortSignal;
-  readonly #dependencies: DependencyReader;
   #enqueuedAt: Date | undefined;
   #bound: Logger | undefined;
-  #readDependencies: (() => Promise<DependencyResult[]>) | undefined;
 
-  static readonly #lazy: PropertyDescriptorMap = {
-    enqueuedAt: {
-      enumerable: true,
-      get(this: HandlerContext) {
-        this.#enqueuedAt ??= toDate(this.#createdAt);
-        return this.#enqueuedAt;
-      },
+  static readonly #enqueuedAtAccessor: PropertyDescriptor = {
+    enumerable: true,
+    get(this: HandlerContext) {
+      this.#enqueuedAt ??= toDate(this.#createdAt);
+      return this.#enqueuedAt;
     },
-    // Every line the handler logs says which job (and which attempt) wrote it.
-    logger: {
-      enumerable: true,
-      get(this: HandlerContext) {
-        this.#bound ??= bindLogger(this.#logger, {
-          jobId: this.jobId,
-          job: this.name,
-          queue: this.queue,
-          attempt: this.attempt,
-        });
-        return this.#bound;
-      },
+  };
+
+  // Every line the handler logs says which job (and which attempt) wrote it.
+  static readonly #loggerAccessor: PropertyDescriptor = {
+    enumerable: true,
+    get(this: HandlerContext) {
+      this.#bound ??= bindLogger(this.#logger, {
+        jobId: this.jobId,
+        job: this.name,
+        queue: this.queue,
+        attempt: this.attempt,
+      });
+      return this.#bound;
     },
-    signal: {
-      enumerable: true,
-      get(this: HandlerContext) {
-        return this.#signal();
-      },
-    },
-    // A getter, like the rest, so that a spread context (middleware's) still has it.
-    dependencyResults: {
-      enumerable: true,
-      get(this: HandlerContext) {
-        this.#readDependencies ??= () => this.#dependencies(this.jobId);
-        return this.#readDependencies;
-      },
-    },
-    batch: {
-      enumerable: true,
-      get(this: HandlerContext) {
-        const id = this.#batchId;
-        const batches = this.#batches;
-        if (id === null || batches === undefined) return undefined;
-        this.#batch ??= { id, add: (jobs) => batches(id, jobs) };
-        return this.#batch;
-      },
+  };
+
+  static readonly #signalAccessor: PropertyDescriptor = {
+    enumerable: true,
+    get(this: HandlerContext) {
+      return this.#signal();
     },
   };
 
@@ -113,7 +93,8 @@ class HandlerContext {
     dependencies: DependencyReader,
     batches: BatchAdder | undefined,
   ) {
-    this.jobId = Number(job.id);
+    const jobId = Number(job.id);
+    this.jobId = jobId;
     this.name = job.class_name;
     this.queue = job.queue_name;
     this.priority = job.priority;
@@ -122,9 +103,13 @@ class HandlerContext {
     this.#createdAt = job.created_at;
     this.#logger = logger;
     this.#signal = signal;
-    this.#dependencies = dependencies;
-    this.#batchId = job.batch_id === null || job.batch_id === undefined ? null : Number(job.batch_id);
-    this.#batches = batches;
-    Object.defineProperties(this, HandlerContext.#lazy);
+    // One call each: a descriptor map (Object.defineProperties) costs more than the three.
+    Object.defineProperty(this, "enqueuedAt", HandlerContext.#enqueuedAtAccessor);
+    Object.defineProperty(this, "logger", HandlerContext.#loggerAccessor);
+    Object.defineProperty(this, "signal", HandlerContext.#signalAccessor);
+    (this as { dependencyResults: () => Promise<DependencyResult[]> }).dependencyResults = () => dependencies(jobId);
+    const batchId = job.batch_id === null || job.batch_id === undefined ? null : Number(job.batch_id);
+    (this as { batch: JobBatch | undefined }).batch =
+      batchId === null || batches === undefined ? undefined : { id: batchId, add: (jobs) => batches(batchId, jobs) };
   }
 }
