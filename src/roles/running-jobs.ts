@@ -84,7 +84,7 @@ export class RunningJobs {
   /** Run `job` through the runner; the slot is taken until its handler ends. */
   start(job: ClaimedJob): void {
     const jobId = Number(job.id);
-    const entry: RunningJob = { job, abort: new JobAbort(), done: Promise.resolve(), settled: false, putsBack: false };
+    const entry: RunningJob = { job, abort: new JobAbort(), done: SETTLED, settled: false, putsBack: false };
     let counted = true;
     const handlerEnded = () => {
       if (!counted) return;
