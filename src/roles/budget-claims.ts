@@ -38,9 +38,14 @@ export class BudgetClaims {
     return performance.now() - this.readAt >= this.refreshMs;
   }
 
-  /** Whether a budget claim may find work now (else it is skipped, with no transaction). */
+  /**
+   * Whether a budget claim may find work now (else it is skipped, with no transaction). A job
+   * budget's next opening, once known, is trusted until the outlook is read again: a budget that
+   * became due sooner (a job entered it) shows in that read, within one refresh interval. With
+   * nothing known, a process that defines rate-limited jobs looks on every claim.
+   */
   mayHaveWork(scope: QueueScope): boolean {
-    if (this.definesRateLimits || this.dueNow()) return true;
+    if (this.dueNow() || (this.definesRateLimits && this.nextAt === null)) return true;
     for (const queue of this.outlook.queues.keys()) if (inScope(scope, queue)) return true;
     return false;
   }
