@@ -65,6 +65,8 @@ export class Worker extends Poller {
   private lastClaimFilledCapacity = false;
   /** Slots held for the jobs a claim under way marks started (see {@link forSlots}). */
   private reserved = 0;
+  /** Whether a budget claim is under way (it holds the slots it asked for: see {@link slotFreed}). */
+  private budgetClaiming = false;
   /** When to look for claims of this process it does not know of (after a failed claim). */
   private readonly strayClaims = new StrayClaimChecks();
   private stopHearingOfJobs: (() => Promise<void>) | undefined;
@@ -142,14 +144,17 @@ export class Worker extends Poller {
       // Jobs within a budget first, for the slots free now (before buffered jobs take them): they
       // start the moment they are claimed, never buffered, so a claim ahead cannot overrun a window.
       const free = this.freeSlots();
-      const budgeted = await this.forSlots(free, () => this.budgets.claim(this.scope, free, this.deps.processId)).catch(
-        (error: unknown) => {
+      this.budgetClaiming = true;
+      const budgeted = await this.forSlots(free, () => this.budgets.claim(this.scope, free, this.deps.processId))
+        .catch((error: unknown) => {
           if (error instanceof ProcessRowGoneError) throw error;
           // The ordinary claim goes on; the budgets are tried again at the next poll.
           this.deps.onError(error);
           return [];
-        },
-      );
+        })
+        .finally(() => {
+          this.budgetClaiming = false;
+        });
       if (budgeted.length > 0 && !(await this.startClaimed(budgeted))) return 0;
     }
     this.startBuffered();
@@ -419,9 +424,10 @@ export class Worker extends Poller {
 
   /** A handler ended or an outcome was written: start buffered jobs, claim more when low. */
   private slotFreed(): void {
-    if (this.budgets.dueNow()) {
+    if (this.budgets.dueNow() && !this.budgetClaiming) {
       // A budget has room now: let the poll offer it the slot before a buffered job takes it,
-      // once enough slots are free for one claim (else the poll comes within its interval).
+      // once enough slots are free for one claim (else the poll comes within its interval). A
+      // budget claim under way holds the slots it asked for: a slot freed meanwhile is not for it.
       if (this.freeSlots() >= this.budgetBatch()) this.wake();
       return;
     }
