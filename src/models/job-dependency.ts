@@ -142,17 +142,3 @@ export async function dependencyRows(db: Db, jobId: number): Promise<DependencyR
     result: row.result,
   }));
 }
-
-/** The jobs that depend on `jobId`, with how they wait (for inspection). */
-export async function dependentRows(
-  db: Db,
-  jobId: number,
-): Promise<Array<{ readonly id: number; readonly onFailure: DependencyFailurePolicy }>> {
-  const rows = await db
-    .selectFrom("firm_queue_job_dependencies")
-    .select(["job_id", "on_failure"])
-    .where("dependency_id", "=", jobId)
-    .orderBy("job_id")
-    .execute();
-  return rows.map((row) => ({ id: Number(row.job_id), onFailure: row.on_failure as DependencyFailurePolicy }));
-}
