@@ -1,6 +1,6 @@
 import { sql } from "kysely";
 import type { Db, FinishBatch } from "./dialect.js";
-import { executePrepared } from "./postgres-prepared.js";
+import { recordedIds, startedMarks, type RecordedRow } from "./postgres-finish.js";
 
 /**
  * PostgreSQL's record of successful attempts of jobs that have dependents or belong to a batch,
@@ -27,14 +27,13 @@ import { executePrepared } from "./postgres-prepared.js";
  */
 export async function finishCountedInOneStatement(db: Db, batch: FinishBatch): Promise<number[]> {
   const ids = `{${batch.jobIds.join(",")}}`;
-  const started = `{${batch.startedIds.join(",")}}`;
   const outcome = batch.preserve
     ? sql`UPDATE firm_queue_jobs j SET finished_at = ${batch.now}, updated_at = ${batch.now}, attempts = j.attempts + 1
           FROM removed WHERE j.id = removed.job_id RETURNING j.id, j.has_dependents, j.batch_id`
     : sql`DELETE FROM firm_queue_jobs j USING removed WHERE j.id = removed.job_id RETURNING j.id, j.has_dependents, j.batch_id`;
-  const statement = executePrepared(
+  return recordedIds(
     db,
-    sql<{ job_id: number | string }>`
+    sql<RecordedRow>`
     WITH removed AS (
       DELETE FROM firm_queue_claimed_executions
       WHERE process_id = ${batch.processId} AND job_id = ANY(${ids}::bigint[])
@@ -69,23 +68,7 @@ export async function finishCountedInOneStatement(db: Db, batch: FinishBatch): P
       FROM dependency_ends e, dependents_locked l
       WHERE j.id = e.job_id AND j.id = l.id
         AND CASE WHEN j.finished_at IS NULL THEN 0 / GREATEST(j.unmet_dependencies - e.k, 0) = 0 ELSE false END
-    ), marked AS (
-      UPDATE firm_queue_claimed_executions SET started_at = ${batch.now}
-      WHERE process_id = ${batch.processId} AND job_id = ANY(${started}::bigint[]) AND started_at IS NULL
-    )
+    ), ${startedMarks(batch)}
     SELECT job_id FROM removed`,
   );
-  const rows = await statement.then(
-    (result) => result.rows,
-    (error: unknown) => {
-      if (isCountAtZero(error)) return [];
-      throw error;
-    },
-  );
-  return rows.map((row) => Number(row.job_id));
-}
-
-/** SQLSTATE `division_by_zero`: a count the statement lowers would have reached 0. */
-function isCountAtZero(error: unknown): boolean {
-  return typeof error === "object" && error !== null && (error as { code?: unknown }).code === "22012";
 }

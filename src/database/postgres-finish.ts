@@ -1,4 +1,4 @@
-import { sql } from "kysely";
+import { type RawBuilder, sql } from "kysely";
 import type { Db, FinishBatch } from "./dialect.js";
 import { executePrepared } from "./postgres-prepared.js";
 
@@ -27,31 +27,51 @@ export async function finishInOneStatement(db: Db, batch: FinishBatch): Promise<
     ? sql`UPDATE firm_queue_jobs j SET finished_at = ${batch.now}, updated_at = ${batch.now}, attempts = j.attempts + 1
           FROM removed WHERE j.id = removed.job_id AND 0 / (1 - j.has_dependents) = 0`
     : sql`DELETE FROM firm_queue_jobs j USING removed WHERE j.id = removed.job_id AND 0 / (1 - j.has_dependents) = 0`;
-  const started = `{${batch.startedIds.join(",")}}`;
-  const statement = executePrepared(
+  return recordedIds(
     db,
-    sql<{ job_id: number | string }>`
+    sql<RecordedRow>`
     WITH removed AS (
       DELETE FROM firm_queue_claimed_executions
       WHERE process_id = ${batch.processId} AND job_id = ANY(${ids}::bigint[])
       RETURNING job_id
-    ), recorded AS (${outcome}), marked AS (
-      UPDATE firm_queue_claimed_executions SET started_at = ${batch.now}
-      WHERE process_id = ${batch.processId} AND job_id = ANY(${started}::bigint[]) AND started_at IS NULL
-    )
+    ), recorded AS (${outcome}), ${startedMarks(batch)}
     SELECT job_id FROM removed`,
   );
-  const rows = await statement.then(
+}
+
+/** A claim a finish statement removed: its job's id. */
+export interface RecordedRow {
+  readonly job_id: number | string;
+}
+
+/**
+ * The `marked` step of a finish statement: the claims of `startedIds` (jobs that left the
+ * worker's buffer since the last batch) marked started, in the statement's one commit.
+ */
+export function startedMarks(batch: FinishBatch): RawBuilder<unknown> {
+  const started = `{${batch.startedIds.join(",")}}`;
+  return sql`marked AS (
+      UPDATE firm_queue_claimed_executions SET started_at = ${batch.now}
+      WHERE process_id = ${batch.processId} AND job_id = ANY(${started}::bigint[]) AND started_at IS NULL
+    )`;
+}
+
+/**
+ * Run a finish statement (prepared) and return the ids of the claims it removed. Its guard gives
+ * up by dividing by zero (SQLSTATE `division_by_zero`), which undoes the whole statement: then
+ * nothing was recorded, and none is returned.
+ */
+export async function recordedIds(db: Db, statement: RawBuilder<RecordedRow>): Promise<number[]> {
+  const rows = await executePrepared(db, statement).then(
     (result) => result.rows,
     (error: unknown) => {
-      if (isDependentsGuard(error)) return [];
+      if (isGuardTripped(error)) return [];
       throw error;
     },
   );
   return rows.map((row) => Number(row.job_id));
 }
 
-/** SQLSTATE `division_by_zero`: the guard above met a job that has dependents. */
-function isDependentsGuard(error: unknown): boolean {
+function isGuardTripped(error: unknown): boolean {
   return typeof error === "object" && error !== null && (error as { code?: unknown }).code === "22012";
 }

@@ -1,5 +1,6 @@
 import { sql } from "kysely";
 import type { Db, FinishBatch } from "./dialect.js";
+import { markStarted } from "./sqlite-finish.js";
 
 /**
  * SQLite's record of successful attempts of jobs that have dependents or belong to a batch, inside
@@ -23,10 +24,7 @@ export function finishCountedOnSqlite(
   batch: FinishBatch,
 ): Promise<number[]> {
   return transaction(db, async (trx) => {
-    if (batch.startedIds.length > 0)
-      await sql`UPDATE firm_queue_claimed_executions SET started_at = ${batch.now}
-        WHERE process_id = ${batch.processId} AND job_id IN (SELECT value FROM json_each(${JSON.stringify(batch.startedIds)}))
-        AND started_at IS NULL`.execute(trx);
+    await markStarted(trx, batch);
     const jobIds = JSON.stringify(batch.jobIds);
     const { rows: atZero } = await sql`
       WITH held AS (

@@ -20,10 +20,7 @@ export function finishOnSqlite(
   batch: FinishBatch,
 ): Promise<number[]> {
   return transaction(db, async (trx) => {
-    if (batch.startedIds.length > 0)
-      await sql`UPDATE firm_queue_claimed_executions SET started_at = ${batch.now}
-        WHERE process_id = ${batch.processId} AND job_id IN (SELECT value FROM json_each(${JSON.stringify(batch.startedIds)}))
-        AND started_at IS NULL`.execute(trx);
+    await markStarted(trx, batch);
     const { rows: dependents } = await sql`SELECT 1 AS found FROM firm_queue_jobs
       WHERE id IN (SELECT value FROM json_each(${JSON.stringify(batch.jobIds)})) AND has_dependents = 1 LIMIT 1`.execute(
       trx,
@@ -44,4 +41,15 @@ export function finishOnSqlite(
     }
     return removed;
   });
+}
+
+/**
+ * Mark the claims of `batch.startedIds` (jobs that left the worker's buffer since the last batch)
+ * started, inside a finish's transaction: written whether or not the finish records its jobs.
+ */
+export async function markStarted(trx: Db, batch: FinishBatch): Promise<void> {
+  if (batch.startedIds.length === 0) return;
+  await sql`UPDATE firm_queue_claimed_executions SET started_at = ${batch.now}
+    WHERE process_id = ${batch.processId} AND job_id IN (SELECT value FROM json_each(${JSON.stringify(batch.startedIds)}))
+    AND started_at IS NULL`.execute(trx);
 }
