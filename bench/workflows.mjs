@@ -7,10 +7,13 @@
 // (enqueueAll), a flow of one parent over `jobs` no-op children (firm.flow), and a batch of `jobs`
 // no-op jobs with an onFinish callback (firm.batch), in an order that rotates by round. The rate
 // is the jobs run (the parent and the callback included) per second from the worker's start to
-// the last one; the enqueue is timed apart. Prints one JSON line per run, then per database the
-// flow's and the batch's rate against the plain jobs' of the same round, and their medians. On
+// the last one's finish recorded (its job.finished event); the enqueue is timed apart. Prints one
+// JSON line per run, then per database the flow's and the batch's rate against the plain jobs' of
+// the same round, and their medians. On
 // PostgreSQL each run also counts its database's commits per 1,000 jobs while the worker ran
-// (what durable commits cost).
+// (what durable commits cost). Each run reports the CPU time per 1,000 jobs of the worker's
+// process and, on PostgreSQL and MariaDB, of the database server (all its processes, from /proc):
+// less sensitive than the rate to other work on the machine.
 //
 // Each run lasts well under a second, so the first runs of a process (code not yet optimised by
 // the JIT) would be slow for whichever kind comes first: `warmup` rounds per database (and build)
@@ -22,6 +25,7 @@ import { parseArgs } from "node:util";
 import pg from "pg";
 import { DurableServers, load, machineNote } from "./durable-servers.mjs";
 import { importBuild } from "./noop-backlog.mjs";
+import { serverCpuMs } from "./server-cpu.mjs";
 
 const { values } = parseArgs({
   options: {
@@ -102,12 +106,15 @@ async function run(lib, dialect, kind) {
     let reached;
     const finished = new Promise((resolve) => (reached = resolve));
     const total = kind === "plain" ? jobs : jobs + 1;
-    const count = async () => {
+    // A job is done once its finish is recorded (committed), not when its handler returns: a
+    // flow's parent can only start after its children's finishes, so counting handlers would
+    // leave the plain run's last commit out of its time and keep the flow's in.
+    const stopCounting = firm.events.on("job.finished", () => {
       if (++done === total) reached();
-    };
-    const noop = firm.defineJob("noop", count);
-    firm.defineJob("parent", count);
-    firm.defineJob("callback", count);
+    });
+    const noop = firm.defineJob("noop", async () => {});
+    firm.defineJob("parent", async () => {});
+    firm.defineJob("callback", async () => {});
     const enqueueStarted = performance.now();
     const args = Array.from({ length: jobs }, (_, i) => ({ i }));
     if (kind === "plain") {
@@ -124,13 +131,18 @@ async function run(lib, dialect, kind) {
     const commits = dialect === "postgres" ? await commitCounter(database.url) : undefined;
     const commitsBefore = await commits?.read();
     const loadBefore = load();
+    const serverCpuBefore = serverCpuMs(database.url);
+    const workerCpuBefore = process.cpuUsage();
     const started = performance.now();
     const supervisor = await firm.start({
       workers: [{ concurrency, pollingInterval: 10 }],
       dispatchers: [{ pollingInterval: 100 }],
     });
     await finished;
+    stopCounting();
     const seconds = (performance.now() - started) / 1000;
+    const workerCpu = process.cpuUsage(workerCpuBefore);
+    const serverCpu = serverCpuMs(database.url) - serverCpuBefore;
     await supervisor.stop();
     // Each backend reports its commits at most once a second, and at exit: closed, then read.
     await firm.close();
@@ -141,6 +153,8 @@ async function run(lib, dialect, kind) {
     await commits?.close();
     return {
       jobsPerSecond: Math.round(total / seconds),
+      workerCpuMsPer1000: Number((((workerCpu.user + workerCpu.system) / 1000) * (1000 / total)).toFixed(1)),
+      ...(dialect === "sqlite" ? {} : { serverCpuMsPer1000: Number(((serverCpu * 1000) / total).toFixed(1)) }),
       commitsPer1000,
       enqueueSeconds: Number(enqueueSeconds.toFixed(2)),
       load: [loadBefore, load()],

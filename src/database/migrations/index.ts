@@ -15,6 +15,7 @@ import { addClaimsStartedAt } from "./014-add-claims-started-at.js";
 import { addBatches } from "./015-batches.js";
 import { claimsWithoutJobForeignKey } from "./016-claims-without-job-foreign-key.js";
 import type { Migration } from "./table-spec.js";
+import { workflowRowsFillfactor } from "./017-workflow-rows-fillfactor.js";
 
 /** Every migration, oldest first. Append only: a released migration is never edited. */
 export const MIGRATIONS: readonly Migration[] = [
@@ -34,4 +35,5 @@ export const MIGRATIONS: readonly Migration[] = [
   addClaimsStartedAt,
   addBatches,
   claimsWithoutJobForeignKey,
+  workflowRowsFillfactor,
 ];
