@@ -5,6 +5,7 @@ import { dispatchAllDue } from "../src/roles/dispatcher.js";
 import { MAX_DEPENDENCIES } from "../src/definitions/dependency-options.js";
 import { appClients } from "./support/app-clients.js";
 import { countRows, describeEachDatabase, enqueued } from "./support/harness.js";
+import { countingInserts } from "./support/insert-counter.js";
 
 describeEachDatabase("flows (firm.flow)", (env) => {
   it("writes a tree in which every parent runs after its children, once, and returns each node's id", async () => {
@@ -53,6 +54,87 @@ describeEachDatabase("flows (firm.flow)", (env) => {
       { id: b!.id, name: "resize", state: "finished", result: { tag: "b" } },
     ]);
     expect(seen.get("notify")!.map((dep) => dep.id)).toEqual([publish.id, c.id]);
+  });
+
+  it("a 3,000-child flow is one INSERT per table on PostgreSQL, with each child's row, edge and dispatch as for a small one", {
+    timeout: 120_000,
+  }, async () => {
+    const firm = env.firm();
+    for (const name of ["step", "parent"]) firm.defineJob(name, async () => {});
+    firm.defineJob("limited", async () => {}, { concurrency: { key: () => "one", to: 1 } });
+    const later = new Date(Date.now() + 3_600_000);
+    // Children by place: 0 ready, 1 scheduled, 2 ready on another queue and priority, 3 limited
+    // (the first takes the slot, the others are blocked).
+    const children: FlowNode[] = [...Array(3_000).keys()].map((index) => {
+      if (index % 4 === 1) return { name: "step", args: { index }, options: { at: later } };
+      if (index % 4 === 2) return { name: "step", args: { index }, options: { queue: "other", priority: 5 } };
+      if (index % 4 === 3) return { name: "limited", args: { index } };
+      return { name: "step", args: { index } };
+    });
+    let tree: Awaited<ReturnType<typeof firm.flow>> | undefined;
+    const inserts = await countingInserts(await firm.database(), async () => {
+      tree = await firm.flow({ name: "parent", args: { root: true }, children });
+    });
+    if (env.dialect === "postgres") {
+      expect(inserts).toMatchObject({
+        firm_queue_jobs: 1,
+        firm_queue_job_dependencies: 1,
+        firm_queue_ready_executions: 1,
+      });
+    } else {
+      expect(inserts).toMatchObject({ firm_queue_jobs: 4, firm_queue_job_dependencies: 6 });
+    }
+    const ids = tree!.children.map((child) => child.id!);
+    expect(tree!.children.map((child) => child.status)).toEqual(children.map(() => "created"));
+    expect(ids).toEqual([...ids].sort((a, b) => a - b));
+    expect(tree!.id).toBeGreaterThan(ids[2_999]!);
+    const db = await env.db();
+    const jobs = await db
+      .selectFrom("firm_queue_jobs")
+      .select(["id", "arguments", "queue_name", "priority", "scheduled_at", "unmet_dependencies", "has_dependents"])
+      .orderBy("id")
+      .execute();
+    expect(jobs.map((row) => Number(row.id))).toEqual([...ids, tree!.id]);
+    jobs.slice(0, 3_000).forEach((row, index) => {
+      expect(JSON.parse(row.arguments!)).toEqual({ index });
+      expect([row.queue_name, row.priority, row.unmet_dependencies, row.has_dependents]).toEqual(
+        index % 4 === 2 ? ["other", 5, 0, 1] : ["default", 0, 0, 1],
+      );
+      expect(new Date(row.scheduled_at!).getTime() >= later.getTime()).toBe(index % 4 === 1);
+    });
+    expect([JSON.parse(jobs[3_000]!.arguments!), jobs[3_000]!.unmet_dependencies, jobs[3_000]!.has_dependents]).toEqual(
+      [{ root: true }, 3_000, 0],
+    );
+    const edges = await db
+      .selectFrom("firm_queue_job_dependencies")
+      .select(["job_id", "dependency_id", "position", "dependency_name", "dependency_state", "on_failure"])
+      .orderBy("position")
+      .execute();
+    expect(
+      edges.map((edge) => [Number(edge.job_id), Number(edge.dependency_id), edge.position, edge.dependency_name]),
+    ).toEqual(ids.map((id, index) => [tree!.id, id, index, index % 4 === 3 ? "limited" : "step"]));
+    expect(new Set(edges.map((edge) => `${edge.dependency_state}/${edge.on_failure}`))).toEqual(
+      new Set(["null/cancel"]),
+    );
+    const jobIds = async (
+      table: "firm_queue_ready_executions" | "firm_queue_scheduled_executions" | "firm_queue_blocked_executions",
+    ) => (await db.selectFrom(table).select("job_id").orderBy("job_id").execute()).map((row) => Number(row.job_id));
+    expect(await jobIds("firm_queue_ready_executions")).toEqual(
+      ids.filter((_, index) => index % 4 === 0 || index % 4 === 2 || index === 3),
+    );
+    expect(await jobIds("firm_queue_scheduled_executions")).toEqual(ids.filter((_, index) => index % 4 === 1));
+    expect(await jobIds("firm_queue_blocked_executions")).toEqual(
+      ids.filter((_, index) => index % 4 === 3 && index > 3),
+    );
+    const ready = await db
+      .selectFrom("firm_queue_ready_executions")
+      .select(["job_id", "queue_name", "priority"])
+      .execute();
+    const byId = new Map(ids.map((id, index) => [id, index]));
+    for (const row of ready)
+      expect([row.queue_name, row.priority]).toEqual(
+        byId.get(Number(row.job_id))! % 4 === 2 ? ["other", 5] : ["default", 0],
+      );
   });
 
   it("a node's dependsOn comes before its children in dependencyResults; one node under two parents is one job", async () => {

@@ -1,6 +1,9 @@
 import type { InsertQueryBuilder, Kysely, SelectQueryBuilder } from "kysely";
 import type { ClaimedJob } from "./claimed-job.js";
 import type { Schema } from "./schema.js";
+import type { NewJob } from "../models/job.js";
+import type { NewDependency } from "../models/job-dependency.js";
+import type { ReadyJob } from "../models/ready-execution.js";
 
 /** The databases firm-queue runs on. MariaDB is spoken to as `mysql`. */
 export type DialectName = "sqlite" | "postgres" | "mysql";
@@ -170,8 +173,28 @@ export interface Dialect {
    */
   readonly enqueueReady?: (db: Db, batch: ReadyEnqueue) => Promise<number[]>;
   /**
+   * The row writes of an enqueue of many jobs (a flow, a batch) in one statement per table,
+   * whatever their number. Absent: one multi-row INSERT per 1,000 rows.
+   */
+  readonly bulkInsert?: BulkInsert;
+  /**
    * Where the database announces the end of awaited jobs (PostgreSQL): flag these jobs as
    * awaited, so their end is announced. Absent elsewhere: waiters poll.
    */
   readonly markAwaited?: (db: Db, jobIds: readonly number[]) => Promise<void>;
+}
+
+/**
+ * One statement per table for the rows of a large enqueue, each writing exactly what the portable
+ * multi-row INSERT would (see postgres-bulk-insert.ts). Called with at least two rows.
+ */
+export interface BulkInsert {
+  /** Insert jobs; their ids in input order. */
+  jobs(db: Db, jobs: readonly NewJob[], now: Date): Promise<number[]>;
+  /** Insert dependency edges. */
+  dependencies(db: Db, edges: readonly NewDependency[], now: Date): Promise<void>;
+  /** Insert ready rows. */
+  ready(db: Db, jobs: readonly ReadyJob[], now: Date): Promise<void>;
+  /** Record jobs as members of a batch. */
+  batchJobs(db: Db, batchId: number, jobIds: readonly number[], now: Date): Promise<void>;
 }

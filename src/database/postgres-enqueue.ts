@@ -7,7 +7,7 @@ import { executePrepared } from "./postgres-prepared.js";
  * never holds a raw control character (they are escaped as `\u001e`), so this one cannot occur
  * inside an argument.
  */
-const SEPARATOR = "\u001e";
+export const SEPARATOR = "\u001e";
 
 /**
  * PostgreSQL's enqueue of jobs that are due now and have no concurrency key, in one statement
@@ -27,10 +27,10 @@ export async function enqueueReadyInOneStatement(db: Db, batch: ReadyEnqueue): P
   if (jobs.length === 0) return [];
   let args = jobs[0]!.arguments;
   for (let index = 1; index < jobs.length; index++) args += SEPARATOR + jobs[index]!.arguments;
-  const queue = column(jobs, (job) => job.queueName, textArray);
-  const name = column(jobs, (job) => job.className, textArray);
+  const queue = column(jobs, (job) => job.queueName, jsonText);
+  const name = column(jobs, (job) => job.className, jsonText);
   const priority = column(jobs, (job) => job.priority, JSON.stringify);
-  const trace = column(jobs, (job) => job.traceContext ?? null, textArray);
+  const trace = column(jobs, (job) => job.traceContext ?? null, jsonText);
   const { rows } = await executePrepared(
     db,
     sql<{ ids: string | null }>`
@@ -100,19 +100,21 @@ function column<T>(
 const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g;
 
 /**
- * Strings as a JSON array for `json_array_elements_text`. PostgreSQL refuses to unescape a lone
+ * `value` as JSON text for the server's JSON functions. PostgreSQL refuses to unescape a lone
  * surrogate (which `JSON.stringify` writes as `\udXXX`), where a text parameter has it replaced
- * by U+FFFD on its way to UTF-8: such strings are given that replacement here, so this statement
- * stores what every other statement would.
+ * by U+FFFD on its way to UTF-8: such strings are given that replacement here, so these statements
+ * store what every other statement would.
  */
-function textArray(values: readonly (string | null)[]): string {
-  const json = JSON.stringify(values);
+export function jsonText(value: unknown): string {
+  const json = JSON.stringify(value);
   if (!json.includes("\\u")) return json;
-  return JSON.stringify(values.map((value) => (value === null ? null : value.replace(LONE_SURROGATE, "\ufffd"))));
+  return JSON.stringify(value, (_key, item: unknown) =>
+    typeof item === "string" ? item.replace(LONE_SURROGATE, "\ufffd") : item,
+  );
 }
 
 /** The ids of PostgreSQL's `bigint[]` text form, `{1,2,3}` (null: no rows). */
-function parseIdArray(text: string | null): number[] {
+export function parseIdArray(text: string | null): number[] {
   if (text === null || text === "{}") return [];
   return text.slice(1, -1).split(",").map(Number);
 }

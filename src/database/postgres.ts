@@ -19,6 +19,7 @@ import { claimReadyInOneStatement } from "./postgres-claim.js";
 import { finishCountedInOneStatement } from "./postgres-counted-finish.js";
 import { finishInOneStatement } from "./postgres-finish.js";
 import { enqueueReadyInOneStatement } from "./postgres-enqueue.js";
+import { postgresBulkInsert } from "./postgres-bulk-insert.js";
 import { retryTransient } from "./transient-errors.js";
 import { withSchemaErrors } from "./missing-table.js";
 import { FailoverPool } from "./postgres-failover.js";
@@ -52,6 +53,7 @@ export const postgresDialect: Dialect = {
   finishClaimed: (db, batch) => retryTransient(isTransient, () => finishInOneStatement(db, batch)),
   finishCounted: (db, batch) => retryTransient(isTransient, () => finishCountedInOneStatement(db, batch)),
   enqueueReady: (db, batch) => retryTransient(isTransient, () => enqueueReadyInOneStatement(db, batch)),
+  bulkInsert: postgresBulkInsert,
   markAwaited: (db, jobIds) => retryTransient(isTransient, () => markJobsAwaited(db, jobIds)),
 };
 

@@ -1,4 +1,4 @@
-import type { Db } from "../database/dialect.js";
+import type { BulkInsert, Db } from "../database/dialect.js";
 import type { JobDependencies } from "../definitions/dependency-options.js";
 import { JobNotFoundError } from "../errors.js";
 import { lockDependencyJobs, markHavingDependents, type DependencyJob } from "../models/dependency-jobs.js";
@@ -73,6 +73,7 @@ export async function writeDependencies(
   jobs: readonly { readonly className: string; readonly dependencies?: PlannedDependencies | null }[],
   ids: readonly number[],
   now: Date,
+  bulk?: BulkInsert,
 ): Promise<void> {
   const edges: NewDependency[] = [];
   jobs.forEach((job, index) => {
@@ -101,5 +102,5 @@ export async function writeDependencies(
         result: null,
       });
   });
-  await insertDependencies(trx, edges, now);
+  await insertDependencies(trx, edges, now, bulk);
 }

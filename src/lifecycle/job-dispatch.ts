@@ -96,7 +96,7 @@ async function routeReady(
   context: DispatchContext,
 ): Promise<void> {
   if (!all.some((job) => job.rateLimitKey)) {
-    await insertReadyExecutions(trx, due, now);
+    await insertReadyExecutions(trx, due, now, context.dialect.bulkInsert);
     return;
   }
   const throttled = due.filter((job) => job.rateLimitKey);
@@ -104,6 +104,7 @@ async function routeReady(
     trx,
     due.filter((job) => !job.rateLimitKey),
     now,
+    context.dialect.bulkInsert,
   );
   const definitions = new Map<string, BudgetDefinition>();
   for (const job of all) {

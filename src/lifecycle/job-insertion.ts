@@ -46,10 +46,11 @@ export async function insertAndRoute(
           ...(awaited.has(index) ? { hasDependents: true } : {}),
         })),
     now,
+    context.dialect.bulkInsert,
   );
-  if (plan !== null) await writeDependencies(trx, plan, jobs, ids, now);
+  if (plan !== null) await writeDependencies(trx, plan, jobs, ids, now, context.dialect.bulkInsert);
   const batchId = jobs[0]?.batchId ?? null;
-  if (batchId !== null) await insertBatchJobs(trx, batchId, ids, now);
+  if (batchId !== null) await insertBatchJobs(trx, batchId, ids, now, context.dialect.bulkInsert);
   const keyed: KeyedJob[] = [];
   jobs.forEach((job, index) => {
     if (job.keyClaim !== null)

@@ -1,4 +1,4 @@
-import type { Db, Dialect } from "../database/dialect.js";
+import type { BulkInsert, Db, Dialect } from "../database/dialect.js";
 
 /** How a job of a batch ended, as its batch counts it. */
 export type BatchJobEnd = "finished" | "failed" | "cancelled";
@@ -6,8 +6,15 @@ export type BatchJobEnd = "finished" | "failed" | "cancelled";
 /** Rows per INSERT: keeps every database under its bound-parameter limit. */
 const CHUNK = 1000;
 
-/** Record jobs as members of `batchId`, none ended: one multi-row INSERT per 1000 jobs. */
-export async function insertBatchJobs(trx: Db, batchId: number, jobIds: readonly number[], now: Date): Promise<void> {
+/** Record jobs as members of `batchId`, none ended: one multi-row INSERT per 1000 jobs, or the dialect's one statement (`bulk`). */
+export async function insertBatchJobs(
+  trx: Db,
+  batchId: number,
+  jobIds: readonly number[],
+  now: Date,
+  bulk?: BulkInsert,
+): Promise<void> {
+  if (bulk !== undefined && jobIds.length > 1) return bulk.batchJobs(trx, batchId, jobIds, now);
   for (let start = 0; start < jobIds.length; start += CHUNK) {
     await trx
       .insertInto("firm_queue_batch_jobs")

@@ -1,5 +1,5 @@
 import { sql } from "kysely";
-import type { Db, Dialect } from "../database/dialect.js";
+import type { BulkInsert, Db, Dialect } from "../database/dialect.js";
 import type { DependencyFailurePolicy } from "../definitions/dependency-options.js";
 
 /** How a dependency ended, as its dependents see it. */
@@ -34,8 +34,14 @@ function chunks<T>(items: readonly T[], size = CHUNK): T[][] {
   return out;
 }
 
-/** Insert edges: one multi-row INSERT per 1000 (the parameter limits allow no more). */
-export async function insertDependencies(trx: Db, edges: readonly NewDependency[], now: Date): Promise<void> {
+/** Insert edges: one multi-row INSERT per 500 (the parameter limits allow no more), or the dialect's one statement (`bulk`). */
+export async function insertDependencies(
+  trx: Db,
+  edges: readonly NewDependency[],
+  now: Date,
+  bulk?: BulkInsert,
+): Promise<void> {
+  if (bulk !== undefined && edges.length > 1) return bulk.dependencies(trx, edges, now);
   for (const chunk of chunks(edges, 500)) {
     await trx
       .insertInto("firm_queue_job_dependencies")

@@ -1,5 +1,5 @@
 import type { Selectable } from "kysely";
-import type { Db, Dialect } from "../database/dialect.js";
+import type { BulkInsert, Db, Dialect } from "../database/dialect.js";
 import type { JobsTable } from "../database/schema.js";
 
 /** A jobs row as read from the database. */
@@ -45,11 +45,13 @@ export interface NewJob {
 const INSERT_CHUNK = 1000;
 
 /**
- * Insert jobs and return their ids in input order: one multi-row INSERT per 1000 jobs. Ids come
- * back through RETURNING; one statement's ids ascend in row order, so sorting them restores it
- * whatever order the database returns them in.
+ * Insert jobs and return their ids in input order: one multi-row INSERT per 1000 jobs, or the
+ * dialect's one statement (`bulk`) for two or more. Ids come back through RETURNING; one
+ * statement's ids ascend in row order, so sorting them restores it whatever order the database
+ * returns them in.
  */
-export async function insertJobs(trx: Db, jobs: readonly NewJob[], now: Date): Promise<number[]> {
+export async function insertJobs(trx: Db, jobs: readonly NewJob[], now: Date, bulk?: BulkInsert): Promise<number[]> {
+  if (bulk !== undefined && jobs.length > 1) return bulk.jobs(trx, jobs, now);
   const ids: number[] = [];
   for (let start = 0; start < jobs.length; start += INSERT_CHUNK) {
     const chunk = jobs.slice(start, start + INSERT_CHUNK);

@@ -1,6 +1,6 @@
 import { sql } from "kysely";
 import { ProcessRowGoneError } from "../errors.js";
-import type { Db, Dialect } from "../database/dialect.js";
+import type { BulkInsert, Db, Dialect } from "../database/dialect.js";
 import { type ClaimedJob, CLAIMED_JOB_COLUMNS } from "../database/claimed-job.js";
 
 /**
@@ -22,8 +22,14 @@ export interface ReadyJob {
 /** Rows per INSERT: keeps every database under its bound-parameter limit (SQLite's is 32,766). */
 const INSERT_CHUNK = 1000;
 
-/** Make jobs ready to be claimed: one multi-row INSERT per 1000 jobs. */
-export async function insertReadyExecutions(trx: Db, jobs: readonly ReadyJob[], now: Date): Promise<void> {
+/** Make jobs ready to be claimed: one multi-row INSERT per 1000 jobs, or the dialect's one statement (`bulk`). */
+export async function insertReadyExecutions(
+  trx: Db,
+  jobs: readonly ReadyJob[],
+  now: Date,
+  bulk?: BulkInsert,
+): Promise<void> {
+  if (bulk !== undefined && jobs.length > 1) return bulk.ready(trx, jobs, now);
   for (let start = 0; start < jobs.length; start += INSERT_CHUNK)
     await trx
       .insertInto("firm_queue_ready_executions")
