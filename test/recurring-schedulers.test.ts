@@ -1,7 +1,7 @@
 import { expect, it } from "vitest";
 import type { Spawned } from "./support/processes.js";
 import { spawnNode } from "./support/processes.js";
-import { describeEachDatabase, waitFor } from "./support/harness.js";
+import { describeEachDatabaseAtOnce, waitFor } from "./support/harness.js";
 import { capturingLogger, recurringJobs } from "./support/recurring.js";
 
 const EVERY_SECOND = { every: { job: "tick", schedule: "* * * * * *" } };
@@ -19,7 +19,8 @@ function secondsBetween(from: number, to: number): string[] {
   return out;
 }
 
-describeEachDatabase("several schedulers", (env) => {
+// The databases side by side: the tests here mostly wait out their windows on the clock.
+describeEachDatabaseAtOnce("several schedulers", (env) => {
   /** Exactly one job per tick, each with run_at = scheduled_at = a whole second. */
   async function checkOneJobPerTick(windowStart: number, windowEnd: number): Promise<number> {
     const db = await env.db();

@@ -64,7 +64,7 @@ export class TestEnv {
   }
 }
 
-/** `describe` once per database under test, each with its own {@link TestEnv}. */
+/** `describe` once per database under test, each with its own {@link TestEnv}, one database after the other. */
 export function describeEachDatabase(
   title: string,
   body: (env: TestEnv) => void,
@@ -73,13 +73,35 @@ export function describeEachDatabase(
 ): void {
   const dialects = testDialects().filter((dialect) => only === undefined || only.includes(dialect));
   if (dialects.length === 0) return;
-  describe.each(dialects)(`${title} [%s]`, (dialect) => {
-    const env = new TestEnv(dialect);
-    beforeAll(() => env.setup());
-    afterEach(() => env.reset());
-    afterAll(() => env.teardown());
-    body(env);
-  });
+  describe.each(dialects)(`${title} [%s]`, (dialect) => databaseBlock(dialect, body));
+}
+
+/**
+ * {@link describeEachDatabase}, with the databases side by side: each database's tests still run
+ * one at a time, but the databases overlap. For a file whose tests mostly wait (on sleeps, polls,
+ * clock windows); not for one with module-level state shared by its tests, short alive thresholds
+ * or timed assertions, since the databases then share the CPU.
+ */
+export function describeEachDatabaseAtOnce(
+  title: string,
+  body: (env: TestEnv) => void,
+  only?: readonly DialectName[],
+): void {
+  const dialects = testDialects().filter((dialect) => only === undefined || only.includes(dialect));
+  // Sibling concurrent describes run at once; the sequential one inside keeps the tests in turn.
+  for (const dialect of dialects) {
+    describe(`${title} [${dialect}]`, { concurrent: true }, () => {
+      describe("one test at a time", { sequential: true }, () => databaseBlock(dialect, body));
+    });
+  }
+}
+
+function databaseBlock(dialect: DialectName, body: (env: TestEnv) => void): void {
+  const env = new TestEnv(dialect);
+  beforeAll(() => env.setup());
+  afterEach(() => env.reset());
+  afterAll(() => env.teardown());
+  body(env);
 }
 
 /** Count rows of a table. */
