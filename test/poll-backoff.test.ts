@@ -1,9 +1,10 @@
 import { expect, it } from "vitest";
-import { describeEachDatabase, enqueued, waitFor } from "./support/harness.js";
+import { describeEachDatabaseAtOnce, enqueued, waitFor } from "./support/harness.js";
 import { installFault } from "./support/faults.js";
 import type { Logger } from "../src/logger.js";
 
-describeEachDatabase("polling while the database fails", (env) => {
+// The databases side by side: each waits out a 1.5 s outage and the backoff after it.
+describeEachDatabaseAtOnce("polling while the database fails", (env) => {
   it("a worker whose polls keep failing reports the outage once, backs off, and says when it is over", async () => {
     const db = await env.db();
     const fault = await installFault(db, env.dialect, { table: "firm_queue_claimed_executions", event: "INSERT" });
