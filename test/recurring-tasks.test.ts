@@ -1,13 +1,14 @@
 import { expect, it } from "vitest";
 import { RecurringTaskError } from "../src/index.js";
 import { toDate } from "../src/database/schema.js";
-import { countRows, describeEachDatabase, waitFor } from "./support/harness.js";
+import { countRows, describeEachDatabaseAtOnce, waitFor } from "./support/harness.js";
 import { runCli } from "./support/processes.js";
 import { FakeClock, recurringJobs, testScheduler } from "./support/recurring.js";
 
 const NO_ROLES = { workers: [], dispatchers: [] } as const;
 
-describeEachDatabase("recurring tasks", (env) => {
+// The databases side by side: the slow tests wait on scheduler polls.
+describeEachDatabaseAtOnce("recurring tasks", (env) => {
   async function taskRows() {
     const rows = await (await env.db()).selectFrom("firm_queue_recurring_tasks").selectAll().orderBy("key").execute();
     return rows.map((row) => ({
