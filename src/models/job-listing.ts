@@ -66,7 +66,7 @@ export type ListedRow = Selectable<JobsTable> & {
  * pagination: every page is one index range read, however deep, never an OFFSET scan.
  * Execution states page on the execution's unique `job_id` index (descending job id);
  * finished jobs on `finished_at` (newest finish first, ties by id), which the
- * `(finished_at)` and `(queue_name, finished_at)` indexes serve.
+ * `(finished_at)` (ended jobs only) and `(queue_name, finished_at)` indexes serve.
  */
 export async function listJobsPage(
   db: Db,
@@ -119,7 +119,8 @@ async function executionRows(
 /**
  * Whether a job of the jobs table (as `j`) is a finished one, or a cancelled one for state
  * `cancelled`, that matches the query's filters; `since` is its finish time. The listing and the
- * bounded count use the same conditions, so they agree.
+ * bounded count use the same conditions, so they agree. `finished_at IS NOT NULL` is what lets
+ * SQLite and PostgreSQL read the `(finished_at)` index, which holds ended jobs only (migration 018).
  */
 export function finishedJobMatches(
   eb: ExpressionBuilder<Schema & { j: JobsTable }, "j">,
@@ -167,8 +168,13 @@ async function finishedRows(
   let builder = jobRowsSince(db, "finished_at").where((eb) => finishedJobMatches(eb, query));
   if (cursor) {
     const at = cursor.at ?? new Date(8.64e15);
+    // `finished_at <= at` bounds the index range: without it SQLite reads the OR as two index
+    // lookups of every job finished before the cursor, sorted afterwards.
     builder = builder.where((eb) =>
-      eb.or([eb("j.finished_at", "<", at), eb.and([eb("j.finished_at", "=", at), eb("j.id", "<", cursor.id)])]),
+      eb.and([
+        eb("j.finished_at", "<=", at),
+        eb.or([eb("j.finished_at", "<", at), eb.and([eb("j.finished_at", "=", at), eb("j.id", "<", cursor.id)])]),
+      ]),
     );
   }
   return (await builder.orderBy("j.finished_at", "desc").orderBy("j.id", "desc").limit(limit).execute()) as ListedRow[];

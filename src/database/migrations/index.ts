@@ -14,8 +14,9 @@ import { rateLimits } from "./013-rate-limits.js";
 import { addClaimsStartedAt } from "./014-add-claims-started-at.js";
 import { addBatches } from "./015-batches.js";
 import { claimsWithoutJobForeignKey } from "./016-claims-without-job-foreign-key.js";
-import type { Migration } from "./table-spec.js";
 import { workflowRowsFillfactor } from "./017-workflow-rows-fillfactor.js";
+import { endedJobIndexes } from "./018-ended-job-indexes.js";
+import type { Migration } from "./table-spec.js";
 
 /** Every migration, oldest first. Append only: a released migration is never edited. */
 export const MIGRATIONS: readonly Migration[] = [
@@ -36,4 +37,5 @@ export const MIGRATIONS: readonly Migration[] = [
   addBatches,
   claimsWithoutJobForeignKey,
   workflowRowsFillfactor,
+  endedJobIndexes,
 ];
