@@ -1,9 +1,7 @@
 import type { InsertQueryBuilder, Kysely, SelectQueryBuilder } from "kysely";
 import type { ClaimedJob } from "./claimed-job.js";
 import type { Schema } from "./schema.js";
-import type { NewJob } from "../models/job.js";
-import type { NewDependency } from "../models/job-dependency.js";
-import type { ReadyJob } from "../models/ready-execution.js";
+import type { EdgeInsert, NewJob, ReadyJob } from "./insert-rows.js";
 
 /** The databases firm-queue runs on. MariaDB is spoken to as `mysql`. */
 export type DialectName = "sqlite" | "postgres" | "mysql";
@@ -192,7 +190,7 @@ export interface BulkInsert {
   /** Insert jobs; their ids in input order. */
   jobs(db: Db, jobs: readonly NewJob[], now: Date): Promise<number[]>;
   /** Insert dependency edges. */
-  dependencies(db: Db, edges: readonly NewDependency[], now: Date): Promise<void>;
+  dependencies(db: Db, edges: readonly EdgeInsert[], now: Date): Promise<void>;
   /** Insert ready rows. */
   ready(db: Db, jobs: readonly ReadyJob[], now: Date): Promise<void>;
   /** Record jobs as members of a batch. */

@@ -1,7 +1,5 @@
 import { sql } from "kysely";
-import type { NewJob } from "../models/job.js";
-import type { NewDependency } from "../models/job-dependency.js";
-import type { ReadyJob } from "../models/ready-execution.js";
+import type { EdgeInsert, NewJob, ReadyJob } from "./insert-rows.js";
 import type { BulkInsert, Db } from "./dialect.js";
 import { executePrepared } from "./postgres-prepared.js";
 import { jsonText, parseIdArray, SEPARATOR } from "./postgres-enqueue.js";
@@ -57,7 +55,7 @@ export const postgresBulkInsert: BulkInsert = {
     return parseIdArray(result[0]?.ids ?? null);
   },
 
-  async dependencies(db: Db, edges: readonly NewDependency[], now: Date): Promise<void> {
+  async dependencies(db: Db, edges: readonly EdgeInsert[], now: Date): Promise<void> {
     const rows = jsonText(
       edges.map((edge) => [
         edge.jobId,

@@ -1,12 +1,13 @@
 import { sql } from "kysely";
 import type { BulkInsert, Db, Dialect } from "../database/dialect.js";
 import type { DependencyFailurePolicy } from "../definitions/dependency-options.js";
+import type { EdgeInsert } from "../database/insert-rows.js";
 
 /** How a dependency ended, as its dependents see it. */
 export type DependencyState = "finished" | "failed" | "cancelled";
 
 /** One edge to write: `jobId` waits for `dependencyId`. */
-export interface NewDependency {
+export interface NewDependency extends EdgeInsert {
   readonly jobId: number;
   readonly dependencyId: number;
   readonly position: number;

@@ -1,6 +1,9 @@
 import type { Selectable } from "kysely";
 import type { BulkInsert, Db, Dialect } from "../database/dialect.js";
 import type { JobsTable } from "../database/schema.js";
+import type { NewJob } from "../database/insert-rows.js";
+
+export type { NewJob } from "../database/insert-rows.js";
 
 /** A jobs row as read from the database. */
 export type JobRow = Selectable<JobsTable>;
@@ -15,30 +18,6 @@ export interface DispatchableJob {
   readonly concurrencyKey: string | null;
   /** The budget of the job's own rate limit; absent or null: none. */
   readonly rateLimitKey?: string | null;
-}
-
-/** What enqueue knows about a job before it has an id. */
-export interface NewJob {
-  readonly queueName: string;
-  readonly className: string;
-  /** JSON text from `serializeArguments`. */
-  readonly arguments: string;
-  readonly priority: number;
-  /** When the job may run; `now` for jobs due at once. */
-  readonly scheduledAt: Date;
-  readonly concurrencyKey: string | null;
-  /** The unique key the job is enqueued with, if any (its hold lives in firm_queue_job_keys). */
-  readonly jobKey?: string | null;
-  /** The OpenTelemetry context of the enqueue, as JSON text (see tracing.ts); absent: none. */
-  readonly traceContext?: string | null;
-  /** Dependencies not ended yet (above 0: the job is written pending); absent: 0. */
-  readonly unmetDependencies?: number;
-  /** The job has dependents from the start (a child in a flow); absent: false. */
-  readonly hasDependents?: boolean;
-  /** The budget of the job's own rate limit; absent or null: none. */
-  readonly rateLimitKey?: string | null;
-  /** The batch the job belongs to, or whose callback it is; absent or null: none. */
-  readonly batchId?: number | null;
 }
 
 /** Rows per INSERT: keeps every database under its bound-parameter limit. */

@@ -2,6 +2,9 @@ import { sql } from "kysely";
 import { ProcessRowGoneError } from "../errors.js";
 import type { BulkInsert, Db, Dialect } from "../database/dialect.js";
 import { type ClaimedJob, CLAIMED_JOB_COLUMNS } from "../database/claimed-job.js";
+import type { ReadyJob } from "../database/insert-rows.js";
+
+export type { ReadyJob } from "../database/insert-rows.js";
 
 /**
  * One claim query's scope: a single queue, or every queue except some. Paused queues are always
@@ -10,13 +13,6 @@ import { type ClaimedJob, CLAIMED_JOB_COLUMNS } from "../database/claimed-job.js
 export interface ClaimTarget {
   readonly queue?: string;
   readonly exclude: readonly string[];
-}
-
-/** A job about to become ready: what the ready row copies from the job for fast polling. */
-export interface ReadyJob {
-  readonly id: number;
-  readonly queueName: string;
-  readonly priority: number;
 }
 
 /** Rows per INSERT: keeps every database under its bound-parameter limit (SQLite's is 32,766). */
