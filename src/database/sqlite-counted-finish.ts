@@ -1,6 +1,6 @@
 import { sql } from "kysely";
 import type { Db, FinishBatch } from "./dialect.js";
-import { markStarted } from "./sqlite-finish.js";
+import { markStarted, recordHeld } from "./sqlite-finish.js";
 
 /** Thrown inside the transaction to undo it: a count reached 0 (see {@link finishCountedOnSqlite}). */
 class CountReachedZero extends Error {}
@@ -33,17 +33,9 @@ export async function finishCountedOnSqlite(
   try {
     return await transaction(db, async (trx) => {
       await markStarted(trx, batch);
-      const { rows } = await sql<{ job_id: number }>`
-        DELETE FROM firm_queue_claimed_executions
-        WHERE process_id = ${batch.processId} AND job_id IN (SELECT value FROM json_each(${JSON.stringify(batch.jobIds)}))
-        RETURNING job_id`.execute(trx);
-      if (rows.length === 0) return [];
-      const removed = rows.map((row) => row.job_id);
+      const removed = await recordHeld(trx, batch);
+      if (removed.length === 0) return [];
       const ids = JSON.stringify(removed);
-      if (batch.preserve)
-        await sql`UPDATE firm_queue_jobs SET finished_at = ${batch.now}, updated_at = ${batch.now}, attempts = attempts + 1
-          WHERE id IN (SELECT value FROM json_each(${ids}))`.execute(trx);
-      else await sql`DELETE FROM firm_queue_jobs WHERE id IN (SELECT value FROM json_each(${ids}))`.execute(trx);
       const { rows: edges } = await sql<{ job_id: number }>`UPDATE firm_queue_job_dependencies
         SET dependency_state = 'finished', result = NULL
         WHERE dependency_id IN (SELECT value FROM json_each(${ids})) AND dependency_state IS NULL

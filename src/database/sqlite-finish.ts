@@ -26,21 +26,30 @@ export function finishOnSqlite(
       trx,
     );
     if (dependents.length > 0) return [];
-    const { rows } = await sql<{ job_id: number }>`
-      DELETE FROM firm_queue_claimed_executions
-      WHERE process_id = ${batch.processId} AND job_id IN (SELECT value FROM json_each(${JSON.stringify(batch.jobIds)}))
-      RETURNING job_id`.execute(trx);
-    if (rows.length === 0) return [];
-    const removed = rows.map((row) => row.job_id);
-    const ids = JSON.stringify(removed);
-    if (batch.preserve) {
-      await sql`UPDATE firm_queue_jobs SET finished_at = ${batch.now}, updated_at = ${batch.now}, attempts = attempts + 1
-        WHERE id IN (SELECT value FROM json_each(${ids}))`.execute(trx);
-    } else {
-      await sql`DELETE FROM firm_queue_jobs WHERE id IN (SELECT value FROM json_each(${ids}))`.execute(trx);
-    }
-    return removed;
+    return recordHeld(trx, batch);
   });
+}
+
+/**
+ * The common step of SQLite's finishes: delete the claims this process still holds among
+ * `batch.jobIds` (the stale-worker guard: only the ids returned are touched) and record those
+ * jobs finished, or delete them when finished jobs are not kept. Returns the ids recorded.
+ */
+export async function recordHeld(trx: Db, batch: FinishBatch): Promise<number[]> {
+  const { rows } = await sql<{ job_id: number }>`
+    DELETE FROM firm_queue_claimed_executions
+    WHERE process_id = ${batch.processId} AND job_id IN (SELECT value FROM json_each(${JSON.stringify(batch.jobIds)}))
+    RETURNING job_id`.execute(trx);
+  if (rows.length === 0) return [];
+  const removed = rows.map((row) => row.job_id);
+  const ids = JSON.stringify(removed);
+  if (batch.preserve) {
+    await sql`UPDATE firm_queue_jobs SET finished_at = ${batch.now}, updated_at = ${batch.now}, attempts = attempts + 1
+      WHERE id IN (SELECT value FROM json_each(${ids}))`.execute(trx);
+  } else {
+    await sql`DELETE FROM firm_queue_jobs WHERE id IN (SELECT value FROM json_each(${ids}))`.execute(trx);
+  }
+  return removed;
 }
 
 /**
