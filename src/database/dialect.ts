@@ -62,6 +62,11 @@ export interface FinishBatch {
   readonly now: Date;
   /** Keep finished jobs (`finished_at` set) rather than delete them. */
   readonly preserve: boolean;
+  /**
+   * Those of `jobIds` that belong to a batch (a job's batch is written with it and never changes):
+   * a finish need not look up the memberships of the others.
+   */
+  readonly batchJobIds: readonly number[];
 }
 
 /**

@@ -11,6 +11,7 @@ import { importDriver } from "./driver-import.js";
 import { retryTransient } from "./transient-errors.js";
 import { claimReadyOnMariadb } from "./mysql-claim.js";
 import { finishOnMariadb } from "./mysql-finish.js";
+import { finishCountedOnMariadb } from "./mysql-counted-finish.js";
 import { withSchemaErrors } from "./missing-table.js";
 import { galeraClusterWarnings } from "./galera-check.js";
 
@@ -36,6 +37,7 @@ export const mysqlDialect: Dialect = {
   ),
   claimReady: (db, claim) => retryTransient(isTransient, () => claimReadyOnMariadb(db, claim)),
   finishClaimed: (db, batch) => retryTransient(isTransient, () => finishOnMariadb(db, batch)),
+  finishCounted: (db, batch) => retryTransient(isTransient, () => finishCountedOnMariadb(db, batch)),
 };
 
 const TYPES: Record<ColumnSpec["kind"], string> = {

@@ -143,8 +143,9 @@ export async function finishClaimedJobs(
   const statement = jobs.every(isPlainFinish) ? finishClaimed : jobs.every(isCountedFinish) ? finishCounted : undefined;
   if (statement !== undefined) {
     const jobIds = jobs.map((job) => Number(job.id));
+    const batchJobIds = jobs.filter((job) => job.batch_id !== null).map((job) => Number(job.id));
     const recorded = new Set(
-      await statement(database.db, { jobIds, startedIds, processId, now: database.clock.now(), preserve }),
+      await statement(database.db, { jobIds, startedIds, processId, now: database.clock.now(), preserve, batchJobIds }),
     );
     if (recorded.size === jobs.length) return recorded;
     const rest = jobs.filter((job) => !recorded.has(Number(job.id)));
