@@ -10,6 +10,7 @@ import { DatabaseClock } from "./clock.js";
 import type { Schema } from "./schema.js";
 import { parseDatabaseUrl } from "./url.js";
 import { DEFAULT_TABLE_PREFIX, TableNames } from "./table-prefix.js";
+import { wakingAfterCommit } from "./ready-writes.js";
 
 /** An open pool on firm-queue's database, with the dialect that knows how to claim on it. */
 export interface Database {
@@ -197,8 +198,8 @@ export async function assembleDatabase(parts: {
     clock,
     db,
     dialect,
-    claimTransaction: (work) => dialect.beginClaimTx(db, work),
-    writeTransaction: (work) => dialect.beginWriteTx(db, work),
+    claimTransaction: (work) => wakingAfterCommit(parts.jobsReady, (run) => dialect.beginClaimTx(db, run), work),
+    writeTransaction: (work) => wakingAfterCommit(parts.jobsReady, (run) => dialect.beginWriteTx(db, run), work),
     adapter,
     displayUrl: parts.displayUrl,
     ...(parts.schema === undefined ? {} : { schema: parts.schema }),

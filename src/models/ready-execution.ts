@@ -3,6 +3,7 @@ import { ProcessRowGoneError } from "../errors.js";
 import type { BulkInsert, Db, Dialect } from "../database/dialect.js";
 import { type ClaimedJob, CLAIMED_JOB_COLUMNS } from "../database/claimed-job.js";
 import type { ReadyJob } from "../database/insert-rows.js";
+import { noteReadyWritten } from "../database/ready-writes.js";
 
 export type { ReadyJob } from "../database/insert-rows.js";
 
@@ -18,13 +19,19 @@ export interface ClaimTarget {
 /** Rows per INSERT: keeps every database under its bound-parameter limit (SQLite's is 32,766). */
 const INSERT_CHUNK = 1000;
 
-/** Make jobs ready to be claimed: one multi-row INSERT per 1000 jobs, or the dialect's one statement (`bulk`). */
+/**
+ * Make jobs ready to be claimed: one multi-row INSERT per 1000 jobs, or the dialect's one statement
+ * (`bulk`). The transaction is noted as having made jobs ready: once it commits, this process's
+ * waiting workers are woken (see ready-writes.ts).
+ */
 export async function insertReadyExecutions(
   trx: Db,
   jobs: readonly ReadyJob[],
   now: Date,
   bulk?: BulkInsert,
 ): Promise<void> {
+  if (jobs.length === 0) return;
+  noteReadyWritten(trx);
   if (bulk !== undefined && jobs.length > 1) return bulk.ready(trx, jobs, now);
   for (let start = 0; start < jobs.length; start += INSERT_CHUNK)
     await trx
