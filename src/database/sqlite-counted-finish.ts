@@ -19,8 +19,10 @@ class CountReachedZero extends Error {}
  * transaction does: the transaction is then rolled back (the marks of `startedIds` with it: the
  * portable transaction writes them) and nothing is recorded. That happens once per dependent or
  * batch, so every other finish writes without reading first. Each statement's text is the same
- * for every batch (the ids travel as one JSON array), and only the edges' and memberships' updates
- * return rows: one per edge or membership, grouped here into one update per amount.
+ * for every batch (the ids travel as one JSON array). The dependents' counts are lowered by one
+ * statement that groups the edges itself; the memberships' update returns one row per membership,
+ * grouped here into one update of the batches per amount (a finish batch is rarely in more than
+ * one batch). Memberships are looked up only for the jobs that have a batch (`batchJobIds`).
  *
  * Jobs with a concurrency key, a unique key or a result are not for this path (see
  * `finishClaimedJobs`): edges get no result here.
@@ -36,20 +38,28 @@ export async function finishCountedOnSqlite(
       const removed = await recordHeld(trx, batch);
       if (removed.length === 0) return [];
       const ids = JSON.stringify(removed);
-      const { rows: edges } = await sql<{ job_id: number }>`UPDATE firm_queue_job_dependencies
-        SET dependency_state = 'finished', result = NULL
-        WHERE dependency_id IN (SELECT value FROM json_each(${ids})) AND dependency_state IS NULL
-        RETURNING job_id`.execute(trx);
-      // A dependent among the jobs just recorded has its finish time set (or its row deleted): left as it is.
-      for (const [amount, dependents] of byAmount(edges.map((edge) => edge.job_id))) {
-        const { rows: left } = await sql<{ unmet_dependencies: number }>`UPDATE firm_queue_jobs
-          SET unmet_dependencies = unmet_dependencies - ${amount}, updated_at = ${batch.now}
-          WHERE id IN (SELECT value FROM json_each(${JSON.stringify(dependents)})) AND finished_at IS NULL
-          RETURNING unmet_dependencies`.execute(trx);
-        if (left.some((row) => row.unmet_dependencies <= 0)) throw new CountReachedZero();
-      }
+      // Each dependent's count is lowered by its open edges from these jobs, grouped in the
+      // statement (one row back per dependent, not per edge; the grouped edges are read first and
+      // each dependent found by its id). A dependent among the jobs just recorded has its finish
+      // time set (or its row deleted): left as it is.
+      const { rows: left } = await sql<{ unmet_dependencies: number }>`
+        WITH ended AS MATERIALIZED (
+          SELECT job_id, COUNT(*) AS amount FROM firm_queue_job_dependencies
+          WHERE dependency_id IN (SELECT value FROM json_each(${ids})) AND dependency_state IS NULL
+          GROUP BY job_id
+        )
+        UPDATE firm_queue_jobs SET unmet_dependencies = unmet_dependencies - ended.amount, updated_at = ${batch.now}
+        FROM ended WHERE firm_queue_jobs.id = ended.job_id AND firm_queue_jobs.finished_at IS NULL
+        RETURNING firm_queue_jobs.unmet_dependencies`.execute(trx);
+      if (left.some((row) => row.unmet_dependencies <= 0)) throw new CountReachedZero();
+      await sql`UPDATE firm_queue_job_dependencies SET dependency_state = 'finished', result = NULL
+        WHERE dependency_id IN (SELECT value FROM json_each(${ids})) AND dependency_state IS NULL`.execute(trx);
+      // Jobs in no batch have no membership to look up.
+      const inBatch = new Set(batch.batchJobIds);
+      const memberIds = removed.filter((id) => inBatch.has(id));
+      if (memberIds.length === 0) return removed;
       const { rows: members } = await sql<{ batch_id: number }>`UPDATE firm_queue_batch_jobs SET state = 'finished'
-        WHERE job_id IN (SELECT value FROM json_each(${ids})) AND state IS NULL
+        WHERE job_id IN (SELECT value FROM json_each(${JSON.stringify(memberIds)})) AND state IS NULL
         RETURNING batch_id`.execute(trx);
       for (const [amount, batches] of byAmount(members.map((member) => member.batch_id))) {
         const { rows: left } = await sql<{ pending: number }>`UPDATE firm_queue_batches
