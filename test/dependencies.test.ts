@@ -167,9 +167,14 @@ describeEachDatabase("job dependencies (dependsOn)", (env) => {
 
   it("a dependent added while its dependency runs is released by that run's finish", async () => {
     // The worker learnt at claim time that the job had no dependents; its finish must still see
-    // the one added since, on the one-statement path and on the transaction path alike.
-    for (const returning of [false, true]) {
-      const firm = env.firm();
+    // the one added since, on the one-statement path and on the transaction path alike, whether
+    // finished jobs are kept or deleted.
+    for (const [preserveFinishedJobs, returning] of [
+      [true, false],
+      [true, true],
+      [false, false],
+    ] as const) {
+      const firm = env.firm({ preserveFinishedJobs });
       let dependent = 0;
       const ran: number[] = [];
       firm.defineJob("later", async (_args: null, context) => void ran.push(context.jobId));
