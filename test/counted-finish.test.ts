@@ -28,6 +28,7 @@ describeEachDatabase("finish of jobs with dependents or a batch", (env) => {
       now: new Date(),
       preserve: true,
       batchJobIds: jobs.filter((job) => job.batch_id !== null).map((job) => Number(job.id)),
+      batchIds: [...new Set(jobs.filter((job) => job.batch_id !== null).map((job) => Number(job.batch_id)))],
     });
   }
 

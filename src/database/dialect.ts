@@ -67,6 +67,8 @@ export interface FinishBatch {
    * a finish need not look up the memberships of the others.
    */
   readonly batchJobIds: readonly number[];
+  /** The batches of `batchJobIds`, each once. */
+  readonly batchIds: readonly number[];
 }
 
 /**

@@ -21,7 +21,8 @@ import { inOneBlock } from "./mysql-block.js";
  * Each count update reads its grouped edges or memberships first (`STRAIGHT_JOIN`): joined the
  * other way round, MariaDB's optimizer reads the derived table once per batch row through the
  * `batch_id` index, every membership of the batch (10,000 rows for a 10,000-job batch, at each
- * finish). The dependents' zero check runs only when a count was lowered.
+ * finish). The batches' zero check reads the batches the worker knows its jobs belong to
+ * (`batchIds`); the dependents' zero check runs only when a count was lowered.
  * A count at 0 means a batch to end or a dependent to dispatch, which the portable transaction
  * does: the block then rolls everything back (the marks of `startedIds` too: the portable
  * transaction writes them) and nothing is recorded. Returns the ids recorded: all or none.
@@ -45,6 +46,7 @@ export async function finishCountedOnMariadb(db: Db, batch: FinishBatch): Promis
           AND process_id = ${batch.processId} AND started_at IS NULL;`;
   // Jobs in no batch have no membership to look up.
   const members = sql.join(batch.batchJobIds.map((id) => sql`${id}`));
+  const batches = sql.join(batch.batchIds.map((id) => sql`${id}`));
   const batchCounts =
     batch.batchJobIds.length === 0
       ? sql``
@@ -54,10 +56,7 @@ export async function finishCountedOnMariadb(db: Db, batch: FinishBatch): Promis
         ) e STRAIGHT_JOIN firm_queue_batches b ON b.id = e.batch_id
         SET b.pending = b.pending - e.k, b.finished = b.finished + e.k, b.updated_at = ${batch.now};
         UPDATE firm_queue_batch_jobs SET state = 'finished' WHERE job_id IN (${members}) AND state IS NULL;
-        SET reached = EXISTS (
-          SELECT 1 FROM firm_queue_batch_jobs m STRAIGHT_JOIN firm_queue_batches b ON b.id = m.batch_id
-          WHERE m.job_id IN (${members}) AND b.pending <= 0
-        );`;
+        SET reached = EXISTS (SELECT 1 FROM firm_queue_batches WHERE id IN (${batches}) AND pending <= 0);`;
   const [[outcome]] = (await inOneBlock(
     db,
     sql`DECLARE reached BOOLEAN DEFAULT FALSE;

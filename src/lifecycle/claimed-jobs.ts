@@ -143,9 +143,12 @@ export async function finishClaimedJobs(
   const statement = jobs.every(isPlainFinish) ? finishClaimed : jobs.every(isCountedFinish) ? finishCounted : undefined;
   if (statement !== undefined) {
     const jobIds = jobs.map((job) => Number(job.id));
-    const batchJobIds = jobs.filter((job) => job.batch_id !== null).map((job) => Number(job.id));
+    const inBatch = jobs.filter((job) => job.batch_id !== null);
+    const batchJobIds = inBatch.map((job) => Number(job.id));
+    const batchIds = [...new Set(inBatch.map((job) => Number(job.batch_id)))];
+    const now = database.clock.now();
     const recorded = new Set(
-      await statement(database.db, { jobIds, startedIds, processId, now: database.clock.now(), preserve, batchJobIds }),
+      await statement(database.db, { jobIds, startedIds, processId, now, preserve, batchJobIds, batchIds }),
     );
     if (recorded.size === jobs.length) return recorded;
     const rest = jobs.filter((job) => !recorded.has(Number(job.id)));
