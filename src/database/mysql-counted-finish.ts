@@ -22,7 +22,9 @@ import { inOneBlock } from "./mysql-block.js";
  * other way round, MariaDB's optimizer reads the derived table once per batch row through the
  * `batch_id` index, every membership of the batch (10,000 rows for a 10,000-job batch, at each
  * finish). The batches' zero check reads the batches the worker knows its jobs belong to
- * (`batchIds`); the dependents' zero check runs only when a count was lowered.
+ * (`batchIds`). The open edges are grouped by dependent once, into a JSON list that the count
+ * update and the dependents' zero check read (`JSON_TABLE`); that check runs only when a count
+ * was lowered.
  * A count at 0 means a batch to end or a dependent to dispatch, which the portable transaction
  * does: the block then rolls everything back (the marks of `startedIds` too: the portable
  * transaction writes them) and nothing is recorded. Returns the ids recorded: all or none.
@@ -57,9 +59,13 @@ export async function finishCountedOnMariadb(db: Db, batch: FinishBatch): Promis
         SET b.pending = b.pending - e.k, b.finished = b.finished + e.k, b.updated_at = ${batch.now};
         UPDATE firm_queue_batch_jobs SET state = 'finished' WHERE job_id IN (${members}) AND state IS NULL;
         SET reached = EXISTS (SELECT 1 FROM firm_queue_batches WHERE id IN (${batches}) AND pending <= 0);`;
+  // The dependents and how many of their open edges these jobs are, read once: the count update
+  // and the zero check both join it to the dependents by id.
+  const loweredRows = sql`JSON_TABLE(lowered, '$[*]' COLUMNS (job_id BIGINT PATH '$[0]', k INT PATH '$[1]')) e`;
   const [[outcome]] = (await inOneBlock(
     db,
     sql`DECLARE reached BOOLEAN DEFAULT FALSE;
+      DECLARE lowered LONGTEXT;
       START TRANSACTION;
       ${marks}
       DELETE FROM firm_queue_claimed_executions WHERE job_id IN (${ids}) AND process_id = ${batch.processId};
@@ -69,16 +75,17 @@ export async function finishCountedOnMariadb(db: Db, batch: FinishBatch): Promis
       ELSE
         ${record};
         ${batchCounts}
-        UPDATE (
+        SELECT JSON_ARRAYAGG(JSON_ARRAY(job_id, k)) INTO lowered FROM (
           SELECT job_id, COUNT(*) AS k FROM firm_queue_job_dependencies
           WHERE dependency_id IN (${ids}) AND dependency_state IS NULL GROUP BY job_id
-        ) e STRAIGHT_JOIN firm_queue_jobs p ON p.id = e.job_id
+        ) g;
+        UPDATE ${loweredRows} STRAIGHT_JOIN firm_queue_jobs p ON p.id = e.job_id
         SET p.unmet_dependencies = p.unmet_dependencies - e.k, p.updated_at = ${batch.now}
         WHERE p.finished_at IS NULL;
         IF NOT reached AND ROW_COUNT() > 0 THEN
           SET reached = EXISTS (
-            SELECT 1 FROM firm_queue_job_dependencies d STRAIGHT_JOIN firm_queue_jobs p ON p.id = d.job_id
-            WHERE d.dependency_id IN (${ids}) AND p.finished_at IS NULL AND p.unmet_dependencies <= 0
+            SELECT 1 FROM ${loweredRows} STRAIGHT_JOIN firm_queue_jobs p ON p.id = e.job_id
+            WHERE p.finished_at IS NULL AND p.unmet_dependencies <= 0
           );
         END IF;
         UPDATE firm_queue_job_dependencies SET dependency_state = 'finished', result = NULL
