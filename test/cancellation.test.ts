@@ -5,11 +5,11 @@ import { failClaimedJob, releaseClaims } from "../src/lifecycle/claimed-jobs.js"
 import { registerProcess } from "../src/models/process.js";
 import { claimJobs } from "../src/roles/claims.js";
 import { QueueSelector } from "../src/roles/queue-selector.js";
-import { countRows, describeEachDatabase, enqueued, waitFor } from "./support/harness.js";
+import { countRows, describeEachDatabaseAtOnce, enqueued, waitFor } from "./support/harness.js";
 
 const WORKER = { queues: "*", concurrency: 1, prefetch: 0, pollingInterval: 20 };
 
-describeEachDatabase("cancellation", (env) => {
+describeEachDatabaseAtOnce("cancellation", (env) => {
   it("a ready job leaves the line, ends cancelled and is kept; a second cancel changes nothing", async () => {
     const firm = env.firm();
     const ran: number[] = [];
@@ -177,7 +177,7 @@ describeEachDatabase("cancellation", (env) => {
   });
 });
 
-describeEachDatabase("cancellation and crash recovery", (env) => {
+describeEachDatabaseAtOnce("cancellation and crash recovery", (env) => {
   it("a running job whose cancel was requested is recorded cancelled when its attempt fails, not retried", async () => {
     const firm = env.firm();
     firm.defineJob("work", async () => {}, { retry: { attempts: 5, backoff: 0 } });

@@ -1,9 +1,9 @@
 import { expect, it } from "vitest";
 import type { FirmQueue } from "../src/index.js";
-import { describeEachDatabase, enqueued, waitFor } from "./support/harness.js";
+import { describeEachDatabaseAtOnce, enqueued, waitFor } from "./support/harness.js";
 import { installFault, jobInQueue } from "./support/faults.js";
 
-describeEachDatabase("faults while claiming", (env) => {
+describeEachDatabaseAtOnce("faults while claiming", (env) => {
   /**
    * A worker on `queues`, polling every `pollingInterval` ms, whose claims of jobs in
    * `failingQueue` fail while `fault` is on (it starts on). `beforeStart` enqueues what must be

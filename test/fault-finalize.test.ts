@@ -1,8 +1,8 @@
 import { expect, it } from "vitest";
-import { describeEachDatabase, enqueued, waitFor } from "./support/harness.js";
+import { describeEachDatabaseAtOnce, enqueued, waitFor } from "./support/harness.js";
 import { installFault, installFinishWriteFault } from "./support/faults.js";
 
-describeEachDatabase("faults while recording a job's outcome", (env) => {
+describeEachDatabaseAtOnce("faults while recording a job's outcome", (env) => {
   it("a finish or fail write that errors is retried until it lands; the job is neither stranded nor run again", async () => {
     const db = await env.db();
     // Finishing and failing both remove the claim first: make that fail while the fault is on.

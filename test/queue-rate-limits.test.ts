@@ -1,6 +1,6 @@
 import { expect, it } from "vitest";
 import { ConfigurationError, RateLimitedError } from "../src/index.js";
-import { countRows, describeEachDatabase, enqueued, waitFor } from "./support/harness.js";
+import { countRows, describeEachDatabaseAtOnce, enqueued, waitFor } from "./support/harness.js";
 import { mostStartsInWindow, START_SKEW_MS } from "./support/rate-window.js";
 
 const POLL_MS = 50;
@@ -8,7 +8,7 @@ const FAST = { mode: "async", workers: [{ queues: "*", concurrency: 8, pollingIn
 /** Past one polling interval: every worker has read the budgets again. */
 const seen = () => new Promise((resolve) => setTimeout(resolve, 3 * POLL_MS));
 
-describeEachDatabase("queue rate limits", (env) => {
+describeEachDatabaseAtOnce("queue rate limits", (env) => {
   it("refuse bad input with a ConfigurationError naming the option, writing nothing", async () => {
     const firm = env.firm();
     const bad: [unknown, unknown, RegExp][] = [

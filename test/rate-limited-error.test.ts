@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { ConfigurationError, FirmQueueError, RateLimitedError } from "../src/index.js";
-import { describeEachDatabase, enqueued, waitFor } from "./support/harness.js";
+import { describeEachDatabaseAtOnce, enqueued, waitFor } from "./support/harness.js";
 import { START_SKEW_MS } from "./support/rate-window.js";
 
 const FAST = { mode: "async", workers: [{ queues: "*", concurrency: 5, pollingInterval: "20ms" }] } as const;
@@ -34,7 +34,7 @@ describe("RateLimitedError", () => {
   });
 });
 
-describeEachDatabase("RateLimitedError from a handler", (env) => {
+describeEachDatabaseAtOnce("RateLimitedError from a handler", (env) => {
   it("puts the job back with no attempt counted and closes its key's budget on every supervisor", async () => {
     const runs: { account: string; at: number; host: number }[] = [];
     const define = (host: number) => {

@@ -1,11 +1,11 @@
 import { expect, it } from "vitest";
 import { ConfigurationError } from "../src/index.js";
-import { countRows, describeEachDatabase, enqueued, waitFor } from "./support/harness.js";
+import { countRows, describeEachDatabaseAtOnce, enqueued, waitFor } from "./support/harness.js";
 import { mostStartsInWindow, START_SKEW_MS } from "./support/rate-window.js";
 
 const FAST = { mode: "async", workers: [{ queues: "*", concurrency: 10, pollingInterval: "20ms" }] } as const;
 
-describeEachDatabase("rate limits", (env) => {
+describeEachDatabaseAtOnce("rate limits", (env) => {
   it("refuse bad rateLimit options at definition, naming the option", () => {
     const firm = env.firm();
     const bad: [unknown, RegExp][] = [
