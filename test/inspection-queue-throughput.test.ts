@@ -1,13 +1,13 @@
 import { expect, test } from "vitest";
 import { ConfigurationError } from "../src/index.js";
-import { describeEachDatabase } from "./support/harness.js";
+import { describeEachDatabaseAtOnce } from "./support/harness.js";
 
 /** Wait until the current whole second is over, so the window (which ends at it) holds what came before. */
 async function nextSecond(): Promise<void> {
   await new Promise((resolve) => setTimeout(resolve, 1000 - (Date.now() % 1000) + 20));
 }
 
-describeEachDatabase("firm.inspect.queueThroughput", (env) => {
+describeEachDatabaseAtOnce("firm.inspect.queueThroughput", (env) => {
   test("counts jobs enqueued, finished and failed for good per queue over the window", async () => {
     const firm = env.firm();
     const mail = firm.defineJob("mail", async () => {});

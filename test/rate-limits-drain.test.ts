@@ -1,8 +1,8 @@
 import { expect, it } from "vitest";
-import { countRows, describeEachDatabase } from "./support/harness.js";
+import { countRows, describeEachDatabaseAtOnce } from "./support/harness.js";
 import { mostStartsInWindow, START_SKEW_MS } from "./support/rate-window.js";
 
-describeEachDatabase("drain with rate limits", (env) => {
+describeEachDatabaseAtOnce("drain with rate limits", (env) => {
   it("runs jobs waiting for their own budget as the budget allows, then returns", async () => {
     const firm = env.firm();
     const starts: number[] = [];

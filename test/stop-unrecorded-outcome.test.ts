@@ -1,5 +1,5 @@
 import { expect, it } from "vitest";
-import { countRows, describeEachDatabase, enqueued, waitFor } from "./support/harness.js";
+import { countRows, describeEachDatabaseAtOnce, enqueued, waitFor } from "./support/harness.js";
 import { installFinishWriteFault } from "./support/faults.js";
 
 /*
@@ -8,7 +8,7 @@ import { installFinishWriteFault } from "./support/faults.js";
  * would run it again with no attempt counted and no trace of the first run. Its claim is kept,
  * and recovered as a crash's would be once the process is gone.
  */
-describeEachDatabase("a stop that cannot record a job's outcome", (env) => {
+describeEachDatabaseAtOnce("a stop that cannot record a job's outcome", (env) => {
   it("keeps the claim of a job that ran (never released), and recovery fails it with ProcessMissingError", async () => {
     const db = await env.db();
     const fault = await installFinishWriteFault(db, env.dialect);

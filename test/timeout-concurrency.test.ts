@@ -1,7 +1,7 @@
 import { expect, it } from "vitest";
-import { describeEachDatabase, waitFor } from "./support/harness.js";
+import { describeEachDatabaseAtOnce, waitFor } from "./support/harness.js";
 
-describeEachDatabase("timeouts under a concurrency limit", (env) => {
+describeEachDatabaseAtOnce("timeouts under a concurrency limit", (env) => {
   it("a timed-out handler that ignores its signal keeps its slot until it really ends", async () => {
     const firm = env.firm();
     let running = 0;
