@@ -1,11 +1,11 @@
-import { existsSync, mkdtempSync, readFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, expect, it } from "vitest";
 import type { Db } from "../src/database/dialect.js";
 import { toDate } from "../src/database/schema.js";
-import { countRows, describeEachDatabase, waitFor } from "./support/harness.js";
-import { defineRatedJobs, RATED_LIMIT, type RatedArgs } from "./fixtures/rated-jobs.js";
+import { countRows, describeEachDatabaseAtOnce, waitFor } from "./support/harness.js";
+import { defineRatedJobs, RATED_LIMIT, ratedLogFile, type RatedArgs } from "./fixtures/rated-jobs.js";
 import { processRows } from "./support/supervised.js";
 import { mostStartsInWindow, START_SKEW_MS } from "./support/rate-window.js";
 
@@ -69,7 +69,13 @@ class ClaimWatch {
   }
 }
 
-describeEachDatabase("rate limits in fork mode: two worker processes", (env) => {
+// Where the fixture's processes log their starts, a file per database (ratedLogFile): the
+// databases run side by side, and a child inherits the environment when it is forked.
+const LOG_DIR = mkdtempSync(join(tmpdir(), "firm-queue-rated-"));
+process.env.FIXTURE_LOG_DIR = LOG_DIR;
+
+// The databases side by side: the tests wait on rate windows and slots held 1.2 s.
+describeEachDatabaseAtOnce("rate limits in fork mode: two worker processes", (env) => {
   let supervisor: { stop(): Promise<void> } | undefined;
   let builtFirm: { close(): Promise<void> } | undefined;
   let watch: ClaimWatch | undefined;
@@ -80,7 +86,7 @@ describeEachDatabase("rate limits in fork mode: two worker processes", (env) => 
     supervisor = undefined;
     builtFirm = undefined;
     watch = undefined;
-    delete process.env.FIXTURE_LOG;
+    rmSync(ratedLogFile(LOG_DIR, env.url), { force: true });
   });
 
   /**
@@ -88,8 +94,7 @@ describeEachDatabase("rate limits in fork mode: two worker processes", (env) => 
    * handlers' log lines ("start jobId key ms pid") as they come.
    */
   async function startTwoProcesses(): Promise<() => { key: string; pid: number }[]> {
-    const log = join(mkdtempSync(join(tmpdir(), "firm-queue-rated-")), "starts.log");
-    process.env.FIXTURE_LOG = log;
+    const log = ratedLogFile(LOG_DIR, env.url);
     watch = new ClaimWatch(await env.db());
     // The supervisor from the built package, as an application runs it: its children start from
     // dist/ (from src/ each child would compile the whole source tree through jiti first, which
