@@ -1,8 +1,8 @@
 import { expect, it } from "vitest";
-import { describeEachDatabase, waitFor } from "./support/harness.js";
+import { describeEachDatabaseAtOnce, waitFor } from "./support/harness.js";
 import { runCli, spawnCli } from "./support/processes.js";
 
-describeEachDatabase("recurring tasks from a config file", (env) => {
+describeEachDatabaseAtOnce("recurring tasks from a config file", (env) => {
   it("firm-queue start runs the scheduler in its own child process; ticks become jobs the workers run", async () => {
     const started = spawnCli(["start", "--config", "test/fixtures/recurring.config.ts"], {
       FIRM_QUEUE_DATABASE_URL: env.url,
