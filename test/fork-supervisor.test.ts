@@ -1,5 +1,5 @@
 import { expect, it } from "vitest";
-import { countRows, describeEachDatabase, enqueued } from "./support/harness.js";
+import { countRows, describeEachDatabaseAtOnce, enqueued } from "./support/harness.js";
 import {
   isAlive,
   processRows,
@@ -17,7 +17,7 @@ function started(run: SupervisedRun, id: number): boolean {
 
 // Real processes and real signals: `firm-queue start` (fork mode) with the process-test config
 // (heartbeat 300 ms, alive threshold 3 s, shutdown timeout 3 s), a worker and a dispatcher child.
-describeEachDatabase("fork supervisor", (env) => {
+describeEachDatabaseAtOnce("fork supervisor", (env) => {
   it("SIGKILL of a worker mid-job: the job fails with ProcessExitError at once, a new worker replaces it, other jobs run", async () => {
     const firm = env.firm();
     const db = await env.db();
