@@ -1,11 +1,12 @@
 import { afterEach, expect, it } from "vitest";
-import { describeEachDatabase } from "./support/harness.js";
+import { describeEachDatabaseAtOnce } from "./support/harness.js";
 import { runCli, type Spawned } from "./support/processes.js";
 import { PROCESS_CONFIG, startSupervisor, waitForProcesses } from "./support/supervised.js";
 
-let running: Spawned | undefined;
+// The databases side by side: the test waits on process starts and heartbeats growing old.
+describeEachDatabaseAtOnce("firm-queue check --live", (env) => {
+  let running: Spawned | undefined;
 
-describeEachDatabase("firm-queue check --live", (env) => {
   // Before the harness empties the tables (see stopProcesses in support/processes.ts).
   afterEach(async () => {
     if (running && running.child.exitCode === null && running.child.signalCode === null) {

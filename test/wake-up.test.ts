@@ -1,10 +1,10 @@
 import { expect, it } from "vitest";
-import { describeEachDatabase, waitFor } from "./support/harness.js";
+import { describeEachDatabaseAtOnce, waitFor } from "./support/harness.js";
 
 /** Workers poll slowly here (a minute) so that only a wake-up can make the jobs run in time. */
 const SLOW_POLL = 60_000;
 
-describeEachDatabase("waking workers when jobs arrive", (env) => {
+describeEachDatabaseAtOnce("waking workers when jobs arrive", (env) => {
   it("an idle worker starts a job this process enqueues at once, not at its next poll", async () => {
     const firm = env.firm();
     const ran: number[] = [];
