@@ -54,9 +54,19 @@ const hostArgs = (concurrency: number, heartbeat = HEARTBEAT) => [
 ];
 const hostEnv = { MULTI_HOST_QUERY_TIMEOUT: QUERY_TIMEOUT };
 
-describe
-  .skipIf(unavailable !== null || dialects.length === 0)
-  .each(dialects.length > 0 ? dialects : (["postgres"] as const))("many hosts on one database [%s]", (dialect) => {
+// The databases side by side (each cluster has its own namespaces, bridge, subnet and server; its
+// tests wait on alive thresholds and cut links), each one's tests in turn.
+for (const dialect of dialects.length > 0 ? dialects : (["postgres"] as const)) {
+  describe.skipIf(unavailable !== null || dialects.length === 0)(
+    `many hosts on one database [${dialect}]`,
+    { concurrent: true },
+    () => {
+      describe("one test at a time", { sequential: true }, () => manyHostsOnOneDatabase(dialect));
+    },
+  );
+}
+
+function manyHostsOnOneDatabase(dialect: ServerDialect): void {
   let cluster: Cluster;
   beforeAll(async () => {
     cluster = await startCluster(dialect, 3);
@@ -300,7 +310,7 @@ describe
       for (const host of hosts) await host.stop("SIGKILL");
     }
   }, 150_000);
-});
+}
 
 /**
  * Wait until every process of the host is up (the supervisor logs it once its roles have
