@@ -32,7 +32,8 @@ describeEachDatabase("finish of jobs with dependents or a batch", (env) => {
     });
   }
 
-  it("lowers a parent's count while children remain, and leaves the last child's finish to the transaction", async () => {
+  /** A flow of a parent over three children, the children claimed by a new worker process. */
+  async function claimedFlow() {
     const firm = env.firm();
     firm.defineJob("child", async () => {}, { queue: "children" });
     firm.defineJob("parent", async () => {}, { queue: "parents" });
@@ -42,9 +43,14 @@ describeEachDatabase("finish of jobs with dependents or a batch", (env) => {
       children: [1, 2, 3].map((n) => ({ name: "child", args: { n } })),
     });
     const database = await firm.database();
-    expect(database.dialect.finishCounted).toBeDefined();
     const processId = await registerProcess(database.db, { kind: "Worker", name: "flow" }, new Date());
     const children = await claimJobs(database, new QueueSelector(["children"]), 10, processId);
+    return { firm, flow, database, processId, children };
+  }
+
+  it("lowers a parent's count while children remain, and leaves the last child's finish to the transaction", async () => {
+    const { firm, flow, database, processId, children } = await claimedFlow();
+    expect(database.dialect.finishCounted).toBeDefined();
     expect(children.map((job) => Number(job.has_dependents))).toEqual([1, 1, 1]);
     const db = await env.db();
     const parent = () =>
@@ -114,17 +120,7 @@ describeEachDatabase("finish of jobs with dependents or a batch", (env) => {
   });
 
   it("never records a job whose claim is gone, nor counts its end", async () => {
-    const firm = env.firm();
-    firm.defineJob("child", async () => {}, { queue: "children" });
-    firm.defineJob("parent", async () => {}, { queue: "parents" });
-    const flow = await firm.flow({
-      name: "parent",
-      args: null,
-      children: [1, 2, 3].map((n) => ({ name: "child", args: { n } })),
-    });
-    const database = await firm.database();
-    const processId = await registerProcess(database.db, { kind: "Worker", name: "flow" }, new Date());
-    const children = await claimJobs(database, new QueueSelector(["children"]), 10, processId);
+    const { flow, database, processId, children } = await claimedFlow();
     const db = await env.db();
     // The second child's claim was taken away (its process was found dead, say).
     const lost = Number(children[1]!.id);

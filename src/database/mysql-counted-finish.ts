@@ -1,6 +1,6 @@
 import { sql } from "kysely";
 import type { Db, FinishBatch } from "./dialect.js";
-import { inOneBlock } from "./mysql-block.js";
+import { finishAllOrNone, idList, recordJobs } from "./mysql-finish-steps.js";
 
 /**
  * MariaDB's record of successful attempts of jobs that have dependents or belong to a batch, in
@@ -35,20 +35,11 @@ import { inOneBlock } from "./mysql-block.js";
  * (see `finishClaimedJobs`): edges get no result here.
  */
 export async function finishCountedOnMariadb(db: Db, batch: FinishBatch): Promise<number[]> {
-  const ids = sql.join(batch.jobIds.map((id) => sql`${id}`));
-  const record = batch.preserve
-    ? sql`UPDATE firm_queue_jobs SET finished_at = ${batch.now}, updated_at = ${batch.now}, attempts = attempts + 1
-        WHERE id IN (${ids})`
-    : sql`DELETE FROM firm_queue_jobs WHERE id IN (${ids})`;
-  const marks =
-    batch.startedIds.length === 0
-      ? sql``
-      : sql`UPDATE firm_queue_claimed_executions SET started_at = ${batch.now}
-          WHERE job_id IN (${sql.join(batch.startedIds.map((id) => sql`${id}`))})
-          AND process_id = ${batch.processId} AND started_at IS NULL;`;
+  const ids = idList(batch.jobIds);
+  const record = recordJobs(batch);
   // Jobs in no batch have no membership to look up.
-  const members = sql.join(batch.batchJobIds.map((id) => sql`${id}`));
-  const batches = sql.join(batch.batchIds.map((id) => sql`${id}`));
+  const members = idList(batch.batchJobIds);
+  const batches = idList(batch.batchIds);
   const batchCounts =
     batch.batchJobIds.length === 0
       ? sql``
@@ -62,18 +53,12 @@ export async function finishCountedOnMariadb(db: Db, batch: FinishBatch): Promis
   // The dependents and how many of their open edges these jobs are, read once: the count update
   // and the zero check both join it to the dependents by id.
   const loweredRows = sql`JSON_TABLE(lowered, '$[*]' COLUMNS (job_id BIGINT PATH '$[0]', k INT PATH '$[1]')) e`;
-  const [[outcome]] = (await inOneBlock(
+  return finishAllOrNone(
     db,
+    batch,
     sql`DECLARE reached BOOLEAN DEFAULT FALSE;
-      DECLARE lowered LONGTEXT;
-      START TRANSACTION;
-      ${marks}
-      DELETE FROM firm_queue_claimed_executions WHERE job_id IN (${ids}) AND process_id = ${batch.processId};
-      IF ROW_COUNT() < ${batch.jobIds.length} THEN
-        ROLLBACK;
-        SELECT 0 AS recorded;
-      ELSE
-        ${record};
+      DECLARE lowered LONGTEXT;`,
+    sql`${record};
         ${batchCounts}
         SELECT JSON_ARRAYAGG(JSON_ARRAY(job_id, k)) INTO lowered FROM (
           SELECT job_id, COUNT(*) AS k FROM firm_queue_job_dependencies
@@ -96,9 +81,6 @@ export async function finishCountedOnMariadb(db: Db, batch: FinishBatch): Promis
         ELSE
           COMMIT;
           SELECT 1 AS recorded;
-        END IF;
-      END IF`,
-    { endsItself: true },
-  )) as [{ recorded: number | string }[]];
-  return Number(outcome?.recorded) === 1 ? [...batch.jobIds] : [];
+        END IF`,
+  );
 }
