@@ -1,3 +1,6 @@
+import type { Db } from "../../src/database/dialect.js";
+import { toDate } from "../../src/database/schema.js";
+
 /**
  * The most starts that fall in any half-open window `[t, t + windowMs)`: the quantity the
  * rate-limit contract bounds. Times in ms, any order.
@@ -19,3 +22,19 @@ export function mostStartsInWindow(times: readonly number[], windowMs: number): 
  * moment later. Windows checked from handler times are shortened by this much.
  */
 export const START_SKEW_MS = 100;
+
+/**
+ * When the claim charged a job's start, in ms: its claim's `started_at`, on the database clock,
+ * read from the handler. This is the time a budget's window counts, so windows checked from it
+ * need no {@link START_SKEW_MS}: a handler that begins late (a busy event loop, a slow claim
+ * commit) does not move it. A claim not yet marked started (a job buffered by the ordinary claim)
+ * falls back to the handler's clock.
+ */
+export async function chargedStartMs(db: Db, jobId: number): Promise<number> {
+  const claim = await db
+    .selectFrom("firm_queue_claimed_executions")
+    .select("started_at")
+    .where("job_id", "=", jobId)
+    .executeTakeFirst();
+  return claim?.started_at == null ? Date.now() : toDate(claim.started_at).getTime();
+}
