@@ -111,7 +111,13 @@ export const mysqlAdapter: DatabaseAdapter = {
     const db = new Kysely<Schema>({
       dialect: withSchemaErrors(new MariadbDialect({ pool: guardedPool(pool, options.queryTimeout) })),
     });
-    await requireMariadb(db);
+    try {
+      await requireMariadb(db);
+    } catch (error) {
+      // Wrong server, or no answer (the caller may try again): either way this pool is done.
+      await db.destroy().catch(() => undefined);
+      throw error;
+    }
     pools.set(db, pool);
     return db;
   },
@@ -169,7 +175,6 @@ async function requireMariadb(db: Db): Promise<void> {
   const [major, minor] = match ? [Number(match[1]), Number(match[2])] : [0, 0];
   const isMariadb = /mariadb/i.test(version);
   if (!isMariadb || major < 10 || (major === 10 && minor < 6)) {
-    await db.destroy();
     throw new FirmQueueError(
       `firm-queue's mysql:// support needs MariaDB 10.6 or newer (SKIP LOCKED, INSERT … RETURNING); the server reports version ${version}`,
     );

@@ -7,6 +7,7 @@ import type { BaseSupervisor } from "../supervisor/base-supervisor.js";
 import { connectionBudget } from "../supervisor/connection-budget.js";
 import { ForkSupervisor } from "../supervisor/fork-supervisor.js";
 import { planRoles } from "../supervisor/role-table.js";
+import { retryStart } from "../supervisor/start-retry.js";
 import type { SupervisorDependencies } from "../supervisor/supervisor.js";
 import { resolveStartOptions, type StartOptions } from "./options.js";
 
@@ -42,9 +43,12 @@ export async function startSupervisor(context: StartContext, options?: StartOpti
     context.poolSize,
     false,
   );
-  const database = await context.database(budget.processes[0]!.pool);
+  const database = await retryStart("connecting to the database", context.shared.logger, async () => {
+    const opened = await context.database(budget.processes[0]!.pool);
+    await requireCurrentSchema(opened);
+    return opened;
+  });
   context.shared.logger.info("using database", { database: database.displayUrl });
-  await requireCurrentSchema(database);
   const deps: SupervisorDependencies = { ...context.shared, database, recurringTasks };
   return settings.mode === "fork" ? ForkSupervisor.start(settings, deps) : AsyncSupervisor.start(settings, deps);
 }

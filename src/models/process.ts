@@ -33,6 +33,19 @@ export async function registerProcess(db: Db, registration: ProcessRegistration,
   return Number(row.id);
 }
 
+/**
+ * Delete the row a registration of `name` may have left although its caller saw it fail (the
+ * COMMIT landed, its answer was lost), so that registering the same name again does not collide
+ * with it. Such a row holds nothing yet: no claim, no child.
+ */
+export async function deleteUnconfirmedRegistration(db: Db, name: string, supervisorId: number | null): Promise<void> {
+  await db
+    .deleteFrom("firm_queue_processes")
+    .where("name", "=", name)
+    .where("supervisor_id", supervisorId === null ? "is" : "=", supervisorId)
+    .execute();
+}
+
 /** Refresh a process's heartbeat. Returns false when its row is gone: the process should stop. */
 export async function heartbeatProcess(db: Db, processId: number, now: Date): Promise<boolean> {
   const result = await db

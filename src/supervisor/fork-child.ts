@@ -11,6 +11,7 @@ import { tellSupervisor, type ChildSpec } from "./child-protocol.js";
 import { deregisterProcess } from "../processes/registration.js";
 import type { MetricSamples } from "../metric-samples.js";
 import { logExits } from "./exit-log.js";
+import { retryStart } from "./start-retry.js";
 
 /** How often a child that counts jobs sends its counts to the supervisor, when they changed. */
 const METRICS_SEND_MS = 1000;
@@ -58,7 +59,7 @@ export async function runForkChild(host: ChildHost, spec: ChildSpec): Promise<vo
   const { logger } = host.options;
   const definition = roleDefinition(spec.role);
   const exits = logExits(logger, `${definition.kind.toLowerCase()} child`);
-  const database = await host.database(rolePoolSize(spec.role));
+  const database = await retryStart("connecting to the database", logger, () => host.database(rolePoolSize(spec.role)));
   let exiting = false;
   const sendMetrics = spec.metrics ? startSendingMetrics(host.metrics) : undefined;
   const exit = async (reason: string, stop: () => Promise<void>) => {

@@ -3,11 +3,12 @@ import { hostname } from "node:os";
 import type { Database } from "../database/connection.js";
 import type { JobPolicies } from "../definitions/job-policies.js";
 import type { Logger } from "../logger.js";
-import { registerProcess, type ProcessKind } from "../models/process.js";
+import { deleteUnconfirmedRegistration, registerProcess, type ProcessKind } from "../models/process.js";
 import { Heartbeat } from "../processes/heartbeat.js";
 import type { HookSet, LifecycleEvent, ProcessInfo } from "../processes/hooks.js";
 import type { RoleRunner } from "./role-table.js";
 import { deregisterProcess } from "../processes/registration.js";
+import { retryStart } from "./start-retry.js";
 
 /** What registering a process needs. */
 export interface RegistrationOptions {
@@ -55,13 +56,22 @@ export class RegisteredRole {
     );
   }
 
-  /** Register the row and start heartbeating. Call {@link begin} to run start hooks and the role. */
+  /**
+   * Register the row and start heartbeating. Call {@link begin} to run start hooks and the role.
+   * A connection error is retried for a while (see start-retry.ts): a database blip while a
+   * process starts does not fail the start.
+   */
   static async register(options: RegistrationOptions, env: RegisteredEnvironment): Promise<RegisteredRole> {
     const name = options.name ?? newProcessName(options.kind);
-    const id = await registerProcess(
-      env.database.db,
-      { kind: options.kind, name, supervisorId: options.supervisorId, metadata: options.metadata },
-      env.database.clock.now(),
+    const { db, clock } = env.database;
+    const supervisorId = options.supervisorId;
+    const id = await retryStart(
+      `registering the ${options.kind.toLowerCase()} process`,
+      env.logger,
+      async (attempt) => {
+        if (attempt > 1) await deleteUnconfirmedRegistration(db, name, supervisorId);
+        return registerProcess(db, { kind: options.kind, name, supervisorId, metadata: options.metadata }, clock.now());
+      },
     );
     const info: ProcessInfo = Object.freeze({
       id,
@@ -101,7 +111,8 @@ export class RegisteredRole {
     await this.runHooks("Start");
     if (this.stopping) return;
     this.runner = runner;
-    await runner?.prepare?.();
+    if (runner?.prepare)
+      await retryStart(`preparing the ${this.info.kind.toLowerCase()}`, this.env.logger, () => runner.prepare!());
     runner?.start();
     this.env.logger.debug(`${this.info.kind.toLowerCase()} started`, this.fields());
   }
