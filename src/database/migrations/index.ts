@@ -16,6 +16,7 @@ import { addBatches } from "./015-batches.js";
 import { claimsWithoutJobForeignKey } from "./016-claims-without-job-foreign-key.js";
 import { workflowRowsFillfactor } from "./017-workflow-rows-fillfactor.js";
 import { endedJobIndexes } from "./018-ended-job-indexes.js";
+import { workflowStatesInPlace } from "./019-workflow-states-in-place.js";
 import type { Migration } from "./table-spec.js";
 
 /** Every migration, oldest first. Append only: a released migration is never edited. */
@@ -38,4 +39,5 @@ export const MIGRATIONS: readonly Migration[] = [
   claimsWithoutJobForeignKey,
   workflowRowsFillfactor,
   endedJobIndexes,
+  workflowStatesInPlace,
 ];
