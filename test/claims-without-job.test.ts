@@ -10,9 +10,9 @@ import { ProcessPruner } from "../src/processes/process-pruner.js";
 import { claimJobs } from "../src/roles/claims.js";
 import { QueueSelector } from "../src/roles/queue-selector.js";
 import { MIGRATIONS } from "../src/database/migrations/index.js";
-import { migrationStepSql, migrationsTableSql } from "../src/database/migrator.js";
 import { FirmQueue as FirmQueueClass, silentLogger } from "../src/index.js";
 import { countRows, describeEachDatabase, enqueued } from "./support/harness.js";
+import { migrateBefore } from "./support/partial-migration.js";
 import { createTestDatabase } from "./support/test-database.js";
 import { capturingLogger } from "./support/recurring.js";
 
@@ -189,18 +189,7 @@ describeEachDatabase("claims and their jobs without a foreign key", (env) => {
     try {
       const database = await firm.database();
       // The schema as migration 015 left it.
-      const before = MIGRATIONS.findIndex((migration) => migration.version.startsWith("016_"));
-      expect(before).toBe(15);
-      await sql.raw(migrationsTableSql(env.dialect)).execute(database.db);
-      for (const migration of MIGRATIONS.slice(0, before)) {
-        for (const step of migration.steps)
-          for (const statement of migrationStepSql(database.adapter, step))
-            await sql.raw(statement).execute(database.db);
-        await database.db
-          .insertInto("firm_queue_schema_migrations")
-          .values({ version: migration.version, applied_at: new Date() })
-          .execute();
-      }
+      const before = await migrateBefore(database, env.dialect, "016_claims_without_job_foreign_key");
       expect(await foreignKeyTargets(database.db, env.dialect, "firm_queue_claimed_executions")).toEqual([
         "firm_queue_jobs",
       ]);

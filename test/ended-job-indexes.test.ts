@@ -2,7 +2,6 @@ import { CompiledQuery, createQueryId, type KyselyPlugin, type RootOperationNode
 import { expect, it } from "vitest";
 import type { Db, DialectName } from "../src/database/dialect.js";
 import { MIGRATIONS } from "../src/database/migrations/index.js";
-import { migrationStepSql, migrationsTableSql } from "../src/database/migrator.js";
 import { FirmQueue, silentLogger } from "../src/index.js";
 import { countJobsUpTo } from "../src/models/job-count.js";
 import { listJobsPage } from "../src/models/job-listing.js";
@@ -10,6 +9,7 @@ import { deleteFinishedJobsBatch } from "../src/models/finished-jobs.js";
 import { queueThroughput } from "../src/models/queue-throughput.js";
 import { throughputBuckets } from "../src/models/throughput.js";
 import { describeEachDatabase } from "./support/harness.js";
+import { migrateBefore } from "./support/partial-migration.js";
 import { createTestDatabase } from "./support/test-database.js";
 
 const ON_FINISHED_AT = "index_firm_queue_jobs_on_finished_at";
@@ -64,17 +64,7 @@ describeEachDatabase("the jobs' indexes with finished_at (migration 018)", (env)
       const database = await firm.database();
       const { db } = database;
       // The schema as the migrations before 018 left it.
-      const before = MIGRATIONS.findIndex((migration) => migration.version.startsWith("018_ended"));
-      expect(before).toBe(17);
-      await sql.raw(migrationsTableSql(env.dialect)).execute(db);
-      for (const migration of MIGRATIONS.slice(0, before)) {
-        for (const step of migration.steps)
-          for (const statement of migrationStepSql(database.adapter, step)) await sql.raw(statement).execute(db);
-        await db
-          .insertInto("firm_queue_schema_migrations")
-          .values({ version: migration.version, applied_at: new Date() })
-          .execute();
-      }
+      const before = await migrateBefore(database, env.dialect, "018_ended_job_indexes");
       expect(await indexDefinition(db, env.dialect, FOR_ALERTING)).not.toBe("");
       const job = firm.defineJob("plain", async () => {}, { queue: "q" });
       const ids: number[] = [];

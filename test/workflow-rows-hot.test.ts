@@ -1,8 +1,12 @@
 import { sql } from "kysely";
 import pg from "pg";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import type { Db } from "../src/database/dialect.js";
+import { MIGRATIONS } from "../src/database/migrations/index.js";
+import { FirmQueue, silentLogger } from "../src/index.js";
 import { TestEnv, waitFor } from "./support/harness.js";
-import { testDialects } from "./support/test-database.js";
+import { migrateBefore } from "./support/partial-migration.js";
+import { createTestDatabase, testDialects } from "./support/test-database.js";
 
 /*
  * PostgreSQL: a job's end sets the state of its dependency edges and its batch membership, one
@@ -76,19 +80,32 @@ describe.runIf(testDialects().includes("mysql"))("edges and batch memberships on
   afterEach(() => env.reset());
   afterAll(() => env.teardown());
 
-  it("keep room for their state in the row, and read it back unpadded", async () => {
-    const db = await env.db();
-    const layout = await sql<{ table: string; format: string; type: string }>`
+  /** The row format and state column type of the two tables, in table order. */
+  async function layout(db: Db) {
+    const { rows } = await sql<{ table: string; format: string; type: string }>`
       SELECT t.TABLE_NAME AS \`table\`, t.ROW_FORMAT AS format, c.COLUMN_TYPE AS type
       FROM information_schema.TABLES t
       JOIN information_schema.COLUMNS c ON c.TABLE_SCHEMA = t.TABLE_SCHEMA AND c.TABLE_NAME = t.TABLE_NAME
       WHERE t.TABLE_SCHEMA = DATABASE()
         AND (t.TABLE_NAME, c.COLUMN_NAME) IN (('firm_queue_job_dependencies', 'dependency_state'), ('firm_queue_batch_jobs', 'state'))
       ORDER BY t.TABLE_NAME`.execute(db);
-    expect(layout.rows).toEqual([
-      { table: "firm_queue_batch_jobs", format: "Redundant", type: "char(16)" },
-      { table: "firm_queue_job_dependencies", format: "Redundant", type: "char(16)" },
-    ]);
+    return rows;
+  }
+  const IN_PLACE = [
+    { table: "firm_queue_batch_jobs", format: "Redundant", type: "char(16)" },
+    { table: "firm_queue_job_dependencies", format: "Redundant", type: "char(16)" },
+  ];
+
+  /** Each table's states, in id order. */
+  async function states(db: Db) {
+    const edges = await db.selectFrom("firm_queue_job_dependencies").select("dependency_state").orderBy("id").execute();
+    const members = await db.selectFrom("firm_queue_batch_jobs").select("state").orderBy("id").execute();
+    return { edges: edges.map((row) => row.dependency_state), members: members.map((row) => row.state) };
+  }
+
+  it("keep room for their state in the row, and read it back unpadded", async () => {
+    const db = await env.db();
+    expect(await layout(db)).toEqual(IN_PLACE);
     const firm = env.firm();
     firm.defineJob("child", async () => {});
     firm.defineJob("parent", async () => {});
@@ -108,5 +125,34 @@ describe.runIf(testDialects().includes("mysql"))("edges and batch memberships on
     expect(member.state).toBe("finished");
     expect((await firm.getJob(flow.id!))?.state).toBe("finished");
     expect(await firm.getBatch(batch.id)).toMatchObject({ state: "finished", finished: 1, pending: 0 });
+  });
+
+  it("migration 019 keeps the open and ended states of a database holding a flow and a batch, which then end", async () => {
+    const fresh = await createTestDatabase("mysql");
+    const firm = new FirmQueue({ databaseUrl: fresh.url, logger: silentLogger });
+    try {
+      const database = await firm.database();
+      const before = await migrateBefore(database, "mysql", "019_workflow_states_in_place");
+      firm.defineJob("child", async () => {});
+      firm.defineJob("parent", async () => {});
+      const children = ["a", "b"].map((queue) => ({ name: "child", args: { queue }, options: { queue } }));
+      const flow = await firm.flow({ name: "parent", args: null, options: { queue: "c" }, children });
+      const batch = await firm.batch(children);
+      // One child of each ended before the migration, one still open.
+      expect(await firm.drain({ queues: "a" })).toBe(2);
+      const written = await states(database.db);
+      expect(written).toEqual({ edges: ["finished", null], members: ["finished", null] });
+
+      expect(await firm.migrate()).toEqual(MIGRATIONS.slice(before).map((migration) => migration.version));
+      expect(await layout(database.db)).toEqual(IN_PLACE);
+      expect(await states(database.db)).toEqual(written);
+      expect(await firm.drain()).toBe(3);
+      expect(await states(database.db)).toEqual({ edges: ["finished", "finished"], members: ["finished", "finished"] });
+      expect((await firm.getJob(flow.id!))?.state).toBe("finished");
+      expect(await firm.getBatch(batch.id)).toMatchObject({ state: "finished", finished: 2, pending: 0 });
+    } finally {
+      await firm.close();
+      await fresh.drop();
+    }
   });
 });
