@@ -5,6 +5,13 @@ import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import type { Logger } from "../src/logger.js";
 import { retryStart } from "../src/supervisor/start-retry.js";
+import type { KyselyPlugin } from "kysely";
+import type { Database } from "../src/database/connection.js";
+import { JobPolicies } from "../src/definitions/job-policies.js";
+import { JobRegistry } from "../src/definitions/job-registry.js";
+import { silentLogger } from "../src/index.js";
+import { HookSet } from "../src/processes/hooks.js";
+import { RegisteredRole } from "../src/supervisor/registered-role.js";
 import { describeEachDatabase, enqueued, waitFor, type TestEnv } from "./support/harness.js";
 import { runCli } from "./support/processes.js";
 import { PROCESS_CONFIG, startSupervisor, waitForProcesses, waitWhile } from "./support/supervised.js";
@@ -125,6 +132,50 @@ async function startFault(env: TestEnv): Promise<StartFault> {
     off: () => proxy.setMode("pass"),
   };
 }
+
+describeEachDatabase("a registration whose answer was lost", (env) => {
+  it("is tried again without leaving the row the lost answer committed", async () => {
+    const firm = env.firm();
+    const database = await firm.database();
+    // The first INSERT into the processes table commits, then its answer is lost (as when the
+    // connection drops between the COMMIT and the reply).
+    let lost = 0;
+    const registrations = new Set<unknown>();
+    const loseFirstRegistration: KyselyPlugin = {
+      transformQuery: (args) => {
+        const node = args.node as { kind: string; into?: { table?: { identifier?: { name?: string } } } };
+        if (node.kind === "InsertQueryNode" && node.into?.table?.identifier?.name === "firm_queue_processes")
+          registrations.add(args.queryId);
+        return args.node;
+      },
+      transformResult: async (args) => {
+        if (registrations.has(args.queryId) && lost === 0) {
+          lost++;
+          throw fault("ECONNRESET");
+        }
+        return args.result;
+      },
+    };
+    const flaky: Database = Object.create(database, { db: { value: database.db.withPlugin(loseFirstRegistration) } });
+    const logger = recordingLogger();
+    const role = await RegisteredRole.register(
+      { kind: "Worker", supervisorId: null, metadata: {} },
+      {
+        database: flaky,
+        policies: new JobPolicies(new JobRegistry(), silentLogger),
+        hooks: new HookSet(silentLogger),
+        logger,
+        heartbeatInterval: 60_000,
+        onLost: () => {},
+      },
+    );
+    cleanups.push(() => role.stop(1000));
+    expect(lost).toBe(1);
+    expect(logger.warnings).toEqual([expect.stringMatching(/registering the worker process failed .*attempt 1/)]);
+    const rows = await database.db.selectFrom("firm_queue_processes").select(["id", "name"]).execute();
+    expect(rows).toEqual([{ id: role.info.id, name: role.info.name }]);
+  });
+});
 
 describeEachDatabase("a start during a passing database fault", (env) => {
   it("fork mode: a child whose first database step fails retries with warnings, registers and runs jobs", async () => {
