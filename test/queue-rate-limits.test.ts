@@ -1,7 +1,7 @@
 import { expect, it } from "vitest";
 import { ConfigurationError, RateLimitedError } from "../src/index.js";
 import { countRows, describeEachDatabaseAtOnce, enqueued, waitFor } from "./support/harness.js";
-import { chargedStartMs, mostStartsInWindow } from "./support/rate-window.js";
+import { chargedStarts, mostStartsInWindow } from "./support/rate-window.js";
 
 const POLL_MS = 50;
 const FAST = { mode: "async", workers: [{ queues: "*", concurrency: 8, pollingInterval: POLL_MS }] } as const;
@@ -48,12 +48,8 @@ describeEachDatabaseAtOnce("queue rate limits", (env) => {
   });
 
   it("set while two supervisors run: the window holds for the queue only; cleared: its jobs run freely again", async () => {
-    const starts = new Map<string, number[]>();
     const db = await env.db();
-    const note = async (queue: string, jobId: number) => {
-      const at = await chargedStartMs(db, jobId);
-      starts.set(queue, [...(starts.get(queue) ?? []), at]);
-    };
+    const { starts, note } = chargedStarts(db);
     const define = () => {
       const firm = env.firm();
       const job = firm.defineJob("deliver", (args: { queue: string }, context) => note(args.queue, context.jobId));
@@ -118,12 +114,8 @@ describeEachDatabaseAtOnce("queue rate limits", (env) => {
     await waitFor(async () => (await firm.getJob(next))?.state === "finished", 5000, "ran after unlimit");
   });
   it("a job with its own limit in a limited queue obeys both budgets, and counts in the queue's", async () => {
-    const starts = new Map<string, number[]>();
     const db = await env.db();
-    const note = async (name: string, jobId: number) => {
-      const at = await chargedStartMs(db, jobId);
-      starts.set(name, [...(starts.get(name) ?? []), at]);
-    };
+    const { starts, note } = chargedStarts(db);
     const firm = env.firm();
     const own = firm.defineJob("own-limit", (_: null, context) => note("own", context.jobId), {
       queue: "api",

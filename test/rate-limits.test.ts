@@ -1,7 +1,7 @@
 import { expect, it } from "vitest";
 import { ConfigurationError } from "../src/index.js";
 import { countRows, describeEachDatabaseAtOnce, enqueued, waitFor } from "./support/harness.js";
-import { chargedStartMs, mostStartsInWindow } from "./support/rate-window.js";
+import { chargedStartMs, chargedStarts, mostStartsInWindow } from "./support/rate-window.js";
 
 const FAST = { mode: "async", workers: [{ queues: "*", concurrency: 10, pollingInterval: "20ms" }] } as const;
 
@@ -101,12 +101,8 @@ describeEachDatabaseAtOnce("rate limits", (env) => {
 
   it("give each key its own budget, and a group one budget across job names", async () => {
     const firm = env.firm();
-    const starts = new Map<string, number[]>();
     const db = await env.db();
-    const note = async (budget: string, jobId: number) => {
-      const at = await chargedStartMs(db, jobId);
-      starts.set(budget, [...(starts.get(budget) ?? []), at]);
-    };
+    const { starts, note } = chargedStarts(db);
     const perKey = firm.defineJob("per-key", (args: { k: string }, context) => note(`k/${args.k}`, context.jobId), {
       rateLimit: { limit: 2, period: "1s", key: (args) => args.k },
     });

@@ -38,3 +38,19 @@ export async function chargedStartMs(db: Db, jobId: number): Promise<number> {
     .executeTakeFirst();
   return claim?.started_at == null ? Date.now() : toDate(claim.started_at).getTime();
 }
+
+/**
+ * Starts on the database clock (see {@link chargedStartMs}) kept per label, for a test watching
+ * several budgets: `note(label, jobId)` from each handler.
+ */
+export function chargedStarts(db: Db): {
+  readonly starts: Map<string, number[]>;
+  readonly note: (label: string, jobId: number) => Promise<void>;
+} {
+  const starts = new Map<string, number[]>();
+  const note = async (label: string, jobId: number) => {
+    const at = await chargedStartMs(db, jobId);
+    starts.set(label, [...(starts.get(label) ?? []), at]);
+  };
+  return { starts, note };
+}
