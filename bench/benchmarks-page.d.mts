@@ -14,6 +14,11 @@ export interface SystemSummary {
   readonly median: number;
   readonly p99: number;
   readonly rss: number;
+  /** CPU per 1,000 jobs processed, ms: the worker process's, and the database server's (NaN without one: SQLite). */
+  readonly workerCpu: number;
+  readonly serverCpu: number;
+  /** Bytes of WAL or InnoDB redo log per job processed (NaN on SQLite, and in files older than the column). */
+  readonly logPerJob: number;
 }
 
 export interface Summary {

@@ -59,6 +59,9 @@ export function summarize(file) {
       median: figure(entry, "median"),
       p99: figure(entry, "p99"),
       rss: figure(entry, "rss"),
+      workerCpu: figure(entry, "workerCpu"),
+      serverCpu: figure(entry, "serverCpu"),
+      logPerJob: figure(entry, "logPerJob"),
     })),
   };
 }
@@ -74,11 +77,11 @@ export function table(summary, source) {
     "",
     `From \`${source}\` (median of ${summary.rounds} round(s)): ${summary.heading}.`,
     "",
-    "| system | version | enqueue one by one (jobs/s) | bulk enqueue (jobs/s) | processing (jobs/s) | processing against firm-queue (PostgreSQL), same round | latency median / p99 (ms) | worker RSS (MB) |",
-    "|---|---|---:|---:|---:|---:|---:|---:|",
+    "| system | version | enqueue one by one (jobs/s) | bulk enqueue (jobs/s) | processing (jobs/s) | processing against firm-queue (PostgreSQL), same round | latency median / p99 (ms) | worker RSS (MB) | CPU per 1,000 jobs processed, worker / server (ms) | WAL or redo log per job processed (bytes) |",
+    "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|",
     ...summary.systems.map(
       (system) =>
-        `| ${system.label} | ${system.version} | ${whole(system.enqueueOne)} | ${whole(system.enqueueBatch)} | ${whole(system.processing)} | ${times(system.processingRatio)} | ${tenth(system.median)} / ${tenth(system.p99)} | ${whole(system.rss)} |`,
+        `| ${system.label} | ${system.version} | ${whole(system.enqueueOne)} | ${whole(system.enqueueBatch)} | ${whole(system.processing)} | ${times(system.processingRatio)} | ${tenth(system.median)} / ${tenth(system.p99)} | ${whole(system.rss)} | ${whole(system.workerCpu)} / ${whole(system.serverCpu)} | ${whole(system.logPerJob)} |`,
     ),
     "",
     "![Processing rate per system, jobs per second](benchmarks-processing.svg)",

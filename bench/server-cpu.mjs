@@ -7,7 +7,8 @@ const TICK_MS = 10;
 
 /**
  * CPU time (user + system, ms) of the server listening on `url`'s port: its main process (its
- * command line names the port, as `-p PORT` for postgres or `--port=PORT` for mariadbd) and the
+ * command line names the port, as `-p PORT` for postgres, `--port=PORT` for mariadbd, or its
+ * title `redis-server HOST:PORT` for Redis) and the
  * processes it started (PostgreSQL's backends). Other servers on the machine are not counted.
  * 0 when no such server runs here (a server of one's own given by URL elsewhere).
  * @param {string} url
@@ -27,7 +28,10 @@ export function serverCpuMs(url) {
   }
   const main = processes.find(
     ({ arguments_ }) =>
-      arguments_.includes(`--port=${port}`) || arguments_.some((arg, i) => arg === "-p" && arguments_[i + 1] === port),
+      arguments_.includes(`--port=${port}`) ||
+      arguments_.some((arg, i) => (arg === "-p" || arg === "--port") && arguments_[i + 1] === port) ||
+      // redis-server replaces its command line with its title, "redis-server 127.0.0.1:PORT".
+      new RegExp(`^redis-server \\S*:${port}\\b`).test(arguments_[0] ?? ""),
   );
   if (!main) return 0;
   const ours = processes.filter((p) => p.pid === main.pid || p.ppid === main.pid);

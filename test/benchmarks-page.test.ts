@@ -25,4 +25,17 @@ describe("docs/benchmarks.md's figures", () => {
     expect(summary.systems.find((system) => system.id === "firm-queue-postgres")!.processingRatio).toBe(1);
     expect(chart(summary)).toMatch(/^<svg [^>]*>[\s\S]*graphile-worker batched \(PostgreSQL\)[\s\S]*<\/svg>\n$/);
   });
+
+  it("carry each side's CPU and the server's log per job, with a dash where a database has no server", () => {
+    const source = "bench/results/2026-12-07-peers-cpu-and-wal/peers-durable.json";
+    const summary = summarize(join(ROOT, source));
+    const system = (id: string) => summary.systems.find((candidate) => candidate.id === id)!;
+    // Rounds of firm-queue on PostgreSQL: WAL 976.5, 975.5, 967.7 and 980.4 bytes per job; median 976.0.
+    expect(Math.round(system("firm-queue-postgres").logPerJob)).toBe(976);
+    expect(system("graphile-worker-batched").serverCpu).toBeGreaterThan(0);
+    expect(system("firm-queue-sqlite").serverCpu).toBeNaN();
+    const rows = table(summary, source).split("\n");
+    expect(rows.find((row) => row.startsWith("| firm-queue (SQLite) "))).toMatch(/\| \d+ \/ – \| – \|$/);
+    expect(rows.find((row) => row.startsWith("| firm-queue (MariaDB) "))).toMatch(/\| \d+ \/ \d+ \| [\d,]+ \|$/);
+  });
 });

@@ -49,6 +49,9 @@ const METRICS = [
   },
   { key: "p99InProcess", title: "latency p99, same process (ms)", higher: false, digits: 1 },
   { key: "rss", title: "worker RSS (MB)", higher: false, digits: 0 },
+  { key: "workerCpu", title: "worker CPU per 1,000 jobs (ms)", higher: false, digits: 0 },
+  { key: "serverCpu", title: "server CPU per 1,000 jobs (ms)", higher: false, digits: 0 },
+  { key: "logPerJob", title: "WAL or redo log per job (bytes)", higher: false, digits: 0 },
 ];
 
 /** The metrics at least one result of these rounds has. @param {Round[]} rounds */

@@ -6,7 +6,9 @@
 //
 // Protocol: the parent sends { id, method, args }, this process answers { id, result } or
 // { id, error }; while a latency worker runs, each job start is sent as { event: "started", latency }.
+import { serverCpuMs } from "../server-cpu.mjs";
 import { hrNow, sleep, withTimeout } from "./clock.mjs";
+import { logPositionReader } from "./log-position.mjs";
 import { ADAPTERS } from "./index.mjs";
 
 /** How often resident memory is sampled while a backlog is processed. */
@@ -18,6 +20,8 @@ const SETTLE_MS = 500;
 
 /** @type {import("./adapter.mjs").PeerSystem | undefined} */
 let system;
+/** The URL the system was opened on: its server's CPU time is read by its port. */
+let systemUrl = "";
 /** @type {import("./adapter.mjs").RunningWorker | undefined} */
 let worker;
 
@@ -27,12 +31,15 @@ const methods = {
     const adapter = ADAPTERS.find((candidate) => candidate.id === id);
     if (!adapter) throw new Error(`unknown system ${id}`);
     system = await adapter.open({ ...options, attach: true });
+    systemUrl = options.url;
     return { pid: process.pid };
   },
 
   /**
    * Start a worker on a backlog and time it from the first job's start to the last one's;
-   * resident memory is sampled all along.
+   * resident memory is sampled all along. What this process and the database server spent from the
+   * first start until the last is seen (within one 5 ms poll of each) is measured too: their CPU
+   * time, and the server's durable log written (PostgreSQL's WAL, InnoDB's redo log).
    * @param {{ queue: string, jobs: number, maxSeconds: number }} args
    */
   async processBacklog({ queue, jobs, maxSeconds }) {
@@ -40,6 +47,11 @@ const methods = {
     let first = 0;
     let last = 0;
     let rss = process.memoryUsage.rss();
+    /** @type {{ worker: NodeJS.CpuUsage, serverMs: number, logBytes: number } | undefined} */
+    let atFirst;
+    let spent = { workerMs: 0, serverMs: 0, logBytes: 0 };
+    const log = await logPositionReader(systemUrl);
+    const logBytes = async () => (log ? log.bytes() : 0);
     const sampler = setInterval(() => (rss = Math.max(rss, process.memoryUsage.rss())), RSS_SAMPLE_MS);
     try {
       const running = await opened().startWorker(queue, () => {
@@ -48,19 +60,41 @@ const methods = {
       });
       try {
         const deadline = performance.now() + maxSeconds * 1000;
-        while (count < jobs && performance.now() < deadline) await sleep(5);
+        while (count < jobs && performance.now() < deadline) {
+          await sleep(5);
+          if (count > 0 && atFirst === undefined)
+            atFirst = { worker: process.cpuUsage(), serverMs: serverCpuMs(systemUrl), logBytes: await logBytes() };
+        }
+        if (atFirst !== undefined) {
+          const worker = process.cpuUsage(atFirst.worker);
+          spent = {
+            workerMs: (worker.user + worker.system) / 1000,
+            serverMs: serverCpuMs(systemUrl) - atFirst.serverMs,
+            logBytes: (await logBytes()) - atFirst.logBytes,
+          };
+        }
       } finally {
         await running.stop();
       }
     } finally {
       clearInterval(sampler);
+      await log?.close();
     }
     rss = Math.max(rss, process.memoryUsage.rss());
     const processed = Math.min(count, jobs);
     if (processed < 2)
       throw new Error(`only ${processed} job(s) started within ${maxSeconds} s: the worker is not picking up jobs`);
-    // Rate over the intervals between starts: worker start-up is left out for every system alike.
-    return { processing: (processed - 1) / ((last - first) / 1000), processed, rss };
+    const perJob = (amount) => amount / (processed - 1);
+    return {
+      // Rate over the intervals between starts: worker start-up is left out for every system alike.
+      processing: (processed - 1) / ((last - first) / 1000),
+      processed,
+      rss,
+      workerCpu: perJob(spent.workerMs) * 1000,
+      // No server of its own on this machine (SQLite in the worker, a server given by URL): none.
+      serverCpu: hasServer(systemUrl) ? perJob(spent.serverMs) * 1000 : undefined,
+      logPerJob: log ? perJob(spent.logBytes) : undefined,
+    };
   },
 
   /**
@@ -121,6 +155,11 @@ const methods = {
     await shutDown();
   },
 };
+
+/** Whether `url` names a server running on this machine whose CPU time /proc shows. */
+function hasServer(url) {
+  return /^(postgres|postgresql|mysql|mariadb|redis):/.test(url) && serverCpuMs(url) > 0;
+}
 
 function opened() {
   if (!system) throw new Error("the system is not open in the worker process");

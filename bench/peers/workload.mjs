@@ -29,6 +29,10 @@ const SAMPLE_TIMEOUT_MS = 15_000;
  * @property {number} processing      jobs/s, from the first job's start to the last one's
  * @property {number} processed       jobs started within the budget (less than `jobs` when cut short)
  * @property {number} rss             MB, the worker process's largest resident set while processing
+ * @property {number} workerCpu       ms of CPU (user + system) the worker process spent per 1,000 jobs processed
+ * @property {number} [serverCpu]     ms of CPU the database server (every process of it) spent per 1,000
+ *                                    jobs processed; absent without a server on this machine (SQLite)
+ * @property {number} [logPerJob]     bytes of durable log (PostgreSQL WAL, InnoDB redo) the server wrote per job processed; absent on SQLite
  * @property {number} median          ms from enqueue (in this process) to start (in the worker process), idle worker
  * @property {number} p99
  * @property {number} samples         latency samples taken within the budget
@@ -77,7 +81,7 @@ export async function runWorkload(
   }
 
   progress(`processing: ${jobs} jobs of a ${backlog}-job backlog in the worker process (at most ${maxSeconds} s)`);
-  const { processing, processed, rss } = await worker.call("processBacklog", {
+  const { processing, processed, rss, workerCpu, serverCpu, logPerJob } = await worker.call("processBacklog", {
     queue: THROUGHPUT_QUEUE,
     jobs,
     maxSeconds,
@@ -92,6 +96,9 @@ export async function runWorkload(
     processing,
     processed,
     rss: rss / 2 ** 20,
+    workerCpu,
+    serverCpu,
+    logPerJob,
     median: percentile(latencies, 0.5),
     p99: percentile(latencies, 0.99),
     samples: latencies.length,
