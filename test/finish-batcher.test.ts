@@ -20,9 +20,11 @@ class Writes {
     );
   };
 
-  /** Answer the oldest write not yet answered (an error makes it fail). */
+  /** Answer the oldest write not yet answered (an error makes it fail), and let the next batch start. */
   async answer(error?: unknown): Promise<void> {
     this.answers.shift()!(error);
+    // The answer's turn ends, then the next batch begins in the turn after.
+    await nextTurn();
     await nextTurn();
   }
 }
@@ -102,5 +104,24 @@ describe("the finish batcher's start marks", () => {
     await nextTurn();
     await writes.answer(new Error("away again"));
     expect(told).toEqual([[2], [4]]);
+  });
+});
+
+describe("the finish batcher's turns", () => {
+  it("write one batch per turn, so timers run while a synchronous database keeps answering", async () => {
+    // A database that answers at once (SQLite's calls are synchronous), and a worker whose slots
+    // free when a handler ends, before its write: while each write is under way, a buffered job
+    // starts and ends, so there is always one more finish waiting when a write returns.
+    let left = 1_000;
+    const batcher: FinishBatcher = new FinishBatcher(async (jobs) => {
+      if (left > 0) void batcher.finish(job(left--));
+      return new Set(jobs.map((entry) => Number(entry.id)));
+    });
+    let leftWhenTimerRan: number | undefined;
+    setTimeout(() => (leftWhenTimerRan = left), 0);
+    void batcher.finish(job(0));
+    while (left > 0) await nextTurn();
+    // Batches written one after another within a turn would have taken all 1,000 before the timer ran.
+    expect(leftWhenTimerRan).toBeGreaterThan(900);
   });
 });

@@ -28,9 +28,10 @@ const MAX_BATCH = 500;
  * Records finished jobs in batches, group-commit style. A job that finishes while no batch is
  * being written starts a batch at the end of the current turn of the event loop (`setImmediate`),
  * so every job that ends in the same turn goes with it; jobs that finish while a batch is being
- * written wait for it and then go together in the next one. So a trickle of jobs costs no
- * measurable latency and a busy worker writes many finished jobs per transaction, even where the
- * database call itself is synchronous (SQLite). No timer is involved.
+ * written wait for it and then go together in the next one, which starts at the end of a later
+ * turn. So a trickle of jobs costs no measurable latency and a busy worker writes many finished
+ * jobs per transaction, even where the database call itself is synchronous (SQLite), while
+ * timers and I/O still run between two batches. No timer is involved.
  *
  * The same batches carry the start marks of jobs that left the worker's buffer ({@link started}):
  * such a job starts when an earlier one's handler ends, in the turn that queues that job's finish,
@@ -86,32 +87,36 @@ export class FinishBatcher {
   }
 
   private schedule(): void {
-    this.writing ??= new Promise<void>((turnEnded) => setImmediate(turnEnded)).then(() => this.writeAll());
+    this.writing ??= new Promise<void>((turnEnded) => setImmediate(turnEnded)).then(() => this.writeBatch());
   }
 
-  private async writeAll(): Promise<void> {
+  /** Write one batch, then schedule the next if jobs finished or started meanwhile. */
+  private async writeBatch(): Promise<void> {
     try {
-      while (this.waiting.length > 0 || this.newMarks) {
-        const batch = this.waiting.splice(0, MAX_BATCH);
-        const { taken, marks } = this.marks.size === 0 ? NO_MARKS : this.takeMarks(batch);
-        this.newMarks = false;
-        if (batch.length === 0 && marks.length === 0) continue;
-        try {
-          const recorded = await this.record(
-            batch.map((entry) => entry.job),
-            marks,
-          );
-          if (marks.length > 0) this.marksFailing = false;
-          for (const entry of batch) entry.resolve(recorded.has(Number(entry.job.id)));
-        } catch (error) {
-          for (const id of taken) this.marks.add(id);
-          if (marks.length > 0 && !this.marksFailing) this.marksFailed(marks, error);
-          if (marks.length > 0) this.marksFailing = true;
-          for (const entry of batch) entry.reject(error);
-        }
+      const batch = this.waiting.splice(0, MAX_BATCH);
+      const { taken, marks } = this.marks.size === 0 ? NO_MARKS : this.takeMarks(batch);
+      this.newMarks = false;
+      if (batch.length === 0 && marks.length === 0) return;
+      try {
+        const recorded = await this.record(
+          batch.map((entry) => entry.job),
+          marks,
+        );
+        if (marks.length > 0) this.marksFailing = false;
+        for (const entry of batch) entry.resolve(recorded.has(Number(entry.job.id)));
+      } catch (error) {
+        for (const id of taken) this.marks.add(id);
+        if (marks.length > 0 && !this.marksFailing) this.marksFailed(marks, error);
+        if (marks.length > 0) this.marksFailing = true;
+        for (const entry of batch) entry.reject(error);
       }
     } finally {
       this.writing = undefined;
+      // The next batch starts in a later turn, never straight from this one's answer: where the
+      // database call is synchronous (SQLite), each answer starts buffered jobs whose ends join
+      // the next batch at once, and a loop over batches would run a whole backlog in one turn,
+      // starving timers (heartbeats), signals and I/O until it was empty.
+      if (this.waiting.length > 0 || this.newMarks) this.schedule();
     }
   }
 }
