@@ -7,8 +7,12 @@ import type { Logger } from "../src/logger.js";
 import { retryStart } from "../src/supervisor/start-retry.js";
 import type { KyselyPlugin } from "kysely";
 import type { Database } from "../src/database/connection.js";
+import type { Db } from "../src/database/dialect.js";
 import { JobPolicies } from "../src/definitions/job-policies.js";
 import { JobRegistry } from "../src/definitions/job-registry.js";
+import { resolveJobOptions } from "../src/definitions/job-definition.js";
+import { resolveRecurringTasks } from "../src/definitions/recurring-task.js";
+import { roleDefinition } from "../src/supervisor/role-table.js";
 import { silentLogger } from "../src/index.js";
 import { HookSet } from "../src/processes/hooks.js";
 import { RegisteredRole } from "../src/supervisor/registered-role.js";
@@ -174,6 +178,61 @@ describeEachDatabase("a registration whose answer was lost", (env) => {
     expect(logger.warnings).toEqual([expect.stringMatching(/registering the worker process failed .*attempt 1/)]);
     const rows = await database.db.selectFrom("firm_queue_processes").select(["id", "name"]).execute();
     expect(rows).toEqual([{ id: role.info.id, name: role.info.name }]);
+  });
+});
+
+describeEachDatabase("a scheduler whose start-up sync meets a connection error", (env) => {
+  it("syncs its tasks on the next try, with a warning", async () => {
+    const firm = env.firm();
+    const database = await firm.database();
+    // The first statement on the recurring tasks table fails as a dropped connection would.
+    let dropped = 0;
+    const dropFirstSync: KyselyPlugin = {
+      transformQuery: (args) => {
+        if (dropped === 0 && JSON.stringify(args.node).includes('"firm_queue_recurring_tasks"')) {
+          dropped++;
+          throw fault("ECONNRESET");
+        }
+        return args.node;
+      },
+      transformResult: async (args) => args.result,
+    };
+    // The sync runs in a write transaction: the fault comes inside it, after its BEGIN.
+    const flaky: Database = Object.create(database, {
+      writeTransaction: {
+        value: <T>(work: (trx: Db) => Promise<T>) =>
+          database.writeTransaction((trx) => work(trx.withPlugin(dropFirstSync))),
+      },
+    });
+    const logger = recordingLogger();
+    const registry = new JobRegistry();
+    registry.add({ name: "tick", handler: async () => {}, options: resolveJobOptions("tick", {}) });
+    const policies = new JobPolicies(registry, silentLogger);
+    const staticTasks = resolveRecurringTasks({ nightly: { job: "tick", schedule: "0 3 * * *" } }, registry.names());
+    const spec = { role: "scheduler", settings: { dynamicTasks: false, pollingInterval: 5000, staticTasks } } as const;
+    const role = await RegisteredRole.register(
+      { kind: "Scheduler", supervisorId: null, metadata: {} },
+      { database, policies, hooks: new HookSet(silentLogger), logger, heartbeatInterval: 60_000, onLost: () => {} },
+    );
+    // The scheduler as a supervisor makes it, on the flaky database.
+    const scheduler = roleDefinition(spec).create(spec.settings, {
+      database: flaky,
+      registry,
+      policies,
+      processId: role.info.id,
+      preserveFinishedJobs: true,
+      clearFinishedJobsAfter: null,
+      logger,
+      onError: (error) => logger.error("scheduler error", { error }),
+    });
+    cleanups.push(() => role.stop(1000));
+    await role.begin(scheduler);
+    expect(dropped).toBe(1);
+    expect(logger.warnings).toEqual([
+      expect.stringMatching(/^preparing the scheduler failed with a transient error \(attempt 1\)/),
+    ]);
+    const rows = await database.db.selectFrom("firm_queue_recurring_tasks").select(["key", "schedule"]).execute();
+    expect(rows).toEqual([{ key: "nightly", schedule: "0 3 * * *" }]);
   });
 });
 
