@@ -3,6 +3,13 @@ import { waitFor } from "./harness.js";
 import { spawnCli, type Finished, type Spawned } from "./processes.js";
 import type { Random } from "./chaos-settings.js";
 import { isAlive } from "./supervised.js";
+import { START_RETRY } from "../../src/supervisor/start-retry.js";
+
+/**
+ * How long a boot may take before the run fails: a cut during the boot can hold the supervisor's
+ * start steps and then a child's for up to START_RETRY.giveUpAfter each, plus the tries themselves.
+ */
+const BOOT_WAIT_MS = 2 * START_RETRY.giveUpAfter + 30_000;
 
 export const CHAOS_CONFIG = "test/fixtures/chaos.config.ts";
 
@@ -96,7 +103,7 @@ export class ChaosCluster {
             (children.Dispatcher ?? 0) >= 1
           );
         },
-        60_000,
+        BOOT_WAIT_MS,
         `supervisor ${supervisor.pid} and its children registered`,
       );
     } catch (error) {
