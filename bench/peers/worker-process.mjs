@@ -47,9 +47,9 @@ const methods = {
     let first = 0;
     let last = 0;
     let rss = process.memoryUsage.rss();
-    /** @type {{ worker: NodeJS.CpuUsage, serverMs: number, logBytes: number } | undefined} */
+    /** @type {{ jobs: number, worker: NodeJS.CpuUsage, serverMs: number, logBytes: number } | undefined} */
     let atFirst;
-    let spent = { workerMs: 0, serverMs: 0, logBytes: 0 };
+    let spent = { jobs: 0, workerMs: 0, serverMs: 0, logBytes: 0 };
     const log = await logPositionReader(systemUrl);
     const logBytes = async () => (log ? log.bytes() : 0);
     const sampler = setInterval(() => (rss = Math.max(rss, process.memoryUsage.rss())), RSS_SAMPLE_MS);
@@ -63,11 +63,17 @@ const methods = {
         while (count < jobs && performance.now() < deadline) {
           await sleep(5);
           if (count > 0 && atFirst === undefined)
-            atFirst = { worker: process.cpuUsage(), serverMs: serverCpuMs(systemUrl), logBytes: await logBytes() };
+            atFirst = {
+              jobs: count,
+              worker: process.cpuUsage(),
+              serverMs: serverCpuMs(systemUrl),
+              logBytes: await logBytes(),
+            };
         }
         if (atFirst !== undefined) {
           const worker = process.cpuUsage(atFirst.worker);
           spent = {
+            jobs: count - atFirst.jobs,
             workerMs: (worker.user + worker.system) / 1000,
             serverMs: serverCpuMs(systemUrl) - atFirst.serverMs,
             logBytes: (await logBytes()) - atFirst.logBytes,
@@ -84,15 +90,16 @@ const methods = {
     const processed = Math.min(count, jobs);
     if (processed < 2)
       throw new Error(`only ${processed} job(s) started within ${maxSeconds} s: the worker is not picking up jobs`);
-    const perJob = (amount) => amount / (processed - 1);
+    // Per job started while it was measured (from the first poll that saw a start).
+    const perJob = (amount) => (spent.jobs > 0 ? amount / spent.jobs : undefined);
     return {
       // Rate over the intervals between starts: worker start-up is left out for every system alike.
       processing: (processed - 1) / ((last - first) / 1000),
       processed,
       rss,
-      workerCpu: perJob(spent.workerMs) * 1000,
+      workerCpu: perJob(spent.workerMs * 1000),
       // No server of its own on this machine (SQLite in the worker, a server given by URL): none.
-      serverCpu: hasServer(systemUrl) ? perJob(spent.serverMs) * 1000 : undefined,
+      serverCpu: hasServer(systemUrl) ? perJob(spent.serverMs * 1000) : undefined,
       logPerJob: log ? perJob(spent.logBytes) : undefined,
     };
   },
