@@ -9,7 +9,7 @@
 // synchronous (SQLite), that gap is the longest stretch the worker ran without yielding.
 import { parseArgs } from "node:util";
 import { DurableServers, machineNote } from "./durable-servers.mjs";
-import { enqueueNoopBacklog, importBuild } from "./noop-backlog.mjs";
+import { noopBacklogOn } from "./noop-backlog.mjs";
 
 const { values } = parseArgs({
   options: {
@@ -43,12 +43,9 @@ try {
 
 /** One drain with build `lib` on a fresh database, with the interval's ticks noted. */
 async function drain(lib, dialect) {
-  const { FirmQueue, silentLogger } = await importBuild(lib);
   const database = await servers.fresh(dialect);
   try {
-    const firm = new FirmQueue({ databaseUrl: database.url, logger: silentLogger, poolSize: concurrency + 2 });
-    await firm.migrate();
-    const { finished } = await enqueueNoopBacklog(firm, { jobs });
+    const { firm, finished } = await noopBacklogOn(lib, database.url, { jobs, concurrency });
     let last = performance.now();
     let longestGap = 0;
     let ticks = 0;

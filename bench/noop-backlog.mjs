@@ -30,3 +30,20 @@ export async function enqueueNoopBacklog(firm, { jobs, backlog = jobs }) {
   for (let i = 0; i < all.length; i += 1000) await noop.enqueueAll(all.slice(i, i + 1000));
   return { finished };
 }
+
+/**
+ * A FirmQueue of build `lib` on `url`, migrated (then `beforeEnqueue`, e.g. a schema what-if),
+ * with the no-op backlog of {@link enqueueNoopBacklog} enqueued; its pool fits one worker of
+ * `concurrency` slots.
+ * @param {string} lib
+ * @param {string} url
+ * @param {{ jobs: number, backlog?: number, concurrency: number, options?: object, beforeEnqueue?: () => Promise<unknown> }} settings
+ */
+export async function noopBacklogOn(lib, url, { jobs, backlog, concurrency, options = {}, beforeEnqueue }) {
+  const { FirmQueue, silentLogger } = await importBuild(lib);
+  const firm = new FirmQueue({ databaseUrl: url, logger: silentLogger, poolSize: concurrency + 2, ...options });
+  await firm.migrate();
+  await beforeEnqueue?.();
+  const { finished } = await enqueueNoopBacklog(firm, { jobs, backlog });
+  return { firm, finished };
+}

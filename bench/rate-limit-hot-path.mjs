@@ -10,7 +10,7 @@
 // then per database the ratio of the last build's jobs/s to the first's, round by round.
 import { parseArgs } from "node:util";
 import { DurableServers, load, machineNote } from "./durable-servers.mjs";
-import { enqueueNoopBacklog, importBuild } from "./noop-backlog.mjs";
+import { noopBacklogOn } from "./noop-backlog.mjs";
 
 const { values } = parseArgs({
   options: {
@@ -60,12 +60,9 @@ if (libs.length > 1) {
 
 /** One drain of the backlog with build `lib` on a fresh database. */
 async function drain(lib, dialect) {
-  const { FirmQueue, silentLogger } = await importBuild(lib);
   const database = await servers.fresh(dialect);
   try {
-    const firm = new FirmQueue({ databaseUrl: database.url, logger: silentLogger, poolSize: concurrency + 2 });
-    await firm.migrate();
-    const { finished } = await enqueueNoopBacklog(firm, { jobs });
+    const { firm, finished } = await noopBacklogOn(lib, database.url, { jobs, concurrency });
     const loadBefore = load();
     const started = performance.now();
     const supervisor = await firm.start({ workers: [{ concurrency, pollingInterval: 10 }], dispatchers: [] });

@@ -11,7 +11,7 @@ import { parseArgs } from "node:util";
 import pg from "pg";
 import { startPostgres } from "../scripts/servers/postgres.mjs";
 import { benchDatabase } from "./databases.mjs";
-import { enqueueNoopBacklog } from "./noop-backlog.mjs";
+import { noopBacklogOn } from "./noop-backlog.mjs";
 
 const { values } = parseArgs({
   options: {
@@ -28,21 +28,18 @@ const concurrency = Number(values.concurrency);
 
 const server = values.url ? undefined : await startPostgres({ durable: true });
 try {
-  const { FirmQueue, silentLogger } = await import("firm-queue");
   const database = await benchDatabase("postgres", values.url ?? server.url);
   const client = new pg.Client({ connectionString: database.url });
   await client.connect();
   try {
     await client.query("CREATE EXTENSION IF NOT EXISTS pg_walinspect");
-    const firm = new FirmQueue({
-      databaseUrl: database.url,
-      logger: silentLogger,
-      poolSize: concurrency + 2,
-      preserveFinishedJobs: !values.delete,
+    const whatIf = values["what-if"];
+    const { firm, finished } = await noopBacklogOn("firm-queue", database.url, {
+      jobs,
+      concurrency,
+      options: { preserveFinishedJobs: !values.delete },
+      beforeEnqueue: whatIf ? () => client.query(whatIf) : undefined,
     });
-    await firm.migrate();
-    if (values["what-if"]) await client.query(values["what-if"]);
-    const { finished } = await enqueueNoopBacklog(firm, { jobs });
     await client.query("CHECKPOINT");
     const position = async () => (await client.query("SELECT pg_current_wal_lsn() AS lsn")).rows[0].lsn;
     const start = await position();

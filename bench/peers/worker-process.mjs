@@ -98,8 +98,9 @@ const methods = {
       processed,
       rss,
       workerCpu: perJob(spent.workerMs * 1000),
-      // No server of its own on this machine (SQLite in the worker, a server given by URL): none.
-      serverCpu: hasServer(systemUrl) ? perJob(spent.serverMs * 1000) : undefined,
+      // No server of its own on this machine (SQLite in the worker, a server given by URL: /proc
+      // shows it no CPU time): none.
+      serverCpu: atFirst !== undefined && atFirst.serverMs > 0 ? perJob(spent.serverMs * 1000) : undefined,
       logPerJob: log ? perJob(spent.logBytes) : undefined,
     };
   },
@@ -162,11 +163,6 @@ const methods = {
     await shutDown();
   },
 };
-
-/** Whether `url` names a server running on this machine whose CPU time /proc shows. */
-function hasServer(url) {
-  return /^(postgres|postgresql|mysql|mariadb|redis):/.test(url) && serverCpuMs(url) > 0;
-}
 
 function opened() {
   if (!system) throw new Error("the system is not open in the worker process");
