@@ -73,6 +73,24 @@ describe("the finish batcher's start marks", () => {
     await writes.answer();
   });
 
+  it("are not written for jobs whose own finish waits for a later batch: that batch removes their claims", async () => {
+    const writes = new Writes();
+    const batcher = new FinishBatcher(writes.record);
+    // More jobs end in one turn than a batch holds (500): each started from the buffer, then ended.
+    const ended = Array.from({ length: 600 }, (_, i) => i + 1);
+    for (const id of ended) {
+      batcher.started(id);
+      void batcher.finish(job(id));
+    }
+    batcher.started(1_000);
+    await nextTurn();
+    expect(writes.calls).toEqual([{ finished: ended.slice(0, 500), marks: [1_000] }]);
+    await writes.answer();
+    expect(writes.calls[1]).toEqual({ finished: ended.slice(500), marks: [] });
+    await writes.answer();
+    expect(writes.calls).toHaveLength(2);
+  });
+
   it("of a failed batch are kept for the next one, without a write of their own, and told once", async () => {
     const writes = new Writes();
     const told: number[][] = [];
