@@ -52,6 +52,9 @@ const METRICS = [
   { key: "workerCpu", title: "worker CPU per 1,000 jobs (ms)", higher: false, digits: 0 },
   { key: "serverCpu", title: "server CPU per 1,000 jobs (ms)", higher: false, digits: 0 },
   { key: "logPerJob", title: "WAL or redo log per job (bytes)", higher: false, digits: 0 },
+  // Not the system's: how fast the machine ran around this run (a ratio far from 1 flags a round
+  // whose comparison is unfair).
+  { key: "probe", title: "machine probe around processing (ms)", higher: false, digits: 1 },
 ];
 
 /** The metrics at least one result of these rounds has. @param {Round[]} rounds */

@@ -9,6 +9,7 @@
 import { serverCpuMs } from "../server-cpu.mjs";
 import { hrNow, sleep, withTimeout } from "./clock.mjs";
 import { logPositionReader } from "./log-position.mjs";
+import { probeMs } from "./machine-probe.mjs";
 import { ADAPTERS } from "./index.mjs";
 
 /** How often resident memory is sampled while a backlog is processed. */
@@ -39,7 +40,9 @@ const methods = {
    * Start a worker on a backlog and time it from the first job's start to the last one's;
    * resident memory is sampled all along. What this process and the database server spent from the
    * first start until the last is seen (within one 5 ms poll of each) is measured too: their CPU
-   * time, and the server's durable log written (PostgreSQL's WAL, InnoDB's redo log).
+   * time, and the server's durable log written (PostgreSQL's WAL, InnoDB's redo log). The
+   * machine's speed is probed just before the worker starts and just after it stops (`probe`, the
+   * mean of the two, in ms: see ./machine-probe.mjs).
    * @param {{ queue: string, jobs: number, maxSeconds: number }} args
    */
   async processBacklog({ queue, jobs, maxSeconds }) {
@@ -52,6 +55,7 @@ const methods = {
     let spent = { jobs: 0, workerMs: 0, serverMs: 0, logBytes: 0 };
     const log = await logPositionReader(systemUrl);
     const logBytes = async () => (log ? log.bytes() : 0);
+    const probeBefore = probeMs();
     const sampler = setInterval(() => (rss = Math.max(rss, process.memoryUsage.rss())), RSS_SAMPLE_MS);
     try {
       const running = await opened().startWorker(queue, () => {
@@ -87,6 +91,7 @@ const methods = {
       await log?.close();
     }
     rss = Math.max(rss, process.memoryUsage.rss());
+    const probe = (probeBefore + probeMs()) / 2;
     const processed = Math.min(count, jobs);
     if (processed < 2)
       throw new Error(`only ${processed} job(s) started within ${maxSeconds} s: the worker is not picking up jobs`);
@@ -102,6 +107,7 @@ const methods = {
       // shows it no CPU time): none.
       serverCpu: atFirst !== undefined && atFirst.serverMs > 0 ? perJob(spent.serverMs * 1000) : undefined,
       logPerJob: log ? perJob(spent.logBytes) : undefined,
+      probe,
     };
   },
 

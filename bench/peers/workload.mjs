@@ -33,6 +33,8 @@ const SAMPLE_TIMEOUT_MS = 15_000;
  * @property {number} [serverCpu]     ms of CPU the database server (every process of it) spent per 1,000
  *                                    jobs processed; absent without a server on this machine (SQLite)
  * @property {number} [logPerJob]     bytes of durable log (PostgreSQL WAL, InnoDB redo) the server wrote per job processed; absent on SQLite
+ * @property {number} [probe]         ms a fixed piece of work took in the worker process just before and after processing
+ *                                    (mean; ./machine-probe.mjs): the machine's speed around the run, not the system's
  * @property {number} median          ms from enqueue (in this process) to start (in the worker process), idle worker
  * @property {number} p99
  * @property {number} samples         latency samples taken within the budget
@@ -81,7 +83,7 @@ export async function runWorkload(
   }
 
   progress(`processing: ${jobs} jobs of a ${backlog}-job backlog in the worker process (at most ${maxSeconds} s)`);
-  const { processing, processed, rss, workerCpu, serverCpu, logPerJob } = await worker.call("processBacklog", {
+  const { processing, processed, rss, workerCpu, serverCpu, logPerJob, probe } = await worker.call("processBacklog", {
     queue: THROUGHPUT_QUEUE,
     jobs,
     maxSeconds,
@@ -99,6 +101,7 @@ export async function runWorkload(
     workerCpu,
     serverCpu,
     logPerJob,
+    probe,
     median: percentile(latencies, 0.5),
     p99: percentile(latencies, 0.99),
     samples: latencies.length,
