@@ -82,13 +82,8 @@ export class FinishBatcher {
    * that was half the rows of every mark statement).
    */
   private takeMarks(batch: readonly Waiting[]): { taken: number[]; marks: number[] } {
-    if (batch.length === 0) {
-      const taken = [...this.marks];
-      this.marks.clear();
-      return { taken, marks: taken };
-    }
     const finishing = new Set(batch.map((entry) => Number(entry.job.id)));
-    const later = new Set(this.waiting.length === 0 ? [] : this.waiting.map((entry) => Number(entry.job.id)));
+    const later = new Set(this.waiting.map((entry) => Number(entry.job.id)));
     const taken: number[] = [];
     const marks: number[] = [];
     for (const id of this.marks) {
